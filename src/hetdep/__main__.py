@@ -1,0 +1,5 @@
+"""``python -m hetdep`` is the ``hetdep`` command."""
+
+from .cli import main
+
+main()

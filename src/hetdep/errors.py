@@ -1,0 +1,18 @@
+"""Errors a user can act on: every one names the file and the line it is about."""
+
+from __future__ import annotations
+
+
+class HetdepError(Exception):
+    """Base of every error hetdep reports to a user (the CLI prints these without a traceback)."""
+
+
+class InputError(HetdepError):
+    """A problem in an input file, located by path and 1-based line number."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

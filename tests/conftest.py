@@ -1,0 +1,37 @@
+"""Shared test fixtures: the shipped sample, the real treebanks in ../shared (skipped when absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import hetdep
+
+SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+needs_shared = pytest.mark.skipif(
+    not SHARED_DATA.is_dir(), reason=f"the real treebanks are not at {SHARED_DATA} (../shared/data beside the checkout)"
+)
+
+
+def shared_files(pattern: str = "*/*.conllu") -> list[Path]:
+    return sorted(SHARED_DATA.glob(pattern)) if SHARED_DATA.is_dir() else []
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def conllu(*words: tuple, comments: tuple[str, ...] = ()) -> str:
+    """A CoNLL-U sentence from (form, upos, head, deprel) tuples."""
+    lines = list(comments)
+    for i, (form, upos, head, deprel) in enumerate(words, 1):
+        lines.append(f"{i}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t{deprel}\t_\t_")
+    return "\n".join(lines) + "\n\n"

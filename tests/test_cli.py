@@ -1,0 +1,71 @@
+"""The command line end to end: help, eval, compare, validate, projectivity, and clean errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from hetdep.cli import main
+
+from conftest import SAMPLES, conllu, write
+
+UD, SUD = str(SAMPLES / "dev.ud.conllu"), str(SAMPLES / "dev.sud.conllu")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("command", ["eval", "compare", "validate", "projectivity"])
+def test_every_command_explains_itself(command):
+    result = run(command, "--help")
+    assert result.exit_code == 0 and "Usage:" in result.output and "--" in result.output
+
+
+def test_eval_json_on_the_sample():
+    result = run("eval", UD, UD, "--json")
+    report = json.loads(result.output)
+    assert report["UAS"] == 100.0 and report["LAS"] == 100.0 and report["CM"] == 100.0
+    assert report["sentences"] == 200 and report["words"] > 3000
+
+
+def test_eval_between_schemes_with_analyses():
+    result = run("eval", UD, SUD, "--json", "--by-label", "--by-distance", "--other-gold", SUD)
+    report = json.loads(result.output)
+    assert 30 < report["UAS"] < 70  # UD and SUD heads agree on about half the words
+    assert report["shared_with_other_scheme"]["different"]["UAS"] == 0.0
+    assert "7+" in report["by_distance"] and "nsubj" in report["per_label"]
+    text = run("eval", UD, SUD, "--by-distance")
+    assert text.exit_code == 0 and "UAS" in text.output and "7+" in text.output
+
+
+def test_compare_prints_significance():
+    result = run("compare", UD, UD, SUD, "--samples", "200", "--json")
+    report = json.loads(result.output)
+    assert report["sentences"]["worse"] == 0 and report["sentences"]["better"] > 150
+    assert report["UAS"]["sign_test"]["p"] < 1e-6
+
+
+def test_bad_input_is_one_line_without_traceback(tmp_path):
+    bad = write(tmp_path, "bad.conllu", conllu(("a", "X", 0, "root"), ("b", "X", 7, "dep")))
+    result = subprocess.run([sys.executable, "-m", "hetdep", "eval", str(bad), str(bad)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"hetdep: error: {bad}:2: HEAD 7 out of range (sentence has 2 words)"
+    assert "Traceback" not in result.stderr
+
+
+def test_validate_lists_every_problem(tmp_path):
+    text = conllu(("a", "X", 0, "root"), ("b", "X", 7, "dep")) + conllu(("c", "X", 0, "root")) + "1\tx\n\n"
+    result = run("validate", str(write(tmp_path, "v.conllu", text)))
+    assert result.exit_code == 1
+    assert ":2: HEAD 7 out of range" in result.output and ":6: expected 10 tab-separated columns" in result.output
+    assert run("validate", UD).exit_code == 0
+
+
+def test_projectivity_report():
+    report = json.loads(run("projectivity", SUD, "--json").output)
+    assert report["trees"] == 200 and report["non_projective_trees"] > 0 and report["arcs_restored_pct"] > 99.9

@@ -1,0 +1,174 @@
+"""CoNLL-U reading and writing: round trips, words vs other lines, and every malformed input."""
+
+from __future__ import annotations
+
+import pytest
+
+from hetdep.conllu import (
+    NO_HEAD, UPOS, collect_problems, find_cycle, read_conllu, write_conllu,
+)
+from hetdep.errors import InputError
+
+from conftest import SAMPLES, conllu, needs_shared, shared_files, write
+
+MIXED = (
+    "# sent_id = s1\n"
+    "# text = Il va au marché.\n"
+    "1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
+    "2\tva\taller\tVERB\t_\t_\t0\troot\t_\t_\n"
+    "3-4\tau\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    "3\tà\tà\tADP\t_\t_\t5\tcase\t_\t_\n"
+    "4\tle\tle\tDET\t_\t_\t5\tdet\t_\t_\n"
+    "4.1\tX\tx\tX\t_\t_\t_\t_\t2:dep\t_\n"
+    "5\tmarché\tmarché\tNOUN\t_\t_\t2\tobl\t_\tSpaceAfter=No\n"
+    "6\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
+    "\n"
+)
+
+
+def test_words_are_integer_ids_only_and_other_lines_stay_in_place(tmp_path):
+    path = write(tmp_path, "a.conllu", MIXED)
+    [sentence] = list(read_conllu(path))
+    assert sentence.forms == ["Il", "va", "à", "le", "marché", "."]
+    assert sentence.heads == [2, 0, 5, 5, 2, 2]
+    assert sentence.sent_id == "s1"
+    assert sentence.to_text() == MIXED
+
+
+def test_with_tree_changes_only_head_and_deprel(tmp_path):
+    [sentence] = list(read_conllu(write(tmp_path, "a.conllu", MIXED)))
+    changed = sentence.with_tree([2, 0, 2, 5, 2, 5], ["a", "b", "c", "d", "e", "f"])
+    lines = changed.to_text().splitlines()
+    assert lines[5] == "3\tà\tà\tADP\t_\t_\t2\tc\t_\t_"
+    assert lines[4] == "3-4\tau\t_\t_\t_\t_\t_\t_\t_\t_"
+    assert lines[7] == "4.1\tX\tx\tX\t_\t_\t_\t_\t2:dep\t_"
+    assert sentence.heads == [2, 0, 5, 5, 2, 2]  # the original is untouched
+
+
+def test_with_column_replaces_tags(tmp_path):
+    [sentence] = list(read_conllu(write(tmp_path, "a.conllu", MIXED)))
+    tagged = sentence.with_column(UPOS, ["A", "B", "C", "D", "E", "F"])
+    assert tagged.upos == ["A", "B", "C", "D", "E", "F"]
+    assert sentence.upos[0] == "PRON"
+
+
+def test_unannotated_heads_read_as_no_head(tmp_path):
+    text = "1\tBonjour\t_\tINTJ\t_\t_\t_\t_\t_\t_\n\n"
+    [sentence] = list(read_conllu(write(tmp_path, "raw.conllu", text)))
+    assert sentence.heads == [NO_HEAD]
+    with pytest.raises(InputError, match="HEAD is '_'"):
+        list(read_conllu(write(tmp_path, "raw.conllu", text), require_heads=True))
+
+
+def test_conllx_layout_reads_the_same_way(tmp_path):
+    text = "1\tLe\tle\tD\tDET\t_\t2\tdet\t_\t_\n2\tchat\tchat\tN\tNC\t_\t0\troot\t_\t_\n\n"
+    [sentence] = list(read_conllu(write(tmp_path, "x.conll", text)))
+    assert sentence.upos == ["D", "N"] and sentence.heads == [2, 0]
+    assert sentence.to_text() == text
+
+
+def test_sample_round_trip_is_byte_exact(tmp_path):
+    for source in sorted(SAMPLES.glob("*.conllu")):
+        out = tmp_path / source.name
+        count = write_conllu(read_conllu(source), out)
+        assert count == 200
+        assert out.read_bytes() == source.read_bytes()
+
+
+@needs_shared
+@pytest.mark.parametrize("source", shared_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shared_file_round_trips_byte_exact(source, tmp_path):
+    out = tmp_path / "copy.conllu"
+    write_conllu(read_conllu(source), out)
+    assert out.read_bytes() == source.read_bytes()
+
+
+@needs_shared
+def test_agrees_with_the_conllu_package_on_words_and_trees():
+    conllu_package = pytest.importorskip("conllu")
+    source = shared_files("en-ewt/dev.ud.conllu")[0]
+    with open(source, encoding="utf-8") as handle:
+        theirs = conllu_package.parse(handle.read())
+    ours = list(read_conllu(source))
+    assert len(ours) == len(theirs)
+    for mine, other in zip(ours, theirs):
+        words = [t for t in other if isinstance(t["id"], int)]
+        assert mine.forms == [t["form"] for t in words]
+        assert mine.heads == [t["head"] for t in words]
+        assert mine.deprels == [t["deprel"] for t in words]
+
+
+def bad(tmp_path, text, **options):
+    path = write(tmp_path, "bad.conllu", text)
+    with pytest.raises(InputError) as caught:
+        list(read_conllu(path, **options))
+    return caught.value
+
+
+GOOD = conllu(("Le", "DET", 2, "det"), ("chat", "NOUN", 3, "nsubj"), ("dort", "VERB", 0, "root"))
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        (GOOD + "1\tLe\tle\tDET\t_\t_\t0\troot\t_\n\n", 5, "expected 10 tab-separated columns, found 9"),
+        (GOOD.replace("\t2\tdet", "\tx\tdet"), 1, "HEAD 'x' is not a non-negative integer"),
+        (GOOD.replace("\t2\tdet", "\t-1\tdet"), 1, "HEAD '-1' is not a non-negative integer"),
+        (GOOD.replace("\t2\tdet", "\t9\tdet"), 1, "HEAD 9 out of range"),
+        (GOOD.replace("\t2\tdet", "\t1\tdet"), 1, "word is its own head"),
+        (GOOD.replace("\t3\tnsubj", "\t1\tnsubj"), 1, "cycle in the tree through words 1 -> 2"),
+        (GOOD.replace("\t2\tdet", "\t0\tdet"), 3, "2 words have HEAD 0"),
+        (GOOD.replace("\t0\troot", "\t2\troot"), 1, "no word has HEAD 0"),
+        ("# sent_id = 1\n\n" + GOOD, 1, "empty sentence: comment lines but no token lines"),
+        (GOOD + "\n" + GOOD, 5, "empty sentence: blank line"),
+        ("\ufeff" + GOOD, 1, "byte-order mark"),
+        (GOOD.replace("\n", "\r\n"), 1, "CRLF"),
+        (GOOD.replace("2\tchat", "5\tchat"), 2, "word ID 5 out of sequence"),
+        (GOOD.replace("2\tchat", "two\tchat"), 2, "neither a word"),
+        (GOOD.replace("3\tdort", "# late comment\n3\tdort"), 3, "comment line after token lines"),
+    ],
+)
+def test_malformed_input_names_file_and_line(tmp_path, text, line, message):
+    error = bad(tmp_path, text)
+    assert error.line == line
+    assert message in error.message
+    assert str(error).startswith(f"{tmp_path / 'bad.conllu'}:{line}: ")
+
+
+def test_multiple_roots_allowed_on_request(tmp_path):
+    text = GOOD.replace("\t2\tdet", "\t0\tdet")
+    [sentence] = list(read_conllu(write(tmp_path, "m.conllu", text), single_root=False))
+    assert sentence.heads == [0, 3, 0]
+
+
+def test_non_utf8_bytes_are_located(tmp_path):
+    text = GOOD.encode("utf-8").replace(b"chat", b"ch\xe2t")
+    error = bad(tmp_path, text)
+    assert error.line == 2 and "not UTF-8" in error.message
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="cannot open"):
+        list(read_conllu(tmp_path / "nope.conllu"))
+
+
+def test_collect_problems_lists_every_problem_and_keeps_good_sentences(tmp_path):
+    text = GOOD + GOOD.replace("\t2\tdet", "\tx\tdet") + GOOD + GOOD.replace("\t3\tnsubj", "\t1\tnsubj")
+    good, problems = collect_problems(write(tmp_path, "v.conllu", text))
+    assert good == 2
+    assert [p.line for p in problems] == [5, 13]
+    assert "not a non-negative integer" in problems[0].message and "cycle" in problems[1].message
+
+
+def test_find_cycle():
+    assert find_cycle([2, 0, 2]) == []
+    assert find_cycle([2, 3, 1]) == [1, 2, 3]
+    assert find_cycle([0, 3, 2]) == [2, 3]
+
+
+def test_reading_streams(tmp_path):
+    path = write(tmp_path, "many.conllu", GOOD * 1000)
+    stream = read_conllu(path)
+    first = next(stream)
+    assert first.forms == ["Le", "chat", "dort"]
+    assert sum(1 for _ in stream) == 999

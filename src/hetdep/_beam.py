@@ -1,0 +1,401 @@
+"""Compiled hot path of the arc-standard parser (numba): atoms, feature keys, scoring, beam, update.
+
+The state of one beam item is compact: the stack as records of its words (with each stack
+word's two outermost children on each side, their labels, valencies and label sets) plus
+the next queue position. Words off the stack are never read by a feature again, so they
+need no copy; the tree is recovered from the action history at the end.
+
+Weights: a feature key (64-bit hash, see :mod:`hetdep.features`) is found in an
+open-addressing table (``tkeys``/``trows``) that gives a row of ``W``, holding the scores of
+all actions: one lookup per feature, one vector add. Training keeps ``U`` beside ``W`` for
+averaging (w_avg = W - U / c, Daume's trick), so no per-weight timestamps are needed.
+
+Ties are broken exactly as the reference (:mod:`hetdep.reference`): candidates are ranked
+by score, then by (parent position in the beam, action id).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .features import LABEL_BITS, MULTIPLIER, SEED
+
+SH, PR = 0, 1
+# Stack record fields.
+WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
+FIELDS = 13
+N_ATOMS = 40
+
+_SEED = np.uint64(SEED)
+_MULT = np.uint64(MULTIPLIER)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True)
+def _child_atoms(stk, b, p, child, label, words, tags, out, at):
+    kid = stk[b, p, child]
+    out[at] = words[kid]
+    out[at + 1] = tags[kid]
+    out[at + 2] = stk[b, p, label]
+
+
+@njit(cache=True)
+def _element_atoms(stk, b, p, words, tags, out, w_at, child_at, v_at, s_at):
+    w = stk[b, p, WORD]
+    out[w_at] = words[w]
+    out[w_at + 1] = tags[w]
+    # Children in the order of features.ATOMS: l, r, l2, r2 (word, tag, label each).
+    _child_atoms(stk, b, p, LC1, LC1L, words, tags, out, child_at)
+    _child_atoms(stk, b, p, RC1, RC1L, words, tags, out, child_at + 3)
+    _child_atoms(stk, b, p, LC2, LC2L, words, tags, out, child_at + 6)
+    _child_atoms(stk, b, p, RC2, RC2L, words, tags, out, child_at + 9)
+    out[v_at] = stk[b, p, VL]
+    out[v_at + 1] = stk[b, p, VR]
+    out[s_at] = stk[b, p, SL]
+    out[s_at + 1] = stk[b, p, SR]
+
+
+@njit(cache=True)
+def fill_atoms(stk, slen, nxt, b, words, tags, n, out):
+    """The 40 atoms of beam item b, in the order of ``features.ATOMS``."""
+    out[:] = 0
+    depth = slen[b]
+    if depth >= 1:
+        _element_atoms(stk, b, depth - 1, words, tags, out, 0, 8, 32, 36)
+    if depth >= 2:
+        _element_atoms(stk, b, depth - 2, words, tags, out, 2, 20, 34, 38)
+    q = nxt[b]
+    if q <= n:
+        out[4] = words[q]
+        out[5] = tags[q]
+    if q + 1 <= n:
+        out[6] = words[q + 1]
+        out[7] = tags[q + 1]
+
+
+@njit(cache=True)
+def feature_keys(atoms, templates, out):
+    for t in range(templates.shape[0]):
+        h = np.uint64(t + 1) * _SEED
+        for j in range(templates.shape[1]):
+            a = templates[t, j]
+            if a < 0:
+                break
+            h = (h ^ np.uint64(atoms[a])) * _MULT
+            h ^= h >> _SHIFT
+        if h == 0:
+            h = np.uint64(1)
+        out[t] = h
+
+
+@njit(cache=True)
+def lookup(tkeys, trows, key):
+    mask = np.uint64(tkeys.shape[0] - 1)
+    i = np.int64(key & mask)
+    while True:
+        k = tkeys[i]
+        if k == key:
+            return trows[i]
+        if k == 0:
+            return -1
+        i = (i + 1) & (tkeys.shape[0] - 1)
+
+
+@njit(cache=True)
+def insert(tkeys, trows, n_rows, key):
+    """Row of ``key``, allocating the next free row if the key is new (the caller keeps room)."""
+    mask = np.uint64(tkeys.shape[0] - 1)
+    i = np.int64(key & mask)
+    while True:
+        k = tkeys[i]
+        if k == key:
+            return trows[i]
+        if k == 0:
+            tkeys[i] = key
+            trows[i] = n_rows[0]
+            n_rows[0] += 1
+            return trows[i]
+        i = (i + 1) & (tkeys.shape[0] - 1)
+
+
+@njit(cache=True)
+def rehash(tkeys, trows, new_size):
+    keys = np.zeros(new_size, dtype=np.uint64)
+    rows = np.full(new_size, -1, dtype=np.int32)
+    mask = np.uint64(new_size - 1)
+    for i in range(tkeys.shape[0]):
+        key = tkeys[i]
+        if key != 0:
+            j = np.int64(key & mask)
+            while keys[j] != 0:
+                j = (j + 1) & (new_size - 1)
+            keys[j] = key
+            rows[j] = trows[i]
+    return keys, rows
+
+
+@njit(cache=True)
+def valid(slen, nxt, b, n, action, n_labels):
+    if action == SH:
+        return nxt[b] <= n
+    if action == PR:
+        return slen[b] == 1 and nxt[b] > n
+    return slen[b] >= 2
+
+
+@njit(cache=True)
+def apply(stk, slen, nxt, b, action, n_labels):
+    """Apply a valid action to beam item b, in place (see :mod:`hetdep.transition`)."""
+    if action == SH:
+        p = slen[b]
+        stk[b, p, :] = 0
+        stk[b, p, WORD] = nxt[b]
+        slen[b] = p + 1
+        nxt[b] += 1
+    elif action == PR:
+        slen[b] -= 1
+    else:
+        p0 = slen[b] - 1
+        p1 = p0 - 1
+        if action < 2 + n_labels:  # AL: S0 heads S1, which is left of all S0's children
+            label = action - 2
+            stk[b, p0, LC2] = stk[b, p0, LC1]
+            stk[b, p0, LC2L] = stk[b, p0, LC1L]
+            stk[b, p0, LC1] = stk[b, p1, WORD]
+            stk[b, p0, LC1L] = label + 1
+            stk[b, p0, VL] += 1
+            stk[b, p0, SL] |= np.int64(1) << (label % LABEL_BITS)
+            stk[b, p1, :] = stk[b, p0, :]
+        else:  # AR: S1 heads S0, which is right of all S1's children
+            label = action - 2 - n_labels
+            stk[b, p1, RC2] = stk[b, p1, RC1]
+            stk[b, p1, RC2L] = stk[b, p1, RC1L]
+            stk[b, p1, RC1] = stk[b, p0, WORD]
+            stk[b, p1, RC1L] = label + 1
+            stk[b, p1, VR] += 1
+            stk[b, p1, SR] |= np.int64(1) << (label % LABEL_BITS)
+        slen[b] = p0
+
+
+@njit(cache=True)
+def score_item(stk, slen, nxt, b, n, words, tags, templates, tkeys, trows, W, n_labels, atoms, keys, rows, acc):
+    """Scores of every action for item b in ``acc`` (only valid actions are filled in)."""
+    fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
+    feature_keys(atoms, templates, keys)
+    for t in range(keys.shape[0]):
+        rows[t] = lookup(tkeys, trows, keys[t])
+    acc[:] = 0.0
+    arcs = slen[b] >= 2
+    shift = nxt[b] <= n
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        if r < 0:
+            continue
+        if arcs:
+            for a in range(2, acc.shape[0]):
+                acc[a] += W[r, a]
+            if shift:
+                acc[SH] += W[r, SH]
+        elif shift:
+            acc[SH] += W[r, SH]
+        else:
+            acc[PR] += W[r, PR]
+
+
+@njit(cache=True)
+def _worse(s1, o1, s2, o2):
+    """Is candidate 1 ranked below candidate 2? (lower score, or equal score and later order)"""
+    return s1 < s2 or (s1 == s2 and o1 > o2)
+
+
+@njit(cache=True)
+def _sift_down(hs, ho, size, i):
+    while True:
+        left = 2 * i + 1
+        worst = i
+        if left < size and _worse(hs[left], ho[left], hs[worst], ho[worst]):
+            worst = left
+        right = left + 1
+        if right < size and _worse(hs[right], ho[right], hs[worst], ho[worst]):
+            worst = right
+        if worst == i:
+            return
+        hs[i], hs[worst] = hs[worst], hs[i]
+        ho[i], ho[worst] = ho[worst], ho[i]
+        i = worst
+
+
+@njit(cache=True)
+def _sift_up(hs, ho, i):
+    while i > 0:
+        parent = (i - 1) // 2
+        if _worse(hs[i], ho[i], hs[parent], ho[parent]):
+            hs[i], hs[parent] = hs[parent], hs[i]
+            ho[i], ho[parent] = ho[parent], ho[i]
+            i = parent
+        else:
+            return
+
+
+@njit(cache=True)
+def search(words, tags, n, beam, templates, tkeys, trows, W, n_labels, gold, train):
+    """Beam search over one sentence of n words.
+
+    Returns (actions, length, score): the best item's action sequence. When ``train`` and the
+    gold item falls out of the beam at step k (early update), ``length`` is k + 1 and
+    ``actions[:length]`` is the best item's prefix; otherwise ``length`` is 2n.
+    """
+    n_actions = 2 + 2 * n_labels
+    steps = 2 * n
+    depth = n + 1
+    stk = np.zeros((beam, depth, FIELDS), dtype=np.int64)
+    nstk = np.zeros((beam, depth, FIELDS), dtype=np.int64)
+    slen = np.zeros(beam, dtype=np.int64)
+    nslen = np.zeros(beam, dtype=np.int64)
+    nxt = np.ones(beam, dtype=np.int64)
+    nnxt = np.ones(beam, dtype=np.int64)
+    score = np.zeros(beam, dtype=np.float64)
+    nscore = np.zeros(beam, dtype=np.float64)
+    is_gold = np.zeros(beam, dtype=np.bool_)
+    nis_gold = np.zeros(beam, dtype=np.bool_)
+    hist_parent = np.zeros((steps, beam), dtype=np.int32)
+    hist_action = np.zeros((steps, beam), dtype=np.int32)
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    rows = np.zeros(templates.shape[0], dtype=np.int64)
+    acc = np.zeros(n_actions, dtype=np.float32)
+    hs = np.zeros(beam, dtype=np.float64)
+    ho = np.zeros(beam, dtype=np.int64)
+    size = 1
+    is_gold[0] = True
+    actions = np.zeros(steps, dtype=np.int32)
+    for step in range(steps):
+        filled = 0
+        for b in range(size):
+            score_item(stk, slen, nxt, b, n, words, tags, templates, tkeys, trows, W, n_labels, atoms, keys, rows, acc)
+            for a in range(n_actions):
+                if not valid(slen, nxt, b, n, a, n_labels):
+                    continue
+                s = score[b] + np.float64(acc[a])
+                o = b * n_actions + a
+                if filled < beam:
+                    hs[filled] = s
+                    ho[filled] = o
+                    _sift_up(hs, ho, filled)
+                    filled += 1
+                elif _worse(hs[0], ho[0], s, o):
+                    hs[0] = s
+                    ho[0] = o
+                    _sift_down(hs, ho, filled, 0)
+        # Order the survivors best first (insertion sort: the beam is small).
+        for i in range(1, filled):
+            s, o = hs[i], ho[i]
+            j = i - 1
+            while j >= 0 and _worse(hs[j], ho[j], s, o):
+                hs[j + 1] = hs[j]
+                ho[j + 1] = ho[j]
+                j -= 1
+            hs[j + 1] = s
+            ho[j + 1] = o
+        any_gold = False
+        for j in range(filled):
+            parent = ho[j] // n_actions
+            action = ho[j] % n_actions
+            top = slen[parent]
+            nstk[j, :top, :] = stk[parent, :top, :]
+            nslen[j] = top
+            nnxt[j] = nxt[parent]
+            apply(nstk, nslen, nnxt, j, action, n_labels)
+            nscore[j] = hs[j]
+            nis_gold[j] = train and is_gold[parent] and action == gold[step]
+            any_gold = any_gold or nis_gold[j]
+            hist_parent[step, j] = parent
+            hist_action[step, j] = action
+        stk, nstk = nstk, stk
+        slen, nslen = nslen, slen
+        nxt, nnxt = nnxt, nxt
+        score, nscore = nscore, score
+        is_gold, nis_gold = nis_gold, is_gold
+        size = filled
+        if train and not any_gold:
+            _backtrack(hist_parent, hist_action, step, actions)
+            return actions, step + 1, score[0]
+    _backtrack(hist_parent, hist_action, steps - 1, actions)
+    return actions, steps, score[0]
+
+
+@njit(cache=True)
+def _backtrack(hist_parent, hist_action, last, out):
+    j = 0
+    for step in range(last, -1, -1):
+        out[step] = hist_action[step, j]
+        j = hist_parent[step, j]
+
+
+@njit(cache=True)
+def update(words, tags, n, gold, pred, length, templates, tkeys, trows, n_rows, W, U, counter, n_labels):
+    """Perceptron update: +1 for gold's features, -1 for the prediction's, over ``length`` steps.
+
+    Steps before the first difference have the same state and action on both sides and
+    cancel, so they are skipped. Returns the number of steps updated.
+    """
+    first = 0
+    while first < length and gold[first] == pred[first]:
+        first += 1
+    if first == length:
+        return 0
+    stk = np.zeros((2, n + 1, FIELDS), dtype=np.int64)
+    slen = np.zeros(2, dtype=np.int64)
+    nxt = np.ones(2, dtype=np.int64)
+    for k in range(first):
+        apply(stk, slen, nxt, 0, gold[k], n_labels)
+    stk[1, :, :] = stk[0, :, :]
+    slen[1] = slen[0]
+    nxt[1] = nxt[0]
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    c = np.float32(counter)
+    for k in range(first, length):
+        for side in range(2):
+            action = gold[k] if side == 0 else pred[k]
+            delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+            fill_atoms(stk, slen, nxt, side, words, tags, n, atoms)
+            feature_keys(atoms, templates, keys)
+            for t in range(keys.shape[0]):
+                r = insert(tkeys, trows, n_rows, keys[t])
+                W[r, action] += delta
+                U[r, action] += delta * c
+            apply(stk, slen, nxt, side, action, n_labels)
+    return length - first
+
+
+@njit(cache=True)
+def actions_to_tree(actions, n, n_labels, root_label):
+    """Heads (1-based, 0 = root) and label ids of the tree an action sequence builds."""
+    heads = np.zeros(n, dtype=np.int64)
+    labels = np.zeros(n, dtype=np.int64)
+    stack = np.zeros(n + 1, dtype=np.int64)
+    depth = 0
+    nxt = 1
+    for action in actions:
+        if action == SH:
+            stack[depth] = nxt
+            depth += 1
+            nxt += 1
+        elif action == PR:
+            depth -= 1
+            heads[stack[depth] - 1] = 0
+            labels[stack[depth] - 1] = root_label
+        else:
+            s0 = stack[depth - 1]
+            s1 = stack[depth - 2]
+            if action < 2 + n_labels:
+                heads[s1 - 1] = s0
+                labels[s1 - 1] = action - 2
+                stack[depth - 2] = s0
+            else:
+                heads[s0 - 1] = s1
+                labels[s0 - 1] = action - 2 - n_labels
+            depth -= 1
+    return heads, labels

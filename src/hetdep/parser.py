@@ -1,0 +1,129 @@
+"""The arc-standard beam-search parser: encoding sentences, parsing, saving and loading.
+
+Training lives in :mod:`hetdep.training`; the compiled search and update in
+:mod:`hetdep._beam`; the readable reference of both in :mod:`hetdep.reference`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from . import _beam
+from .conllu import UPOS, XPOS, Sentence
+from .features import TEMPLATES, MAX_ATOMS_PER_TEMPLATE
+from .model import ModelFileError, load_model, save_model
+from .projectivity import deprojectivize
+from .vocab import Vocab
+
+KIND = "arc-standard"
+TAG_COLUMNS = {"upos": UPOS, "xpos": XPOS}
+
+
+def template_array() -> np.ndarray:
+    out = np.full((len(TEMPLATES), MAX_ATOMS_PER_TEMPLATE), -1, dtype=np.int64)
+    for t, atoms in enumerate(TEMPLATES):
+        out[t, : len(atoms)] = atoms
+    return out
+
+
+@dataclass
+class ParseStats:
+    """What parsing met that the model had not seen: counted, never fatal."""
+
+    sentences: int = 0
+    words: int = 0
+    unknown_words: int = 0
+    unknown_tags: int = 0
+    unknown_tag_examples: set = field(default_factory=set)
+
+
+class ArcStandardParser:
+    """A trained arc-standard parser: vocabularies, label set, options and averaged weights."""
+
+    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, tkeys, trows, weights, *,
+                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head+path"):
+        if tag_column not in TAG_COLUMNS:
+            raise ValueError(f"tag column must be one of {sorted(TAG_COLUMNS)}")
+        self.words = words
+        self.tags = tags
+        self.labels = labels
+        self.root_label = root_label
+        self.tkeys, self.trows, self.weights = tkeys, trows, weights
+        self.beam = beam
+        self.tag_column = tag_column
+        self.projective_encoding = projective_encoding
+        self.templates = template_array()
+        self.stats = ParseStats()
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)
+
+    def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
+        """Word and tag ids of a sentence, index k for word k, index 0 "absent"."""
+        return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
+
+    def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """Heads and label ids (projectivized labels) of the best tree, and its score."""
+        n = len(words) - 1
+        gold = np.zeros(2 * n, dtype=np.int32)
+        actions, _, score = _beam.search(words, tags, n, beam or self.beam, self.templates, self.tkeys, self.trows,
+                                         self.weights, self.n_labels, gold, False)
+        heads, labels = _beam.actions_to_tree(actions, n, self.n_labels, self.root_label)
+        return heads, labels, score
+
+    def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
+        """The sentence with this parser's tree (non-projective arcs restored) in HEAD and DEPREL."""
+        n = len(sentence)
+        self.stats.sentences += 1
+        self.stats.words += n
+        words, tags = self.encode(sentence)
+        self.stats.unknown_words += int((words[1:] == 1).sum())
+        unknown_tags = int((tags[1:] == 1).sum())
+        if unknown_tags:
+            self.stats.unknown_tags += unknown_tags
+            tag_values = sentence.column(TAG_COLUMNS[self.tag_column])
+            self.stats.unknown_tag_examples.update(t for t in tag_values if t not in self.tags.index)
+        heads, label_ids, _ = self.parse_arrays(words, tags, beam)
+        heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
+        return sentence.with_tree(heads, labels)
+
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:
+        """One output sentence per input sentence, in order."""
+        for sentence in sentences:
+            yield self.parse_sentence(sentence, beam)
+
+    # Model files -------------------------------------------------------------------------
+
+    def config(self) -> dict:
+        return {
+            "kind": KIND,
+            "beam": self.beam,
+            "tag_column": self.tag_column,
+            "projective_encoding": self.projective_encoding,
+            "templates": len(TEMPLATES),
+            "labels": self.labels,
+            "root_label": self.root_label,
+            "words": self.words.to_list(),
+            "tags": self.tags.to_list(),
+        }
+
+    def save(self, directory: str | Path) -> None:
+        save_model(Path(directory), self.config(), self.tkeys, self.trows, self.weights)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "ArcStandardParser":
+        config, tkeys, trows, weights = load_model(Path(directory), KIND)
+        try:
+            labels = list(config["labels"])
+            if weights.shape[1] != 2 + 2 * len(labels) or config["templates"] != len(TEMPLATES):
+                raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
+            return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
+                       tkeys, trows, weights, beam=int(config["beam"]), tag_column=config["tag_column"],
+                       projective_encoding=config["projective_encoding"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

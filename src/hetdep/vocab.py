@@ -1,0 +1,49 @@
+"""Vocabularies: strings to dense integer ids, with fixed ids for "absent" and "unknown"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import numpy as np
+
+ABSENT, UNKNOWN = 0, 1
+
+
+class Vocab:
+    """Ids for words or tags: 0 is "absent" (no word at that position), 1 is "unknown"."""
+
+    def __init__(self, items: Iterable[str] = ()):
+        self.items: list[str] = ["<absent>", "<unknown>"]
+        self.index: dict[str, int] = {}
+        for item in items:
+            self.add(item)
+
+    def add(self, item: str) -> int:
+        if item not in self.index:
+            self.index[item] = len(self.items)
+            self.items.append(item)
+        return self.index[item]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def encode(self, items: list[str]) -> np.ndarray:
+        """Ids of a sentence's items, with position 0 the absent id (so word k is at index k)."""
+        get = self.index.get
+        return np.array([ABSENT] + [get(item, UNKNOWN) for item in items], dtype=np.int64)
+
+    def unknown_count(self, items: list[str]) -> int:
+        return sum(item not in self.index for item in items)
+
+    @classmethod
+    def from_counts(cls, counts: Counter, min_count: int = 1) -> "Vocab":
+        """Items seen at least ``min_count`` times, most frequent first (ties by string: deterministic)."""
+        return cls(item for item, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if count >= min_count)
+
+    def to_list(self) -> list[str]:
+        return self.items[2:]
+
+    @classmethod
+    def from_list(cls, items: list[str]) -> "Vocab":
+        return cls(items)

@@ -1,0 +1,69 @@
+"""The compiled hot path gives the reference's scores, parses and trained weights, on real sentences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hetdep import _beam, reference
+from hetdep.conllu import read_conllu
+from hetdep.features import TEMPLATES
+from hetdep.model import Weights
+from hetdep.parser import template_array
+from hetdep.training import TrainOptions, prepare, train
+from hetdep.transition import Moves
+
+from conftest import SAMPLES
+
+
+@pytest.fixture(scope="module")
+def trained():
+    sentences = list(read_conllu(SAMPLES / "train.ud.conllu"))
+    result = train(sentences[:120], sentences[120:150], TrainOptions(beam=8, iterations=2))
+    return result.parser, sentences[150:]
+
+
+def test_search_matches_reference_scores_and_actions(trained):
+    parser, sentences = trained
+    table = reference.DictWeights.from_table(parser.tkeys, parser.trows, parser.weights)
+    moves = Moves(parser.labels)
+    for sentence in sentences[:15]:
+        words, tags = parser.encode(sentence)
+        n = len(sentence)
+        gold = np.zeros(2 * n, dtype=np.int32)
+        actions, _, score = _beam.search(words, tags, n, 8, parser.templates, parser.tkeys, parser.trows,
+                                         parser.weights, parser.n_labels, gold, False)
+        ref_actions, _, ref_score = reference.beam_search(words.tolist(), tags.tolist(), n, 8, moves,
+                                                          parser.root_label, table)
+        assert actions.tolist() == ref_actions
+        assert score == ref_score
+
+
+def test_training_matches_reference_weights():
+    sentences = list(read_conllu(SAMPLES / "train.sud.conllu"))[:25]
+    options = TrainOptions(beam=4)
+    _, _, labels, root_label, encoded = prepare(sentences, options)
+    moves = Moves(labels)
+    order = list(range(len(encoded)))
+    # Compiled.
+    weights = Weights(moves.n_actions, rows=64, table=128)  # small, so growth and rehashing are exercised
+    templates = template_array()
+    for index in order:
+        w, t, gold = encoded[index]
+        weights.reserve(2 * len(gold) * len(TEMPLATES))
+        actions, length, _ = _beam.search(w, t, len(w) - 1, 4, templates, weights.tkeys, weights.trows, weights.W,
+                                          moves.n_labels, gold, True)
+        if length < len(gold) or not np.array_equal(actions, gold):
+            _beam.update(w, t, len(w) - 1, gold, actions, length, templates, weights.tkeys, weights.trows,
+                         weights.n_rows, weights.W, weights.U, weights.counter, moves.n_labels)
+        weights.counter += 1
+    # Reference.
+    table = reference.DictWeights(moves.n_actions)
+    counter = reference.train_epoch(encoded, order, 4, moves, root_label, table, 1)
+    assert counter == weights.counter
+    compiled = reference.DictWeights.from_table(weights.tkeys, weights.trows, weights.W[: weights.features])
+    compiled_u = reference.DictWeights.from_table(weights.tkeys, weights.trows, weights.U[: weights.features])
+    assert set(compiled.W) == set(table.W) and len(table.W) > 500
+    for key, row in table.W.items():
+        assert np.array_equal(compiled.W[key], row)
+        assert np.array_equal(compiled_u.W[key], table.U[key])

@@ -8,7 +8,7 @@ import pytest
 from hetdep import _beam, reference
 from hetdep.conllu import read_conllu
 from hetdep.features import TEMPLATES
-from hetdep.model import Weights
+from hetdep.model import TrainedWeights, Weights
 from hetdep.parser import template_array
 from hetdep.training import TrainOptions, prepare, train
 from hetdep.transition import Moves
@@ -25,14 +25,13 @@ def trained():
 
 def test_search_matches_reference_scores_and_actions(trained):
     parser, sentences = trained
-    table = reference.DictWeights.from_table(parser.tkeys, parser.trows, parser.weights)
     moves = Moves(parser.labels)
+    table = reference.DictWeights.from_trained(parser.weights, moves.n_actions)
     for sentence in sentences[:15]:
         words, tags = parser.encode(sentence)
         n = len(sentence)
         gold = np.zeros(2 * n, dtype=np.int32)
-        actions, _, score = _beam.search(words, tags, n, 8, parser.templates, parser.tkeys, parser.trows,
-                                         parser.weights, parser.n_labels, gold, False)
+        actions, _, score = parser.search(words, tags, 8)
         ref_actions, _, ref_score = reference.beam_search(words.tolist(), tags.tolist(), n, 8, moves,
                                                           parser.root_label, table)
         assert actions.tolist() == ref_actions
@@ -46,24 +45,28 @@ def test_training_matches_reference_weights():
     moves = Moves(labels)
     order = list(range(len(encoded)))
     # Compiled.
-    weights = Weights(moves.n_actions, rows=64, table=128)  # small, so growth and rehashing are exercised
+    weights = Weights(moves.n_actions, entries=64, table=128, dense=2)  # small, so growth and rehashing are exercised
     templates = template_array()
     for index in order:
         w, t, gold = encoded[index]
         weights.reserve(2 * len(gold) * len(TEMPLATES))
-        actions, length, _ = _beam.search(w, t, len(w) - 1, 4, templates, weights.tkeys, weights.trows, weights.W,
+        actions, length, _ = _beam.search(w, t, len(w) - 1, 4, templates, weights.table, weights.rows,
                                           moves.n_labels, gold, True)
         if length < len(gold) or not np.array_equal(actions, gold):
-            _beam.update(w, t, len(w) - 1, gold, actions, length, templates, weights.tkeys, weights.trows,
-                         weights.n_rows, weights.W, weights.U, weights.counter, moves.n_labels)
+            _beam.update(w, t, len(w) - 1, gold, actions, length, templates, weights.table, weights.n_used,
+                         weights.rows, weights.sums, weights.counts, weights.counter, moves.n_labels)
         weights.counter += 1
     # Reference.
     table = reference.DictWeights(moves.n_actions)
     counter = reference.train_epoch(encoded, order, 4, moves, root_label, table, 1)
     assert counter == weights.counter
-    compiled = reference.DictWeights.from_table(weights.tkeys, weights.trows, weights.W[: weights.features])
-    compiled_u = reference.DictWeights.from_table(weights.tkeys, weights.trows, weights.U[: weights.features])
-    assert set(compiled.W) == set(table.W) and len(table.W) > 500
+    assert weights.features == len(table.W) > 500
+    assert weights.n_dense[0] > 10  # both sparse and dense features are exercised
+    current = TrainedWeights(weights.table, *weights.rows).dense_rows(moves.n_actions)
+    sums = TrainedWeights(weights.table, weights.enext, weights.eact, weights.eu, weights.dense_u).dense_rows(moves.n_actions)
     for key, row in table.W.items():
-        assert np.array_equal(compiled.W[key], row)
-        assert np.array_equal(compiled_u.W[key], table.U[key])
+        assert np.array_equal(current[key], row) and np.array_equal(sums[key], table.U[key])
+    # The saved (averaged, compacted) weights are the reference's averages.
+    averaged = weights.averaged().dense_rows(moves.n_actions)
+    for key, row in table.W.items():
+        assert np.array_equal(averaged[key], row - table.U[key] / np.float32(weights.counter))

@@ -5,10 +5,8 @@ word's two outermost children on each side, their labels, valencies and label se
 the next queue position. Words off the stack are never read by a feature again, so they
 need no copy; the tree is recovered from the action history at the end.
 
-Weights: a feature key (64-bit hash, see :mod:`hetdep.features`) is found in an
-open-addressing table (``tkeys``/``trows``) that gives a row of ``W``, holding the scores of
-all actions: one lookup per feature, one vector add. Training keeps ``U`` beside ``W`` for
-averaging (w_avg = W - U / c, Daume's trick), so no per-weight timestamps are needed.
+Weights are read through :mod:`hetdep._weights`: one table probe per feature key (a 64-bit
+hash, see :mod:`hetdep.features`) gives all of that feature's action scores.
 
 Ties are broken exactly as the reference (:mod:`hetdep.reference`): candidates are ranked
 by score, then by (parent position in the beam, action id).
@@ -19,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import _weights
 from .features import LABEL_BITS, MULTIPLIER, SEED
 
 SH, PR = 0, 1
@@ -90,52 +89,6 @@ def feature_keys(atoms, templates, out):
 
 
 @njit(cache=True)
-def lookup(tkeys, trows, key):
-    mask = np.uint64(tkeys.shape[0] - 1)
-    i = np.int64(key & mask)
-    while True:
-        k = tkeys[i]
-        if k == key:
-            return trows[i]
-        if k == 0:
-            return -1
-        i = (i + 1) & (tkeys.shape[0] - 1)
-
-
-@njit(cache=True)
-def insert(tkeys, trows, n_rows, key):
-    """Row of ``key``, allocating the next free row if the key is new (the caller keeps room)."""
-    mask = np.uint64(tkeys.shape[0] - 1)
-    i = np.int64(key & mask)
-    while True:
-        k = tkeys[i]
-        if k == key:
-            return trows[i]
-        if k == 0:
-            tkeys[i] = key
-            trows[i] = n_rows[0]
-            n_rows[0] += 1
-            return trows[i]
-        i = (i + 1) & (tkeys.shape[0] - 1)
-
-
-@njit(cache=True)
-def rehash(tkeys, trows, new_size):
-    keys = np.zeros(new_size, dtype=np.uint64)
-    rows = np.full(new_size, -1, dtype=np.int32)
-    mask = np.uint64(new_size - 1)
-    for i in range(tkeys.shape[0]):
-        key = tkeys[i]
-        if key != 0:
-            j = np.int64(key & mask)
-            while keys[j] != 0:
-                j = (j + 1) & (new_size - 1)
-            keys[j] = key
-            rows[j] = trows[i]
-    return keys, rows
-
-
-@njit(cache=True)
 def valid(slen, nxt, b, n, action, n_labels):
     if action == SH:
         return nxt[b] <= n
@@ -178,29 +131,20 @@ def apply(stk, slen, nxt, b, action, n_labels):
         slen[b] = p0
 
 
-@njit(cache=True)
-def score_item(stk, slen, nxt, b, n, words, tags, templates, tkeys, trows, W, n_labels, atoms, keys, rows, acc):
-    """Scores of every action for item b in ``acc`` (only valid actions are filled in)."""
+@njit(cache=True, inline="always")
+def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc):
+    """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order."""
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     feature_keys(atoms, templates, keys)
-    for t in range(keys.shape[0]):
-        rows[t] = lookup(tkeys, trows, keys[t])
     acc[:] = 0.0
-    arcs = slen[b] >= 2
-    shift = nxt[b] <= n
-    for t in range(rows.shape[0]):
-        r = rows[t]
-        if r < 0:
-            continue
-        if arcs:
-            for a in range(2, acc.shape[0]):
-                acc[a] += W[r, a]
-            if shift:
-                acc[SH] += W[r, SH]
-        elif shift:
-            acc[SH] += W[r, SH]
-        else:
-            acc[PR] += W[r, PR]
+    if slen[b] >= 2:  # every arc action, and shift if the queue is not empty
+        first, last, extra = 2, acc.shape[0], (SH if nxt[b] <= n else -1)
+    elif nxt[b] <= n:  # shift is forced
+        first, last, extra = 0, 0, SH
+    else:  # pop-root is forced
+        first, last, extra = 0, 0, PR
+    for t in range(keys.shape[0]):
+        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, first, last, extra)
 
 
 @njit(cache=True)
@@ -239,7 +183,7 @@ def _sift_up(hs, ho, i):
 
 
 @njit(cache=True)
-def search(words, tags, n, beam, templates, tkeys, trows, W, n_labels, gold, train):
+def search(words, tags, n, beam, templates, table, rows, n_labels, gold, train):
     """Beam search over one sentence of n words.
 
     Returns (actions, length, score): the best item's action sequence. When ``train`` and the
@@ -263,7 +207,6 @@ def search(words, tags, n, beam, templates, tkeys, trows, W, n_labels, gold, tra
     hist_action = np.zeros((steps, beam), dtype=np.int32)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    rows = np.zeros(templates.shape[0], dtype=np.int64)
     acc = np.zeros(n_actions, dtype=np.float32)
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
@@ -273,7 +216,7 @@ def search(words, tags, n, beam, templates, tkeys, trows, W, n_labels, gold, tra
     for step in range(steps):
         filled = 0
         for b in range(size):
-            score_item(stk, slen, nxt, b, n, words, tags, templates, tkeys, trows, W, n_labels, atoms, keys, rows, acc)
+            score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc)
             for a in range(n_actions):
                 if not valid(slen, nxt, b, n, a, n_labels):
                     continue
@@ -334,7 +277,7 @@ def _backtrack(hist_parent, hist_action, last, out):
 
 
 @njit(cache=True)
-def update(words, tags, n, gold, pred, length, templates, tkeys, trows, n_rows, W, U, counter, n_labels):
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels):
     """Perceptron update: +1 for gold's features, -1 for the prediction's, over ``length`` steps.
 
     Steps before the first difference have the same state and action on both sides and
@@ -363,9 +306,8 @@ def update(words, tags, n, gold, pred, length, templates, tkeys, trows, n_rows, 
             fill_atoms(stk, slen, nxt, side, words, tags, n, atoms)
             feature_keys(atoms, templates, keys)
             for t in range(keys.shape[0]):
-                r = insert(tkeys, trows, n_rows, keys[t])
-                W[r, action] += delta
-                U[r, action] += delta * c
+                slot = _weights.insert(table, n_used, keys[t])
+                _weights.add(table, slot, rows, sums, counts, action, delta, c)
             apply(stk, slen, nxt, side, action, n_labels)
     return length - first
 

@@ -180,3 +180,54 @@ def projectivity_command(files, encoding, as_json):
                 f"{lifted} arcs lifted, {len(labels_added)} new labels; after transform + inverse "
                 f"{report['arcs_restored_pct']}% of all arcs come back exactly ({encoding})"
             )
+
+
+@main.command("train")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X).")
+@click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
+@click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size (1 is greedy).")
+@click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
+@click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+@click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
+@click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
+def train_command(train_path, dev_path, model_dir, beam, iterations, patience, seed, tag_column, projective_encoding):
+    """Train an arc-standard beam-search parser (global averaged perceptron, early update)."""
+    from tqdm import tqdm
+
+    from .training import TrainOptions, train
+
+    train_sentences = _read(train_path, require_heads=True)
+    dev_sentences = _read(dev_path, require_heads=True)
+    options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
+                           projective_encoding=projective_encoding)
+    result = train(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(mininterval=1.0, **kw))
+    for report in result.history:
+        click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
+                   f"{report.features} features, dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}", err=True)
+    result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
+    click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}", err=True)
+
+
+@main.command("parse")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U/CoNLL-X file to parse (HEAD and DEPREL may be '_').")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser.")
+@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
+def parse_command(model_dir, input_path, output_path, beam):
+    """Parse a file with a trained model: exactly one output tree per input sentence."""
+    from tqdm import tqdm
+
+    from .conllu import write_conllu
+    from .parser import ArcStandardParser
+
+    parser = ArcStandardParser.load(model_dir)
+    sentences = tqdm(read_conllu(input_path), unit="sent", mininterval=1.0, disable=None)
+    count = write_conllu(parser.parse(sentences, beam), output_path)
+    stats = parser.stats
+    click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
+    if stats.unknown_tags:
+        examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
+        click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "
+                   "they were parsed as unknown tags", err=True)

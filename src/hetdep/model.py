@@ -1,11 +1,11 @@
-"""The averaged perceptron's weights: a feature-key table, one row of action scores per feature.
+"""The averaged perceptron's weights, as numpy arrays for the compiled code (:mod:`hetdep._weights`).
 
-``W`` holds the current weights, ``U`` the running sum of (update time x update) for
-averaging (averaged = W - U / c). Both grow by doubling when a training sentence could
-overflow them; the key table is rehashed to stay at most half full.
+:class:`Weights` is being trained: arrays grow by doubling when a training sentence could
+overflow them, and the key table is rehashed to stay at most half full.
+:class:`TrainedWeights` keeps only the non-zero averaged weights, for parsing and on disk.
 
 On disk a model is a directory: ``config.json`` (kind, format version, options, vocabularies)
-and ``weights.npz`` (keys, rows and averaged weights only); no pickle anywhere.
+and ``weights.npz`` (the arrays of :class:`TrainedWeights`); no pickle anywhere.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from . import _beam
+from . import _weights
 from .errors import HetdepError
 
 FORMAT_VERSION = 1
@@ -26,57 +27,122 @@ class ModelFileError(HetdepError):
     """A model directory that is missing, of the wrong kind, or damaged."""
 
 
+class TrainedWeights(NamedTuple):
+    """Averaged weights: key table with payloads, contiguous sparse entries, dense rows."""
+
+    table: np.ndarray  # uint64 (slots, 2): key (0 = empty), payload (see hetdep._weights)
+    enext: np.ndarray  # int64 next entry of the same feature, -1 at the end
+    act: np.ndarray  # int32 action of each entry
+    w: np.ndarray  # float32 weight of each entry
+    dense: np.ndarray  # float32 (dense rows, actions)
+
+    @property
+    def rows(self) -> tuple:
+        """What the compiled scorer reads."""
+        return self.enext, self.act, self.w, self.dense
+
+    @property
+    def features(self) -> int:
+        return int(np.count_nonzero(self.table[:, 0]))
+
+    def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:
+        """Feature key -> full row of action scores (for the reference and for tests)."""
+        rows = {}
+        for key, payload in self.table.tolist():
+            if key:
+                full = np.zeros(n_actions, dtype=np.float32)
+                if payload & (1 << 63):
+                    full[:] = self.dense[payload - (1 << 63)]
+                e = payload - 1 if payload and not payload & (1 << 63) else -1
+                while e >= 0:
+                    full[self.act[e]] = self.w[e]
+                    e = self.enext[e]
+                rows[key] = full
+        return rows
+
+    @property
+    def nbytes(self) -> int:
+        return sum(array.nbytes for array in self)
+
+
 class Weights:
-    def __init__(self, n_actions: int, rows: int = 1 << 16, table: int = 1 << 17):
+    """Weights being trained: key table, entry chains or dense rows, with their averaging sums."""
+
+    def __init__(self, n_actions: int, entries: int = 1 << 16, table: int = 1 << 17, dense: int = 1 << 10):
         self.n_actions = n_actions
-        self.tkeys = np.zeros(table, dtype=np.uint64)
-        self.trows = np.full(table, -1, dtype=np.int32)
-        self.n_rows = np.zeros(1, dtype=np.int64)
-        self.W = np.zeros((rows, n_actions), dtype=np.float32)
-        self.U = np.zeros((rows, n_actions), dtype=np.float32)
+        self.table = np.zeros((table, 2), dtype=np.uint64)
+        self.n_used = np.zeros(1, dtype=np.int64)
+        self.n_entries = np.zeros(1, dtype=np.int64)
+        self.enext = np.zeros(entries, dtype=np.int64)
+        self.eact = np.zeros(entries, dtype=np.int32)
+        self.ew = np.zeros(entries, dtype=np.float32)
+        self.eu = np.zeros(entries, dtype=np.float32)
+        self.n_dense = np.zeros(1, dtype=np.int64)
+        self.dense = np.zeros((dense, n_actions), dtype=np.float32)
+        self.dense_u = np.zeros((dense, n_actions), dtype=np.float32)
         self.counter = 1
 
     @property
     def features(self) -> int:
-        return int(self.n_rows[0])
+        return int(self.n_used[0])
 
-    def reserve(self, new_rows: int) -> None:
-        """Make room for ``new_rows`` more features before a compiled update may add them."""
-        needed = self.features + new_rows
-        if needed > self.W.shape[0]:
-            size = self.W.shape[0]
-            while size < needed:
+    @property
+    def rows(self) -> tuple:
+        """What the compiled scorer reads."""
+        return self.enext, self.eact, self.ew, self.dense
+
+    @property
+    def sums(self) -> tuple:
+        return self.eu, self.dense_u
+
+    @property
+    def counts(self) -> tuple:
+        return self.n_entries, self.n_dense
+
+    def reserve(self, new: int) -> None:
+        """Make room for ``new`` more features, entries and dense rows before a compiled update."""
+        for name in ("enext", "eact", "ew", "eu"):
+            setattr(self, name, _grown(getattr(self, name), int(self.n_entries[0]) + new))
+        dense_needed = int(self.n_dense[0]) + min(new, self.features + new)
+        self.dense = _grown(self.dense, dense_needed)
+        self.dense_u = _grown(self.dense_u, dense_needed)
+        if 2 * (self.features + new) > self.table.shape[0]:
+            size = self.table.shape[0]
+            while 2 * (self.features + new) > size:
                 size *= 2
-            for name in ("W", "U"):
-                old = getattr(self, name)
-                grown = np.zeros((size, self.n_actions), dtype=np.float32)
-                grown[: old.shape[0]] = old
-                setattr(self, name, grown)
-        if 2 * needed > self.tkeys.shape[0]:
-            size = self.tkeys.shape[0]
-            while 2 * needed > size:
-                size *= 2
-            self.tkeys, self.trows = _beam.rehash(self.tkeys, self.trows, size)
+            self.table = _weights.rehash(self.table, size)
 
-    def averaged(self) -> np.ndarray:
-        """Averaged weights of the features seen so far (a new array)."""
-        used = self.features
-        return self.W[:used] - self.U[:used] / np.float32(self.counter)
+    def averaged(self) -> TrainedWeights:
+        """The averaged weights, non-zero ones only (new arrays)."""
+        return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions))
 
+    @property
     def nbytes(self) -> int:
-        return self.W.nbytes + self.U.nbytes + self.tkeys.nbytes + self.trows.nbytes
+        return sum(array.nbytes for array in (self.table, *self.rows, *self.sums))
 
 
-def save_model(directory: Path, config: dict, tkeys: np.ndarray, trows: np.ndarray, weights: np.ndarray) -> None:
+def _grown(array: np.ndarray, needed: int) -> np.ndarray:
+    """The array, or a zero-padded copy at least twice as long with room for ``needed`` rows."""
+    if needed <= array.shape[0]:
+        return array
+    size = array.shape[0]
+    while size < needed:
+        size *= 2
+    grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
+
+
+def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     config = {**config, "format_version": FORMAT_VERSION}
-    np.savez_compressed(directory / "weights.npz", tkeys=tkeys, trows=trows, weights=weights)
+    np.savez_compressed(directory / "weights.npz", **weights._asdict())
     with open(directory / "config.json", "w", encoding="utf-8") as out:
         json.dump(config, out, ensure_ascii=False, indent=1)
 
 
-def load_model(directory: Path, kind: str) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
+def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
     """Config and arrays of a saved model, refusing missing, foreign, newer or damaged files."""
     directory = Path(directory)
     config_path = directory / "config.json"
@@ -94,12 +160,28 @@ def load_model(directory: Path, kind: str) -> tuple[dict, np.ndarray, np.ndarray
         raise ModelFileError(f"{directory}: model format version {config.get('format_version')} is not supported (this hetdep reads version {FORMAT_VERSION})")
     try:
         with np.load(directory / "weights.npz", allow_pickle=False) as arrays:
-            tkeys, trows, weights = arrays["tkeys"], arrays["trows"], arrays["weights"]
+            weights = TrainedWeights(*(arrays[name] for name in TrainedWeights._fields))
     except FileNotFoundError:
         raise ModelFileError(f"{directory}: weights.npz is missing") from None
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as error:
         raise ModelFileError(f"{directory / 'weights.npz'}: damaged weights file ({error})") from None
-    if tkeys.dtype != np.uint64 or trows.dtype != np.int32 or weights.dtype != np.float32 or weights.ndim != 2 \
-            or tkeys.shape != trows.shape or (trows.size and trows.max() >= weights.shape[0]):
+    if not _consistent(weights):
         raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays do not fit together")
-    return config, tkeys, trows, weights
+    return config, weights
+
+
+def _consistent(weights: TrainedWeights) -> bool:
+    """Every payload points inside the arrays, so a damaged file cannot make the compiled code read astray."""
+    table, enext, act, w, dense = weights
+    expected = ((np.uint64, 2), (np.int64, 1), (np.int32, 1), (np.float32, 1), (np.float32, 2))
+    if any(array.dtype != dtype or array.ndim != ndim for array, (dtype, ndim) in zip(weights, expected)):
+        return False
+    slots = table.shape[0]
+    if table.shape[1] != 2 or slots == 0 or slots & (slots - 1) or len(enext) != len(act) or len(act) != len(w):
+        return False
+    payload = table[table[:, 0] != 0, 1]
+    is_dense = payload >= np.uint64(1 << 63)
+    dense_index = payload[is_dense] - np.uint64(1 << 63)
+    sparse_first = payload[~is_dense & (payload > 0)]
+    return (bool(np.all(dense_index < len(dense))) and bool(np.all(sparse_first <= len(act)))
+            and bool(np.all((enext == -1) | ((enext > np.arange(len(enext))) & (enext < len(enext))))))

@@ -15,7 +15,7 @@ import numpy as np
 from . import _beam
 from .conllu import UPOS, XPOS, Sentence
 from .features import TEMPLATES, MAX_ATOMS_PER_TEMPLATE
-from .model import ModelFileError, load_model, save_model
+from .model import ModelFileError, TrainedWeights, load_model, save_model
 from .projectivity import deprojectivize
 from .vocab import Vocab
 
@@ -44,15 +44,15 @@ class ParseStats:
 class ArcStandardParser:
     """A trained arc-standard parser: vocabularies, label set, options and averaged weights."""
 
-    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, tkeys, trows, weights, *,
-                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head+path"):
+    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, weights: TrainedWeights, *,
+                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head"):
         if tag_column not in TAG_COLUMNS:
             raise ValueError(f"tag column must be one of {sorted(TAG_COLUMNS)}")
         self.words = words
         self.tags = tags
         self.labels = labels
         self.root_label = root_label
-        self.tkeys, self.trows, self.weights = tkeys, trows, weights
+        self.weights = weights
         self.beam = beam
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
@@ -67,13 +67,17 @@ class ArcStandardParser:
         """Word and tag ids of a sentence, index k for word k, index 0 "absent"."""
         return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
 
-    def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-        """Heads and label ids (projectivized labels) of the best tree, and its score."""
+    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, int, float]:
+        """The best action sequence for encoded words and tags, its length (2n) and its score."""
         n = len(words) - 1
         gold = np.zeros(2 * n, dtype=np.int32)
-        actions, _, score = _beam.search(words, tags, n, beam or self.beam, self.templates, self.tkeys, self.trows,
-                                         self.weights, self.n_labels, gold, False)
-        heads, labels = _beam.actions_to_tree(actions, n, self.n_labels, self.root_label)
+        return _beam.search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
+                            self.n_labels, gold, False)
+
+    def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """Heads and label ids (projectivized labels) of the best tree, and its score."""
+        actions, _, score = self.search(words, tags, beam)
+        heads, labels = _beam.actions_to_tree(actions, len(words) - 1, self.n_labels, self.root_label)
         return heads, labels, score
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
@@ -112,18 +116,21 @@ class ArcStandardParser:
             "tags": self.tags.to_list(),
         }
 
-    def save(self, directory: str | Path) -> None:
-        save_model(Path(directory), self.config(), self.tkeys, self.trows, self.weights)
+    def save(self, directory: str | Path, **training_record) -> None:
+        """Write the model; ``training_record`` (history, best iteration) goes into config.json."""
+        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
 
     @classmethod
     def load(cls, directory: str | Path) -> "ArcStandardParser":
-        config, tkeys, trows, weights = load_model(Path(directory), KIND)
+        config, weights = load_model(Path(directory), KIND)
         try:
             labels = list(config["labels"])
-            if weights.shape[1] != 2 + 2 * len(labels) or config["templates"] != len(TEMPLATES):
+            n_actions = 2 + 2 * len(labels)
+            if (weights.act.size and weights.act.max() >= n_actions) or weights.dense.shape[1] != n_actions \
+                    or config["templates"] != len(TEMPLATES):
                 raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
             return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
-                       tkeys, trows, weights, beam=int(config["beam"]), tag_column=config["tag_column"],
+                       weights, beam=int(config["beam"]), tag_column=config["tag_column"],
                        projective_encoding=config["projective_encoding"])
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

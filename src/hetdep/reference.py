@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .features import features
+from .model import TrainedWeights
 from .transition import Moves, State, apply, is_valid
 
 
@@ -26,11 +27,9 @@ class DictWeights:
         self.U: dict[int, np.ndarray] = {}
 
     @classmethod
-    def from_table(cls, tkeys: np.ndarray, trows: np.ndarray, weights: np.ndarray) -> "DictWeights":
-        result = cls(weights.shape[1])
-        for key, row in zip(tkeys.tolist(), trows.tolist()):
-            if key:
-                result.W[key] = weights[row]
+    def from_trained(cls, weights: TrainedWeights, n_actions: int) -> "DictWeights":
+        result = cls(n_actions)
+        result.W = weights.dense_rows(n_actions)
         return result
 
     def row(self, key: int) -> np.ndarray | None:

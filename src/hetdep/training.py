@@ -34,8 +34,8 @@ class TrainOptions:
     patience: int = 4
     seed: int = 1
     tag_column: str = "upos"
-    projective_encoding: str = "head+path"
-    min_lifted_label: int = 3  # lifted labels seen fewer times fall back to their plain label
+    projective_encoding: str = "head"
+    min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
 
 
 @dataclass
@@ -111,17 +111,16 @@ def train(
             w, t, gold = encoded[index]
             n = len(w) - 1
             weights.reserve(2 * len(gold) * len(TEMPLATES))
-            actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.tkeys, weights.trows,
-                                              weights.W, n_labels, gold, True)
+            actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows,
+                                              n_labels, gold, True)
             if length < len(gold) or not np.array_equal(actions, gold):
-                _beam.update(w, t, n, gold, actions, length, templates, weights.tkeys, weights.trows,
-                             weights.n_rows, weights.W, weights.U, weights.counter, n_labels)
+                _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
+                             weights.rows, weights.sums, weights.counts, weights.counter, n_labels)
                 updates += 1
             weights.counter += 1
             if bar:
                 bar.update(1)
-        averaged = weights.averaged()
-        parser = ArcStandardParser(words, tags, labels, root_label, weights.tkeys.copy(), weights.trows.copy(), averaged,
+        parser = ArcStandardParser(words, tags, labels, root_label, weights.averaged(),
                                    beam=options.beam, tag_column=options.tag_column,
                                    projective_encoding=options.projective_encoding)
         result = evaluate(dev_sentences, parser.parse(dev_sentences)) if dev_sentences else None

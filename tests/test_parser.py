@@ -1,0 +1,143 @@
+"""The arc-standard parser end to end: training, parsing, model files, odd input, determinism, CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hetdep.cli import main
+from hetdep.conllu import read_conllu
+from hetdep.evaluation import evaluate
+from hetdep.model import ModelFileError
+from hetdep.parser import ArcStandardParser
+from hetdep.training import TrainOptions, train
+
+from conftest import SAMPLES, conllu, write
+
+TRAIN, DEV = SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"
+
+
+@pytest.fixture(scope="module")
+def sample_sentences():
+    return list(read_conllu(TRAIN)), list(read_conllu(DEV))
+
+
+@pytest.fixture(scope="module")
+def trained(sample_sentences):
+    train_sentences, dev_sentences = sample_sentences
+    return train(train_sentences, dev_sentences[:100], TrainOptions(beam=8, iterations=4))
+
+
+def test_training_learns_and_keeps_the_best_iteration(trained, sample_sentences):
+    history = trained.history
+    assert history[-1].dev_uas > history[0].dev_uas
+    best = max(history, key=lambda r: r.dev_uas)
+    assert trained.best_iteration == best.iteration
+    # 200 training sentences are few, but far better than chance.
+    result = evaluate(sample_sentences[1][100:], trained.parser.parse(sample_sentences[1][100:]))
+    assert result.uas > 70 and result.las > 60
+
+
+def test_one_tree_per_sentence_other_columns_kept(trained, sample_sentences):
+    dev = sample_sentences[1][:30]
+    parsed = list(trained.parser.parse(dev))
+    assert len(parsed) == len(dev)
+    for before, after in zip(dev, parsed):
+        assert len(after) == len(before) and after.comments == before.comments
+        for row_before, row_after in zip(before.rows, after.rows):
+            assert row_before[:6] == row_after[:6] and row_before[8:] == row_after[8:]
+        assert sorted(after.heads).count(0) == 1 and all(0 <= h <= len(after) for h in after.heads)
+
+
+def test_greedy_is_beam_one(trained, sample_sentences):
+    sentence = sample_sentences[1][0]
+    words, tags = trained.parser.encode(sentence)
+    heads, labels, _ = trained.parser.parse_arrays(words, tags, beam=1)
+    assert len(heads) == len(sentence)
+
+
+def test_odd_input_parses(trained, tmp_path):
+    parser = trained.parser
+    one = list(read_conllu(write(tmp_path, "one.conllu", conllu(("Bonjour", "INTJ", 0, "root")))))
+    [parsed] = list(parser.parse(one))
+    assert parsed.heads == [0]
+    # Unknown words, an unknown tag, an unknown label in the input, longer than any training sentence.
+    long_words = [(f"mot{i}", "NOUN" if i % 3 else "NEWTAG", 0 if i == 0 else 1, "label-never-seen") for i in range(300)]
+    long = list(read_conllu(write(tmp_path, "long.conllu", conllu(*long_words)), single_root=True))
+    [parsed] = list(parser.parse(long))
+    assert len(parsed) == 300 and parsed.heads.count(0) == 1
+    assert parser.stats.unknown_tags >= 100 and "NEWTAG" in parser.stats.unknown_tag_examples
+    raw = "1\tLe\t_\tDET\t_\t_\t_\t_\t_\t_\n2\tchat\t_\tNOUN\t_\t_\t_\t_\t_\t_\n\n"
+    [parsed] = list(parser.parse(read_conllu(write(tmp_path, "raw.conllu", raw))))
+    assert parsed.heads.count(0) == 1
+
+
+def test_save_and_load_give_the_same_parses(trained, sample_sentences, tmp_path):
+    trained.parser.save(tmp_path / "model")
+    loaded = ArcStandardParser.load(tmp_path / "model")
+    dev = sample_sentences[1][:20]
+    assert [s.to_text() for s in loaded.parse(dev)] == [s.to_text() for s in trained.parser.parse(dev)]
+    config = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert config["kind"] == "arc-standard" and config["format_version"] == 1
+
+
+def test_bad_model_files_are_refused_clearly(trained, tmp_path):
+    with pytest.raises(ModelFileError, match="no config.json"):
+        ArcStandardParser.load(tmp_path / "nothing")
+    model = tmp_path / "model"
+    trained.parser.save(model)
+    (model / "weights.npz").write_bytes(b"not a zip file")
+    with pytest.raises(ModelFileError, match="damaged weights file"):
+        ArcStandardParser.load(model)
+    trained.parser.save(model)
+    config = json.loads((model / "config.json").read_text())
+    (model / "config.json").write_text(json.dumps({**config, "kind": "joint"}))
+    with pytest.raises(ModelFileError, match="'joint' model, not a 'arc-standard' model"):
+        ArcStandardParser.load(model)
+    (model / "config.json").write_text(json.dumps({**config, "format_version": 99}))
+    with pytest.raises(ModelFileError, match="format version 99"):
+        ArcStandardParser.load(model)
+    (model / "config.json").write_text("{broken")
+    with pytest.raises(ModelFileError, match="damaged model configuration"):
+        ArcStandardParser.load(model)
+    (model / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != "labels"}))
+    with pytest.raises(ModelFileError, match="incomplete or invalid"):
+        ArcStandardParser.load(model)
+
+
+def test_same_seed_same_model_other_seed_other_model(sample_sentences):
+    train_sentences, dev_sentences = sample_sentences
+    options = TrainOptions(beam=4, iterations=2, seed=5)
+    a = train(train_sentences[:60], dev_sentences[:20], options).parser.weights
+    b = train(train_sentences[:60], dev_sentences[:20], options).parser.weights
+    c = train(train_sentences[:60], dev_sentences[:20], TrainOptions(beam=4, iterations=2, seed=6)).parser.weights
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+
+
+def test_cli_train_then_parse(tmp_path):
+    model = tmp_path / "model"
+    result = CliRunner().invoke(main, ["train", "--train", str(TRAIN), "--dev", str(DEV), "--model", str(model),
+                                       "--beam", "4", "--iterations", "2", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "best iteration" in result.output
+    out = tmp_path / "out.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(DEV), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(list(read_conllu(out))) == 200
+    empty = write(tmp_path, "empty.conllu", "")
+    result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(empty), "--output", str(tmp_path / "e.conllu")])
+    assert result.exit_code == 0 and (tmp_path / "e.conllu").read_text() == ""
+
+
+def test_cli_refuses_a_corrupt_model_in_one_line(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{broken")
+    result = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(tmp_path / "model"), "--input", str(DEV),
+                             "--output", str(tmp_path / "o.conllu")], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.startswith("hetdep: error: ") and "Traceback" not in result.stderr

@@ -133,7 +133,11 @@ def apply(stk, slen, nxt, b, action, n_labels):
 
 @njit(cache=True, inline="always")
 def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc):
-    """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order."""
+    """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order.
+
+    Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
+    Inlined into the search, so ``acc`` is known not to alias the weights.
+    """
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     feature_keys(atoms, templates, keys)
     acc[:] = 0.0
@@ -143,8 +147,10 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
         first, last, extra = 0, 0, SH
     else:  # pop-root is forced
         first, last, extra = 0, 0, PR
+    arcs = last > first
     for t in range(keys.shape[0]):
-        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, first, last, extra)
+        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
+    return first, last, extra
 
 
 @njit(cache=True)
@@ -216,18 +222,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, train):
     for step in range(steps):
         filled = 0
         for b in range(size):
-            score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc)
-            for a in range(n_actions):
-                if not valid(slen, nxt, b, n, a, n_labels):
-                    continue
-                s = score[b] + np.float64(acc[a])
+            first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc)
+            base = score[b]
+            for i in range(-1 if extra >= 0 else 0, last - first):
+                a = extra if i < 0 else first + i
+                s = base + np.float64(acc[a])
                 o = b * n_actions + a
                 if filled < beam:
                     hs[filled] = s
                     ho[filled] = o
                     _sift_up(hs, ho, filled)
                     filled += 1
-                elif _worse(hs[0], ho[0], s, o):
+                elif s > hs[0] or (s == hs[0] and o < ho[0]):
                     hs[0] = s
                     ho[0] = o
                     _sift_down(hs, ho, filled, 0)

@@ -105,6 +105,8 @@ def deprojectivize(heads: list[int], labels: list[str]) -> tuple[list[int], list
     subtree: first among words on a marked path (``head+path``), then among all words
     (``head``). Where nothing fits, the arc stays where it is. All marks are removed.
     """
+    if not any(LIFT in label or PATH in label for label in labels):
+        return list(heads), list(labels)  # nothing was lifted (most trees)
     n = len(heads)
     heads = list(heads)
     parts = [_split(label) for label in labels]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import time
 from pathlib import Path
 
@@ -40,7 +41,8 @@ def main() -> None:
     for r in result.history:
         print(f"iteration {r.iteration:2d}: {r.seconds:6.1f} s  dev UAS {r.dev_uas:.2f} LAS {r.dev_las:.2f}", flush=True)
     report = {"treebank": args.treebank, "scheme": args.scheme, "tags": args.tag_column, "beam": args.beam,
-              "best_iteration": result.best_iteration, "train_seconds": round(elapsed, 1)}
+              "best_iteration": result.best_iteration, "train_seconds": round(elapsed, 1),
+              "peak_memory_MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
     test_file = folder / f"test.{args.scheme}.conllu"
     if test_file.exists():
         test_set = list(read_conllu(test_file))

@@ -141,3 +141,17 @@ def test_cli_refuses_a_corrupt_model_in_one_line(tmp_path):
     result = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(tmp_path / "model"), "--input", str(DEV),
                              "--output", str(tmp_path / "o.conllu")], capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.startswith("hetdep: error: ") and "Traceback" not in result.stderr
+
+
+def test_max_violation_update_learns(sample_sentences):
+    train_sentences, dev_sentences = sample_sentences
+    result = train(train_sentences, dev_sentences[:100], TrainOptions(beam=8, iterations=3, update="max-violation"))
+    assert result.history[-1].dev_uas > result.history[0].dev_uas
+    assert max(r.dev_uas for r in result.history) > 70
+
+
+def test_unknown_update_is_refused(sample_sentences):
+    from hetdep.errors import HetdepError
+
+    with pytest.raises(HetdepError, match="unknown update"):
+        train(sample_sentences[0][:5], [], TrainOptions(update="sometimes"))

@@ -21,6 +21,7 @@ from . import _weights
 from .features import LABEL_BITS, MULTIPLIER, SEED
 
 SH, PR = 0, 1
+DECODE, EARLY, MAX_VIOLATION = 0, 1, 2  # search modes
 # Stack record fields.
 WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
 FIELDS = 13
@@ -189,12 +190,15 @@ def _sift_up(hs, ho, i):
 
 
 @njit(cache=True)
-def search(words, tags, n, beam, templates, table, rows, n_labels, gold, train):
+def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     """Beam search over one sentence of n words.
 
-    Returns (actions, length, score): the best item's action sequence. When ``train`` and the
-    gold item falls out of the beam at step k (early update), ``length`` is k + 1 and
-    ``actions[:length]`` is the best item's prefix; otherwise ``length`` is 2n.
+    Returns (actions, length, score): the best item's action sequence, ``actions[:length]``.
+    ``mode`` DECODE: length is 2n. EARLY (early update, Collins & Roark 2004): if the gold item
+    falls out of the beam at step k, stop there: length k + 1. MAX_VIOLATION (Huang et al.
+    2012): search to the end, keeping the gold prefix's score, and return the prefix of the
+    step where the best item beats the gold prefix by most (length 2n and the gold sequence
+    itself when the gold item ends best).
     """
     n_actions = 2 + 2 * n_labels
     steps = 2 * n
@@ -219,7 +223,19 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, train):
     size = 1
     is_gold[0] = True
     actions = np.zeros(steps, dtype=np.int32)
+    train = mode != DECODE
+    # Max-violation: the gold prefix, scored beside the beam.
+    gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
+    gslen = np.zeros(1, dtype=np.int64)
+    gnxt = np.ones(1, dtype=np.int64)
+    gold_score = 0.0
+    worst_violation = 0.0
+    worst_step = -1
     for step in range(steps):
+        if mode == MAX_VIOLATION:
+            score_item(gstk, gslen, gnxt, 0, n, words, tags, templates, table, rows, atoms, keys, acc)
+            gold_score += np.float64(acc[gold[step]])
+            apply(gstk, gslen, gnxt, 0, gold[step], n_labels)
         filled = 0
         for b in range(size):
             first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc)
@@ -267,9 +283,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, train):
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if train and not any_gold:
+        if mode == EARLY and not any_gold:
             _backtrack(hist_parent, hist_action, step, actions)
             return actions, step + 1, score[0]
+        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
+            worst_violation = score[0] - gold_score
+            worst_step = step
+    if mode == MAX_VIOLATION:
+        if worst_step < 0:
+            actions[:] = gold
+            return actions, steps, gold_score
+        _backtrack(hist_parent, hist_action, worst_step, actions)
+        return actions, worst_step + 1, score[0]
     _backtrack(hist_parent, hist_action, steps - 1, actions)
     return actions, steps, score[0]
 

@@ -192,7 +192,8 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
-def train_command(train_path, dev_path, model_dir, beam, iterations, patience, seed, tag_column, projective_encoding):
+@click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
+def train_command(train_path, dev_path, model_dir, beam, iterations, patience, seed, tag_column, projective_encoding, update):
     """Train an arc-standard beam-search parser (global averaged perceptron, early update)."""
     from tqdm import tqdm
 
@@ -201,7 +202,7 @@ def train_command(train_path, dev_path, model_dir, beam, iterations, patience, s
     train_sentences = _read(train_path, require_heads=True)
     dev_sentences = _read(dev_path, require_heads=True)
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
-                           projective_encoding=projective_encoding)
+                           projective_encoding=projective_encoding, update=update)
     result = train(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(mininterval=1.0, **kw))
     for report in result.history:
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "

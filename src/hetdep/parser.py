@@ -72,7 +72,7 @@ class ArcStandardParser:
         n = len(words) - 1
         gold = np.zeros(2 * n, dtype=np.int32)
         return _beam.search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
-                            self.n_labels, gold, False)
+                            self.n_labels, gold, _beam.DECODE)
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (projectivized labels) of the best tree, and its score."""

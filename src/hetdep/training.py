@@ -1,4 +1,5 @@
-"""Training the arc-standard parser: global averaged perceptron with beam search and early update.
+"""Training the arc-standard parser: global averaged perceptron with beam search and early update
+(or max-violation update, Huang et al. 2012, as an option).
 
 Every training tree is made projective first (pseudo-projective transform), so no sentence
 is dropped. Each iteration visits the sentences in an order shuffled with the seed, then
@@ -27,6 +28,9 @@ from .transition import Moves, oracle
 from .vocab import Vocab
 
 
+UPDATES = {"early": _beam.EARLY, "max-violation": _beam.MAX_VIOLATION}
+
+
 @dataclass
 class TrainOptions:
     beam: int = 64
@@ -36,6 +40,7 @@ class TrainOptions:
     tag_column: str = "upos"
     projective_encoding: str = "head"
     min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
+    update: str = "early"  # or "max-violation"
 
 
 @dataclass
@@ -99,6 +104,9 @@ def train(
     n_labels = len(labels)
     weights = Weights(2 + 2 * n_labels)
     templates = template_array()
+    if options.update not in UPDATES:
+        raise HetdepError(f"unknown update {options.update!r}; choose from {sorted(UPDATES)}")
+    mode = UPDATES[options.update]
     rng = np.random.default_rng(options.seed)
     history: list[IterationReport] = []
     best = None
@@ -112,7 +120,7 @@ def train(
             n = len(w) - 1
             weights.reserve(2 * len(gold) * len(TEMPLATES))
             actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows,
-                                              n_labels, gold, True)
+                                              n_labels, gold, mode)
             if length < len(gold) or not np.array_equal(actions, gold):
                 _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
                              weights.rows, weights.sums, weights.counts, weights.counter, n_labels)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .conllu import collect_problems, read_conllu
+from .conllu import collect_problems, read_conllu, write_conllu
 from .errors import HetdepError
 
 PUNCT_HELP = (
@@ -183,9 +183,13 @@ def projectivity_command(files, encoding, as_json):
 
 
 @main.command("train")
-@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X).")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X); scheme a of a joint model.")
+@click.option("--train-b", "train_b_path", type=click.Path(dir_okay=False), help="The same training sentences in scheme b: trains a joint model.")
 @click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
+@click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
+@click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
+@click.option("--no-guided", is_flag=True, help="Joint model without the guided features (the paper's '/wo' ablation).")
 @click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
@@ -193,20 +197,37 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
-def train_command(train_path, dev_path, model_dir, beam, iterations, patience, seed, tag_column, projective_encoding, update):
-    """Train an arc-standard beam-search parser (global averaged perceptron, early update)."""
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, no_guided, beam, iterations, patience, seed,
+                  tag_column, projective_encoding, update):
+    """Train an arc-standard beam-search parser, or with --train-b a joint model of two schemes.
+
+    Global averaged perceptron with early update; non-projective trees go through the
+    pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
+    for a joint model).
+    """
     from tqdm import tqdm
 
     from .training import TrainOptions, train
 
-    train_sentences = _read(train_path, require_heads=True)
-    dev_sentences = _read(dev_path, require_heads=True)
+    if (train_b_path is None) != (dev_b_path is None):
+        raise click.UsageError("a joint model needs both --train-b and --dev-b")
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, update=update)
-    result = train(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(mininterval=1.0, **kw))
+    progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
+    if train_b_path:
+        from .joint import parse_t, train_joint
+        from .pairs import read_pairs
+
+        result = train_joint(read_pairs(train_path, train_b_path, require_heads=True),
+                             read_pairs(dev_path, dev_b_path, require_heads=True), options,
+                             t=parse_t(t), guided=not no_guided, progress=progress)
+    else:
+        result = train(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options, progress=progress)
     for report in result.history:
+        detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
-                   f"{report.features} features, dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}", err=True)
+                   f"{report.features} features, dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}"
+                   + (f" ({detail})" if detail else ""), err=True)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}", err=True)
 
@@ -214,18 +235,34 @@ def train_command(train_path, dev_path, model_dir, beam, iterations, patience, s
 @main.command("parse")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U/CoNLL-X file to parse (HEAD and DEPREL may be '_').")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser (scheme a of a joint model).")
+@click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
-def parse_command(model_dir, input_path, output_path, beam):
-    """Parse a file with a trained model: exactly one output tree per input sentence."""
+def parse_command(model_dir, input_path, output_path, output_b_path, beam):
+    """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
-    from .conllu import write_conllu
+    from .joint import JointParser
+    from .model import read_kind
     from .parser import ArcStandardParser
 
-    parser = ArcStandardParser.load(model_dir)
+    kind = read_kind(model_dir)
     sentences = tqdm(read_conllu(input_path), unit="sent", mininterval=1.0, disable=None)
-    count = write_conllu(parser.parse(sentences, beam), output_path)
+    if kind == "joint":
+        if not output_b_path:
+            raise click.UsageError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
+        parser = JointParser.load(model_dir)
+        with open(output_path, "w", encoding="utf-8") as out_a, open(output_b_path, "w", encoding="utf-8") as out_b:
+            count = 0
+            for tree_a, tree_b in parser.parse(sentences, beam):
+                out_a.write(tree_a.to_text())
+                out_b.write(tree_b.to_text())
+                count += 1
+    else:
+        if output_b_path:
+            raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: it writes no --output-b")
+        parser = ArcStandardParser.load(model_dir)
+        count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
     if stats.unknown_tags:

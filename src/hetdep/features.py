@@ -33,6 +33,17 @@ S0w+S0sr S0t+S0sr S0w+S0sl S0t+S0sl S1w+S1sl S1t+S1sl
 """
 TEMPLATE_NAMES = tuple(_TEMPLATES_TEXT.split())
 TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLATE_NAMES)
+
+# The joint model's guided atoms (zhang2014 section 3): h_guide, and l_guide of S0 and of S1,
+# read off the other scheme's partial tree (see hetdep._joint), and their 18 templates.
+JOINT_ATOMS = ATOMS + ("h", "l0", "l1")
+_JA = {name: i for i, name in enumerate(JOINT_ATOMS)}
+GUIDED_TEMPLATE_NAMES = tuple("""
+S0w+h S0t+h S0w+S0t+h S1w+h S1t+h h
+S0w+l0 S0t+l0 S0w+S0t+l0 S1w+l0 S1t+l0 l0
+S0w+l1 S0t+l1 S0w+S0t+l1 S1w+l1 S1t+l1 l1
+""".split())
+GUIDED_TEMPLATES = tuple(tuple(_JA[atom] for atom in name.split("+")) for name in GUIDED_TEMPLATE_NAMES)
 MAX_ATOMS_PER_TEMPLATE = 3
 
 MASK64 = (1 << 64) - 1

@@ -142,9 +142,7 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
         json.dump(config, out, ensure_ascii=False, indent=1)
 
 
-def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
-    """Config and arrays of a saved model, refusing missing, foreign, newer or damaged files."""
-    directory = Path(directory)
+def _read_config(directory: Path) -> dict:
     config_path = directory / "config.json"
     if not config_path.is_file():
         raise ModelFileError(f"{directory}: not a hetdep model directory (no config.json)")
@@ -154,6 +152,18 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{config_path}: damaged model configuration ({error})") from None
     if not isinstance(config, dict) or "kind" not in config:
         raise ModelFileError(f"{config_path}: not a hetdep model configuration")
+    return config
+
+
+def read_kind(directory: str | Path) -> str:
+    """The kind of model saved in a directory ('arc-standard', 'joint')."""
+    return str(_read_config(Path(directory))["kind"])
+
+
+def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
+    """Config and arrays of a saved model, refusing missing, foreign, newer or damaged files."""
+    directory = Path(directory)
+    config = _read_config(directory)
     if config["kind"] != kind:
         raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a '{kind}' model")
     if config.get("format_version") != FORMAT_VERSION:

@@ -23,9 +23,10 @@ KIND = "arc-standard"
 TAG_COLUMNS = {"upos": UPOS, "xpos": XPOS}
 
 
-def template_array() -> np.ndarray:
-    out = np.full((len(TEMPLATES), MAX_ATOMS_PER_TEMPLATE), -1, dtype=np.int64)
-    for t, atoms in enumerate(TEMPLATES):
+def template_array(templates=TEMPLATES) -> np.ndarray:
+    """Templates as rows of atom ids, padded with -1, for the compiled feature code."""
+    out = np.full((len(templates), MAX_ATOMS_PER_TEMPLATE), -1, dtype=np.int64)
+    for t, atoms in enumerate(templates):
         out[t, : len(atoms)] = atoms
     return out
 
@@ -39,6 +40,16 @@ class ParseStats:
     unknown_words: int = 0
     unknown_tags: int = 0
     unknown_tag_examples: set = field(default_factory=set)
+
+    def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:
+        """Count one encoded sentence (id 1 is "unknown" in both vocabularies)."""
+        self.sentences += 1
+        self.words += len(words) - 1
+        self.unknown_words += int((words[1:] == 1).sum())
+        unknown = tags[1:] == 1
+        if unknown.any():
+            self.unknown_tags += int(unknown.sum())
+            self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
 
 
 class ArcStandardParser:
@@ -82,16 +93,8 @@ class ArcStandardParser:
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
         """The sentence with this parser's tree (non-projective arcs restored) in HEAD and DEPREL."""
-        n = len(sentence)
-        self.stats.sentences += 1
-        self.stats.words += n
         words, tags = self.encode(sentence)
-        self.stats.unknown_words += int((words[1:] == 1).sum())
-        unknown_tags = int((tags[1:] == 1).sum())
-        if unknown_tags:
-            self.stats.unknown_tags += unknown_tags
-            tag_values = sentence.column(TAG_COLUMNS[self.tag_column])
-            self.stats.unknown_tag_examples.update(t for t in tag_values if t not in self.tags.index)
+        self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
         heads, label_ids, _ = self.parse_arrays(words, tags, beam)
         heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
         return sentence.with_tree(heads, labels)

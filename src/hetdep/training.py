@@ -51,11 +51,12 @@ class IterationReport:
     features: int
     dev_uas: float
     dev_las: float
+    dev_detail: dict = field(default_factory=dict)  # per-scheme scores of a joint model
 
 
 @dataclass
 class TrainResult:
-    parser: ArcStandardParser
+    parser: object  # ArcStandardParser or JointParser
     best_iteration: int
     history: list[IterationReport] = field(default_factory=list)
 
@@ -69,9 +70,8 @@ def _label_inventory(trees: list[tuple[list[int], list[str]]], min_lifted: int) 
     return kept, rare
 
 
-def prepare(sentences: Sequence[Sentence], options: TrainOptions):
-    """Vocabularies, labels and oracle action sequences of projectivized training trees."""
-    column = TAG_COLUMNS[options.tag_column]
+def scheme_oracles(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[list[str], int, list[np.ndarray]]:
+    """Labels, the root label, and the oracle action sequence of each projectivized training tree."""
     trees = []
     for sentence in sentences:
         if any(h < 0 for h in sentence.heads):
@@ -79,16 +79,66 @@ def prepare(sentences: Sequence[Sentence], options: TrainOptions):
         trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
     labels, rare = _label_inventory(trees, options.min_lifted_label)
     moves = Moves(labels)
-    roots = Counter(labels_[heads.index(0)] for heads, labels_ in trees)
-    root_label = moves.index[rare.get(roots.most_common(1)[0][0], roots.most_common(1)[0][0])]
+    roots = Counter(rare.get(tree_labels[heads.index(0)], tree_labels[heads.index(0)]) for heads, tree_labels in trees)
+    root_label = moves.index[roots.most_common(1)[0][0]]
+    golds = [np.array(oracle(heads, [moves.index[rare.get(label, label)] for label in tree_labels], moves), dtype=np.int32)
+             for heads, tree_labels in trees]
+    return labels, root_label, golds
+
+
+def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:
+    column = TAG_COLUMNS[options.tag_column]
     words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
     tags = Vocab.from_counts(Counter(tag for s in sentences for tag in s.column(column)))
-    encoded = []
-    for sentence, (heads, tree_labels) in zip(sentences, trees):
-        label_ids = [moves.index[rare.get(label, label)] for label in tree_labels]
-        gold = np.array(oracle(heads, label_ids, moves), dtype=np.int32)
-        encoded.append((words.encode(sentence.forms), tags.encode(sentence.column(column)), gold))
+    return words, tags
+
+
+def prepare(sentences: Sequence[Sentence], options: TrainOptions):
+    """Vocabularies, labels and oracle action sequences of projectivized training trees."""
+    labels, root_label, golds = scheme_oracles(sentences, options)
+    words, tags = vocabularies(sentences, options)
+    column = TAG_COLUMNS[options.tag_column]
+    encoded = [(words.encode(s.forms), tags.encode(s.column(column)), gold) for s, gold in zip(sentences, golds)]
     return words, tags, labels, root_label, encoded
+
+
+def update_mode(options: TrainOptions) -> int:
+    if options.update not in UPDATES:
+        raise HetdepError(f"unknown update {options.update!r}; choose from {sorted(UPDATES)}")
+    return UPDATES[options.update]
+
+
+def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, weights: Weights, options: TrainOptions,
+                    progress: Callable | None = None) -> tuple[object, int, list[IterationReport]]:
+    """The training loop every parser shares: shuffled iterations, dev evaluation, best iteration kept.
+
+    ``learn(index)`` searches one example and updates ``weights`` (returns whether it did);
+    ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details).
+    """
+    rng = np.random.default_rng(options.seed)
+    history: list[IterationReport] = []
+    best = None
+    for iteration in range(1, options.iterations + 1):
+        start = time.perf_counter()
+        updates = 0
+        order = rng.permutation(n_examples)
+        bar = progress(total=len(order), desc=f"iteration {iteration}", unit="sent") if progress else None
+        for index in order:
+            updates += bool(learn(index))
+            weights.counter += 1
+            if bar:
+                bar.update(1)
+        model, uas, las, detail = evaluate_model(weights.averaged())
+        report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
+        history.append(report)
+        if bar:
+            bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
+            bar.close()
+        if best is None or report.dev_uas > best[0].dev_uas:
+            best = (report, model)
+        elif iteration - best[0].iteration >= options.patience:
+            break
+    return best[1], best[0].iteration, history
 
 
 def train(
@@ -100,46 +150,31 @@ def train(
     """Train on ``train_sentences``, choosing the iteration by dev UAS."""
     if not train_sentences:
         raise HetdepError("no training sentences")
+    mode = update_mode(options)
     words, tags, labels, root_label, encoded = prepare(train_sentences, options)
     n_labels = len(labels)
     weights = Weights(2 + 2 * n_labels)
     templates = template_array()
-    if options.update not in UPDATES:
-        raise HetdepError(f"unknown update {options.update!r}; choose from {sorted(UPDATES)}")
-    mode = UPDATES[options.update]
-    rng = np.random.default_rng(options.seed)
-    history: list[IterationReport] = []
-    best = None
-    for iteration in range(1, options.iterations + 1):
-        start = time.perf_counter()
-        updates = 0
-        order = rng.permutation(len(encoded))
-        bar = progress(total=len(order), desc=f"iteration {iteration}", unit="sent") if progress else None
-        for index in order:
-            w, t, gold = encoded[index]
-            n = len(w) - 1
-            weights.reserve(2 * len(gold) * len(TEMPLATES))
-            actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows,
-                                              n_labels, gold, mode)
-            if length < len(gold) or not np.array_equal(actions, gold):
-                _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
-                             weights.rows, weights.sums, weights.counts, weights.counter, n_labels)
-                updates += 1
-            weights.counter += 1
-            if bar:
-                bar.update(1)
-        parser = ArcStandardParser(words, tags, labels, root_label, weights.averaged(),
-                                   beam=options.beam, tag_column=options.tag_column,
-                                   projective_encoding=options.projective_encoding)
-        result = evaluate(dev_sentences, parser.parse(dev_sentences)) if dev_sentences else None
-        report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features,
-                                 result.uas if result else 0.0, result.las if result else 0.0)
-        history.append(report)
-        if bar:
-            bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
-            bar.close()
-        if best is None or report.dev_uas > best[0].dev_uas:
-            best = (report, parser)
-        elif iteration - best[0].iteration >= options.patience:
-            break
-    return TrainResult(best[1], best[0].iteration, history)
+
+    def learn(index: int) -> bool:
+        w, t, gold = encoded[index]
+        n = len(w) - 1
+        weights.reserve(2 * len(gold) * len(TEMPLATES))
+        actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows,
+                                          n_labels, gold, mode)
+        if length < len(gold) or not np.array_equal(actions, gold):
+            _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
+                         weights.rows, weights.sums, weights.counts, weights.counter, n_labels)
+            return True
+        return False
+
+    def evaluate_model(averaged):
+        parser = ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam,
+                                   tag_column=options.tag_column, projective_encoding=options.projective_encoding)
+        if not dev_sentences:
+            return parser, 0.0, 0.0, {}
+        result = evaluate(dev_sentences, parser.parse(dev_sentences))
+        return parser, result.uas, result.las, {}
+
+    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    return TrainResult(parser, best_iteration, history)

@@ -1,0 +1,263 @@
+"""Compiled hot path of the joint model (zhang2014 section 3): two arc-standard states in one beam item.
+
+Each item holds scheme a's and scheme b's compact stacks (as in :mod:`hetdep._beam`) and, for
+the guided features, both partial trees: ``hd[b, s, w]`` the head of word w in scheme s so
+far (-1: none yet) and ``lb[b, s, w]`` its label + 1. Which scheme acts at each step is fixed
+by the interleaving schedule ``who`` (see :func:`hetdep.joint.schedule`), the same for every
+item, so actions are scheme-local ids and the scheme is ``who[step]``.
+
+Features of the acting scheme: the 70 baseline templates over its own stack, and (when
+``templates`` has them) the 18 guided templates over atoms 40-42: h_guide (how S0 and S1
+relate in the other scheme's partial tree: 0 one of them has no head there, 1 S0 heads S1,
+2 S1 heads S0, 3 neither) and l_guide of S0 and of S1 (their labels + 1 there, 0 none).
+Scheme b's feature keys are hashed with template ids after scheme a's, so each scheme has
+its own weights in the one table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import _weights
+from ._beam import (
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, _sift_down, _sift_up, _worse, apply, fill_atoms,
+)
+from .features import MULTIPLIER, SEED
+
+N_JOINT_ATOMS = 43
+H_GUIDE, L0_GUIDE, L1_GUIDE = 40, 41, 42
+TEMPLATE_ID_SPAN = 128  # scheme s hashes template t as s * 128 + t
+
+_SEED = np.uint64(SEED)
+_MULT = np.uint64(MULTIPLIER)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True)
+def joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, out):
+    """Atoms of scheme s in item b: the baseline 40, then h_guide, l_guide(S0), l_guide(S1)."""
+    fill_atoms(stk, slen, nxt, b, words, tags, n, out)
+    other = 1 - s
+    depth = slen[b]
+    s0 = stk[b, depth - 1, WORD] if depth >= 1 else 0
+    s1 = stk[b, depth - 2, WORD] if depth >= 2 else 0
+    out[H_GUIDE] = 0
+    out[L0_GUIDE] = lb[b, other, s0] if s0 else 0
+    out[L1_GUIDE] = lb[b, other, s1] if s1 else 0
+    if s0 and s1 and hd[b, other, s0] >= 0 and hd[b, other, s1] >= 0:
+        if hd[b, other, s1] == s0:
+            out[H_GUIDE] = 1
+        elif hd[b, other, s0] == s1:
+            out[H_GUIDE] = 2
+        else:
+            out[H_GUIDE] = 3
+
+
+@njit(cache=True)
+def joint_keys(atoms, templates, s, out):
+    for t in range(templates.shape[0]):
+        h = np.uint64(s * TEMPLATE_ID_SPAN + t + 1) * _SEED
+        for j in range(templates.shape[1]):
+            a = templates[t, j]
+            if a < 0:
+                break
+            h = (h ^ np.uint64(atoms[a])) * _MULT
+            h ^= h >> _SHIFT
+        if h == 0:
+            h = np.uint64(1)
+        out[t] = h
+
+
+@njit(cache=True)
+def joint_apply(stk, slen, nxt, hd, lb, b, s, action, n_labels):
+    """Apply a scheme-s action to item b: its stack, and the arc it makes in scheme s's tree."""
+    depth = slen[b]
+    if action == PR:
+        hd[b, s, stk[b, depth - 1, WORD]] = 0
+    elif action != SH:
+        s0 = stk[b, depth - 1, WORD]
+        s1 = stk[b, depth - 2, WORD]
+        if action < 2 + n_labels:
+            hd[b, s, s1] = s0
+            lb[b, s, s1] = action - 2 + 1
+        else:
+            hd[b, s, s0] = s1
+            lb[b, s, s0] = action - 2 - n_labels + 1
+    apply(stk, slen, nxt, b, action, n_labels)
+
+
+@njit(cache=True, inline="always")
+def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, rows, n_actions_s, atoms, keys, acc):
+    """Scores of the valid actions of scheme s in item b; returns (first, last, extra) as in _beam.score_item."""
+    joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, atoms)
+    joint_keys(atoms, templates, s, keys)
+    acc[:] = 0.0
+    if slen[b] >= 2:
+        first, last, extra = 2, n_actions_s, (SH if nxt[b] <= n else -1)
+    elif nxt[b] <= n:
+        first, last, extra = 0, 0, SH
+    else:
+        first, last, extra = 0, 0, PR
+    arcs = last > first
+    for t in range(keys.shape[0]):
+        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
+    return first, last, extra
+
+
+@njit(cache=True)
+def _copy_item(src, dst, j, parent, depth_a, depth_b):
+    stk_a, slen_a, nxt_a, stk_b, slen_b, nxt_b, hd, lb = src
+    nstk_a, nslen_a, nnxt_a, nstk_b, nslen_b, nnxt_b, nhd, nlb = dst
+    nstk_a[j, :depth_a, :] = stk_a[parent, :depth_a, :]
+    nstk_b[j, :depth_b, :] = stk_b[parent, :depth_b, :]
+    nslen_a[j] = slen_a[parent]
+    nslen_b[j] = slen_b[parent]
+    nnxt_a[j] = nxt_a[parent]
+    nnxt_b[j] = nxt_b[parent]
+    nhd[j, :, :] = hd[parent, :, :]
+    nlb[j, :, :] = lb[parent, :, :]
+
+
+@njit(cache=True)
+def _new_items(beam, n):
+    depth = n + 1
+    return (np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
+            np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
+            np.full((beam, 2, depth), -1, dtype=np.int64), np.zeros((beam, 2, depth), dtype=np.int64))
+
+
+@njit(cache=True)
+def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode):
+    """Beam search over the joint action sequence (4n actions); modes as in ``_beam.search``.
+
+    Returns (actions, length, score): scheme-local action ids, the scheme of step k is who[k].
+    """
+    steps = 4 * n
+    width = max(2 + 2 * n_labels_a, 2 + 2 * n_labels_b)
+    cur = _new_items(beam, n)
+    nxt_items = _new_items(beam, n)
+    gold_item = _new_items(1, n)
+    score = np.zeros(beam, dtype=np.float64)
+    nscore = np.zeros(beam, dtype=np.float64)
+    is_gold = np.zeros(beam, dtype=np.bool_)
+    nis_gold = np.zeros(beam, dtype=np.bool_)
+    hist_parent = np.zeros((steps, beam), dtype=np.int32)
+    hist_action = np.zeros((steps, beam), dtype=np.int32)
+    atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    acc = np.zeros(width, dtype=np.float32)
+    hs = np.zeros(beam, dtype=np.float64)
+    ho = np.zeros(beam, dtype=np.int64)
+    actions = np.zeros(steps, dtype=np.int32)
+    size = 1
+    is_gold[0] = True
+    train = mode != DECODE
+    gold_score = 0.0
+    worst_violation = 0.0
+    worst_step = -1
+    for step in range(steps):
+        s = who[step]
+        n_labels = n_labels_a if s == 0 else n_labels_b
+        n_actions = 2 + 2 * n_labels
+        if mode == MAX_VIOLATION:
+            g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
+            joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
+                        n_actions, atoms, keys, acc)
+            gold_score += np.float64(acc[gold[step]])
+            joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
+        stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
+        filled = 0
+        for b in range(size):
+            first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, tags, templates, table, rows,
+                                             n_actions, atoms, keys, acc)
+            base = score[b]
+            for i in range(-1 if extra >= 0 else 0, last - first):
+                a = extra if i < 0 else first + i
+                value = base + np.float64(acc[a])
+                o = b * width + a
+                if filled < beam:
+                    hs[filled] = value
+                    ho[filled] = o
+                    _sift_up(hs, ho, filled)
+                    filled += 1
+                elif value > hs[0] or (value == hs[0] and o < ho[0]):
+                    hs[0] = value
+                    ho[0] = o
+                    _sift_down(hs, ho, filled, 0)
+        for i in range(1, filled):
+            value, o = hs[i], ho[i]
+            j = i - 1
+            while j >= 0 and _worse(hs[j], ho[j], value, o):
+                hs[j + 1] = hs[j]
+                ho[j + 1] = ho[j]
+                j -= 1
+            hs[j + 1] = value
+            ho[j + 1] = o
+        any_gold = False
+        for j in range(filled):
+            parent = ho[j] // width
+            action = ho[j] % width
+            _copy_item(cur, nxt_items, j, parent, cur[1][parent], cur[4][parent])
+            n_stk, n_slen, n_nxt = (nxt_items[0], nxt_items[1], nxt_items[2]) if s == 0 else (nxt_items[3], nxt_items[4], nxt_items[5])
+            joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
+            nscore[j] = hs[j]
+            nis_gold[j] = train and is_gold[parent] and action == gold[step]
+            any_gold = any_gold or nis_gold[j]
+            hist_parent[step, j] = parent
+            hist_action[step, j] = action
+        cur, nxt_items = nxt_items, cur
+        score, nscore = nscore, score
+        is_gold, nis_gold = nis_gold, is_gold
+        size = filled
+        if mode == EARLY and not any_gold:
+            _backtrack(hist_parent, hist_action, step, actions)
+            return actions, step + 1, score[0]
+        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
+            worst_violation = score[0] - gold_score
+            worst_step = step
+    if mode == MAX_VIOLATION:
+        if worst_step < 0:
+            actions[:] = gold
+            return actions, steps, gold_score
+        _backtrack(hist_parent, hist_action, worst_step, actions)
+        return actions, worst_step + 1, score[0]
+    _backtrack(hist_parent, hist_action, steps - 1, actions)
+    return actions, steps, score[0]
+
+
+@njit(cache=True)
+def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter,
+                 n_labels_a, n_labels_b, who):
+    """Perceptron update over the joint sequences (see ``_beam.update``)."""
+    first = 0
+    while first < length and gold[first] == pred[first]:
+        first += 1
+    if first == length:
+        return 0
+    sides = _new_items(2, n)
+    stk_a, slen_a, nxt_a, stk_b, slen_b, nxt_b, hd, lb = sides
+    for k in range(first):
+        s = who[k]
+        if s == 0:
+            joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, gold[k], n_labels_a)
+        else:
+            joint_apply(stk_b, slen_b, nxt_b, hd, lb, 0, 1, gold[k], n_labels_b)
+    _copy_item(sides, sides, 1, 0, n + 1, n + 1)
+    atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    c = np.float32(counter)
+    for k in range(first, length):
+        s = who[k]
+        n_labels = n_labels_a if s == 0 else n_labels_b
+        stk, slen, nxt = (stk_a, slen_a, nxt_a) if s == 0 else (stk_b, slen_b, nxt_b)
+        for side in range(2):
+            action = gold[k] if side == 0 else pred[k]
+            delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+            joint_atoms(stk, slen, nxt, hd, lb, side, s, words, tags, n, atoms)
+            joint_keys(atoms, templates, s, keys)
+            for t in range(keys.shape[0]):
+                slot = _weights.insert(table, n_used, keys[t])
+                _weights.add(table, slot, rows, sums, counts, action, delta, c)
+            joint_apply(stk, slen, nxt, hd, lb, side, s, action, n_labels)
+    return length - first

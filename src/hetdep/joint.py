@@ -1,0 +1,208 @@
+"""The joint model (zhang2014 section 3): one beam parses a sentence in two schemes at once.
+
+An item holds an arc-standard state per scheme; the interleaving parameter t decides which
+scheme acts at each step (:func:`schedule`), and the acting scheme's features include the
+guided templates, which read the other scheme's partial tree. One weight table, one beam,
+early update over the joint action sequence. The compiled search is :mod:`hetdep._joint`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from . import _beam, _joint
+from .conllu import Sentence
+from .errors import HetdepError
+from .evaluation import evaluate
+from .features import GUIDED_TEMPLATES, TEMPLATES
+from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
+from .pairs import Pair, check_same_words
+from .parser import TAG_COLUMNS, ParseStats, template_array
+from .projectivity import deprojectivize
+from .training import TrainOptions, TrainResult, perceptron_loop, scheme_oracles, update_mode, vocabularies
+from .vocab import Vocab
+
+KIND = "joint"
+INFINITE = 10**9  # t = +inf / -inf: one scheme finishes before the other starts
+
+
+def parse_t(text: str | int) -> int:
+    """The interleaving parameter from a user: a non-zero integer, 'inf', '+inf' or '-inf'."""
+    value = str(text).strip().lower()
+    if value in ("inf", "+inf"):
+        return INFINITE
+    if value == "-inf":
+        return -INFINITE
+    try:
+        t = int(value)
+    except ValueError:
+        raise HetdepError(f"t must be a non-zero integer, 'inf' or '-inf', not {text!r}") from None
+    if t == 0:
+        raise HetdepError("t must not be 0 (t > 0: scheme a leads by t actions; t < 0: scheme b leads)")
+    return max(-INFINITE, min(INFINITE, t))
+
+
+def t_text(t: int) -> str:
+    return "+inf" if t >= INFINITE else "-inf" if t <= -INFINITE else str(t)
+
+
+def schedule(n: int, t: int) -> np.ndarray:
+    """Which scheme acts (0 = a, 1 = b) at each of the 4n joint steps.
+
+    t > 0: b may act only when a is t actions ahead (t = 1: a b a b ...); t < 0: the mirror
+    image; once one scheme has its 2n actions, the other finishes.
+    """
+    who = np.zeros(4 * n, dtype=np.int64)
+    done_a = done_b = 0
+    for step in range(4 * n):
+        if done_a == 2 * n:
+            b_acts = True
+        elif done_b == 2 * n:
+            b_acts = False
+        elif t > 0:
+            b_acts = done_a - done_b >= t
+        else:
+            b_acts = done_b - done_a < -t
+        who[step] = int(b_acts)
+        done_b += b_acts
+        done_a += not b_acts
+    return who
+
+
+def interleave(gold_a: np.ndarray, gold_b: np.ndarray, who: np.ndarray) -> np.ndarray:
+    """The joint action sequence: the two schemes' sequences merged by the schedule."""
+    joint = np.empty(len(who), dtype=np.int32)
+    joint[who == 0] = gold_a
+    joint[who == 1] = gold_b
+    return joint
+
+
+class JointParser:
+    """A trained joint model: shared vocabularies, a label set per scheme, t, and averaged weights."""
+
+    def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
+                 weights: TrainedWeights, *, t: int = INFINITE, guided: bool = True, beam: int = 64,
+                 tag_column: str = "upos", projective_encoding: str = "head"):
+        self.words, self.tags = words, tags
+        self.labels = labels
+        self.root_labels = root_labels
+        self.weights = weights
+        self.t, self.guided, self.beam = t, guided, beam
+        self.tag_column = tag_column
+        self.projective_encoding = projective_encoding
+        self.templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
+        self.stats = ParseStats()
+
+    def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
+        return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
+
+    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None):
+        n = len(words) - 1
+        who = schedule(n, self.t)
+        gold = np.zeros(4 * n, dtype=np.int32)
+        actions, _, score = _joint.joint_search(words, tags, n, beam or self.beam, self.templates, self.weights.table,
+                                                self.weights.rows, len(self.labels[0]), len(self.labels[1]), who, gold,
+                                                _beam.DECODE)
+        return actions, who, score
+
+    def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> tuple[Sentence, Sentence]:
+        """The sentence with scheme a's tree and with scheme b's tree (non-projective arcs restored)."""
+        words, tags = self.encode(sentence)
+        self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
+        actions, who, _ = self.search(words, tags, beam)
+        trees = []
+        for s in (0, 1):
+            heads, label_ids = _beam.actions_to_tree(actions[who == s], len(sentence), len(self.labels[s]), self.root_labels[s])
+            heads, labels = deprojectivize([int(h) for h in heads], [self.labels[s][i] for i in label_ids])
+            trees.append(sentence.with_tree(heads, labels))
+        return trees[0], trees[1]
+
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[tuple[Sentence, Sentence]]:
+        for sentence in sentences:
+            yield self.parse_sentence(sentence, beam)
+
+    def config(self) -> dict:
+        return {
+            "kind": KIND, "t": t_text(self.t), "guided": self.guided, "beam": self.beam, "tag_column": self.tag_column,
+            "projective_encoding": self.projective_encoding, "templates": len(self.templates),
+            "labels_a": self.labels[0], "labels_b": self.labels[1], "root_label_a": self.root_labels[0],
+            "root_label_b": self.root_labels[1], "words": self.words.to_list(), "tags": self.tags.to_list(),
+        }
+
+    def save(self, directory: str | Path, **training_record) -> None:
+        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "JointParser":
+        config, weights = load_model(Path(directory), KIND)
+        try:
+            labels = (list(config["labels_a"]), list(config["labels_b"]))
+            width = max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1]))
+            parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
+                         (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
+                         guided=bool(config["guided"]), beam=int(config["beam"]), tag_column=config["tag_column"],
+                         projective_encoding=config["projective_encoding"])
+        except (KeyError, TypeError, ValueError, HetdepError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid joint model configuration ({error!r})") from None
+        if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width \
+                or config["templates"] != len(parser.templates):
+            raise ModelFileError(f"{directory}: weights do not match the label sets or the feature templates")
+        return parser
+
+
+def train_joint(
+    train_pairs: Sequence[Pair],
+    dev_pairs: Sequence[Pair],
+    options: TrainOptions = TrainOptions(),
+    *,
+    t: int = INFINITE,
+    guided: bool = True,
+    progress: Callable | None = None,
+) -> TrainResult:
+    """Train the joint model; the best iteration is the one with the best mean dev UAS of the two schemes."""
+    if not train_pairs:
+        raise HetdepError("no training sentences")
+    for pair in list(train_pairs) + list(dev_pairs):
+        check_same_words(pair.a, pair.b)
+    mode = update_mode(options)
+    labels_a, root_a, golds_a = scheme_oracles([p.a for p in train_pairs], options)
+    labels_b, root_b, golds_b = scheme_oracles([p.b for p in train_pairs], options)
+    words, tags = vocabularies([p.a for p in train_pairs], options)
+    column = TAG_COLUMNS[options.tag_column]
+    encoded = []
+    for pair, gold_a, gold_b in zip(train_pairs, golds_a, golds_b):
+        who = schedule(len(pair.a), t)
+        encoded.append((words.encode(pair.a.forms), tags.encode(pair.a.column(column)), interleave(gold_a, gold_b, who), who))
+    n_labels = (len(labels_a), len(labels_b))
+    weights = Weights(max(2 + 2 * n_labels[0], 2 + 2 * n_labels[1]))
+    templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
+
+    def learn(index: int) -> bool:
+        w, tg, gold, who = encoded[index]
+        n = len(w) - 1
+        weights.reserve(2 * len(gold) * len(templates))
+        actions, length, _ = _joint.joint_search(w, tg, n, options.beam, templates, weights.table, weights.rows,
+                                                 n_labels[0], n_labels[1], who, gold, mode)
+        if length < len(gold) or not np.array_equal(actions, gold):
+            _joint.joint_update(w, tg, n, gold, actions, length, templates, weights.table, weights.n_used, weights.rows,
+                                weights.sums, weights.counts, weights.counter, n_labels[0], n_labels[1], who)
+            return True
+        return False
+
+    def evaluate_model(averaged):
+        parser = JointParser(words, tags, (labels_a, labels_b), (root_a, root_b), averaged, t=t, guided=guided,
+                             beam=options.beam, tag_column=options.tag_column,
+                             projective_encoding=options.projective_encoding)
+        if not dev_pairs:
+            return parser, 0.0, 0.0, {}
+        parsed = list(parser.parse(p.a for p in dev_pairs))
+        a = evaluate([p.a for p in dev_pairs], [x for x, _ in parsed])
+        b = evaluate([p.b for p in dev_pairs], [y for _, y in parsed])
+        detail = {"UAS_a": a.uas, "LAS_a": a.las, "UAS_b": b.uas, "LAS_b": b.las}
+        return parser, (a.uas + b.uas) / 2, (a.las + b.las) / 2, detail
+
+    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    return TrainResult(parser, best_iteration, history)

@@ -1,0 +1,134 @@
+"""The joint model: the schedule of t, the joint oracle, guided atoms, training, model files and CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hetdep import _beam, _joint
+from hetdep.cli import main
+from hetdep.conllu import read_conllu
+from hetdep.errors import HetdepError
+from hetdep.joint import INFINITE, JointParser, interleave, parse_t, schedule, train_joint
+from hetdep.pairs import read_pairs
+from hetdep.projectivity import projectivize
+from hetdep.training import TrainOptions, scheme_oracles
+
+from conftest import SAMPLES
+
+A_TRAIN, B_TRAIN = SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"
+A_DEV, B_DEV = SAMPLES / "dev.sud.conllu", SAMPLES / "dev.ud.conllu"
+
+
+def letters(who):
+    return "".join("ab"[s] for s in who)
+
+
+def test_schedules_of_the_paper():
+    assert letters(schedule(2, 1)) == "abababab"
+    assert letters(schedule(2, 2)) == "aabababb"
+    assert letters(schedule(2, -1)) == "babababa"
+    assert letters(schedule(2, INFINITE)) == "aaaabbbb"
+    assert letters(schedule(2, -INFINITE)) == "bbbbaaaa"
+    for t in (1, 2, 3, 4, -1, -3, INFINITE, -INFINITE):
+        who = schedule(5, t)
+        assert (who == 0).sum() == 10 and (who == 1).sum() == 10
+
+
+def test_t_from_the_command_line():
+    assert parse_t("inf") == INFINITE and parse_t("+inf") == INFINITE and parse_t("-inf") == -INFINITE
+    assert parse_t("3") == 3 and parse_t(-2) == -2
+    for bad in ("0", "x", "1.5"):
+        with pytest.raises(HetdepError, match="t must"):
+            parse_t(bad)
+
+
+@pytest.mark.parametrize("t", [1, 2, -1, -4, INFINITE, -INFINITE])
+def test_joint_oracle_rebuilds_both_trees(t):
+    pairs = read_pairs(A_TRAIN, B_TRAIN)[:80]
+    options = TrainOptions()
+    oracles = [scheme_oracles([getattr(p, s) for p in pairs], options) for s in ("a", "b")]
+    for k, pair in enumerate(pairs):
+        n = len(pair.a)
+        who = schedule(n, t)
+        joint = interleave(oracles[0][2][k], oracles[1][2][k], who)
+        items = _joint._new_items(1, n)
+        for step, action in enumerate(joint):
+            s = who[step]
+            stk, slen, nxt = items[:3] if s == 0 else items[3:6]
+            _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, len(oracles[s][0]))
+        for s, sentence in ((0, pair.a), (1, pair.b)):
+            heads, labels = projectivize(sentence.heads, sentence.deprels)
+            assert items[6][0, s, 1:].tolist() == heads
+            rebuilt, _ = _beam.actions_to_tree(joint[who == s], n, len(oracles[s][0]), oracles[s][1])
+            assert rebuilt.tolist() == heads
+
+
+def test_guided_atoms_read_the_other_partial_tree():
+    # 3 words. Scheme b (other) already has 2 <- 1 (label 4) and 3 <- 2 (label 6); scheme a has S1 = 1, S0 = 2.
+    n = 3
+    items = _joint._new_items(1, n)
+    stk_a, slen_a, nxt_a, _, _, _, hd, lb = items
+    hd[0, 1, 1], lb[0, 1, 1] = 2, 5
+    hd[0, 1, 2], lb[0, 1, 2] = 3, 7
+    for action in (_beam.SH, _beam.SH):
+        _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
+    words = np.array([0, 11, 12, 13]), np.array([0, 21, 22, 23])
+    out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, hd, lb, 0, 0, *words, n, out)
+    assert out[_joint.H_GUIDE] == 1  # S0 (2) heads S1 (1) in scheme b
+    assert out[_joint.L0_GUIDE] == 7 and out[_joint.L1_GUIDE] == 5
+    hd[0, 1, 2] = -1  # S0 has no head in b yet: no relation
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, hd, lb, 0, 0, *words, n, out)
+    assert out[_joint.H_GUIDE] == 0
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train_joint(read_pairs(A_TRAIN, B_TRAIN), read_pairs(A_DEV, B_DEV)[:80], TrainOptions(beam=4, iterations=3), t=1)
+
+
+def test_joint_training_learns_both_schemes(trained):
+    first, last = trained.history[0].dev_detail, max(trained.history, key=lambda r: r.dev_uas).dev_detail
+    assert last["UAS_a"] > first["UAS_a"] and last["UAS_b"] > first["UAS_b"]
+    assert last["UAS_a"] > 65 and last["UAS_b"] > 65
+
+
+def test_joint_save_load_same_parses(trained, tmp_path):
+    trained.parser.save(tmp_path / "joint")
+    loaded = JointParser.load(tmp_path / "joint")
+    dev = list(read_conllu(B_DEV))[:15]
+    assert [(a.to_text(), b.to_text()) for a, b in loaded.parse(dev)] == \
+        [(a.to_text(), b.to_text()) for a, b in trained.parser.parse(dev)]
+    assert loaded.t == 1 and loaded.guided
+
+
+def test_without_guided_features_has_only_the_baseline_templates():
+    result = train_joint(read_pairs(A_TRAIN, B_TRAIN)[:30], [], TrainOptions(beam=2, iterations=1), guided=False)
+    assert len(result.parser.templates) == 70
+
+
+def test_cli_joint_train_and_parse(tmp_path):
+    model = tmp_path / "joint"
+    run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
+                                    "--dev-b", str(B_DEV), "--model", str(model), "--beam", "2", "--iterations", "1",
+                                    "--t", "-inf"])
+    assert run.exit_code == 0, run.output
+    assert "UAS_a" in run.output
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(B_DEV), "--output", str(out_a),
+                                    "--output-b", str(out_b)])
+    assert run.exit_code == 0, run.output
+    assert len(list(read_conllu(out_a))) == len(list(read_conllu(out_b))) == 200
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(B_DEV), "--output", str(out_a)])
+    assert run.exit_code == 2 and "--output-b" in run.output
+    run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
+                                    "--model", str(model)])
+    assert run.exit_code == 2 and "--dev-b" in run.output
+
+
+def test_mismatched_scheme_files_are_refused(tmp_path):
+    run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_DEV), "--dev", str(A_DEV),
+                                    "--dev-b", str(B_DEV), "--model", str(tmp_path / "m")])
+    assert run.exit_code == 2 and "dev.ud.conllu:1: sentence has 34 words but its pair" in run.output

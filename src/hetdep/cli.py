@@ -269,3 +269,34 @@ def parse_command(model_dir, input_path, output_path, output_b_path, beam):
         examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
         click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "
                    "they were parsed as unknown tags", err=True)
+
+
+@main.group("experiment")
+def experiment_group():
+    """Rerun the papers' experiments; each writes a Markdown report with tables and plots."""
+
+
+@experiment_group.command("joint")
+@click.option("--treebank", required=True, type=click.Path(file_okay=False, exists=True), help="Folder with {train,dev,test}.{A,B}.conllu, e.g. ../shared/data/fr-sequoia.")
+@click.option("--scheme-a", default="sud", show_default=True, help="File infix of scheme a (function heads in the paper).")
+@click.option("--scheme-b", default="ud", show_default=True, help="File infix of scheme b.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for models, plots and report.md (rerunning reuses its models).")
+@click.option("--ts", default=",".join(("1", "2", "3", "4", "inf", "-1", "-2", "-3", "-4", "-inf")), show_default=True, help="Comma-separated values of t to train.")
+@click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
+@click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
+@click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="POS tag column.")
+def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column):
+    """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
+    from pathlib import Path
+
+    from .experiments import run_joint_experiment
+    from .joint import parse_t
+    from .training import TrainOptions
+
+    values = tuple(t.strip() for t in ts.split(",") if t.strip())
+    for t in values:
+        parse_t(t)
+    report = run_joint_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
+                                  options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column),
+                                  log=lambda message: click.echo(message, err=True))
+    click.echo(f"report written to {report}", err=True)

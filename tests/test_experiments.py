@@ -1,0 +1,33 @@
+"""The joint-model experiment command, end to end on a tiny treebank cut from the sample."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from hetdep.cli import main
+from hetdep.conllu import read_conllu
+
+from conftest import SAMPLES
+
+
+def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    for scheme in ("ud", "sud"):
+        train = list(read_conllu(SAMPLES / f"train.{scheme}.conllu"))
+        dev = list(read_conllu(SAMPLES / f"dev.{scheme}.conllu"))
+        for name, sentences in (("train", train[:60]), ("dev", dev[:30]), ("test", dev[30:60])):
+            (folder / f"{name}.{scheme}.conllu").write_text("".join(s.to_text() for s in sentences), encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["experiment", "joint", "--treebank", str(folder), "--out", str(out), "--ts", "1,-inf", "--beam", "2",
+            "--iterations", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text()
+    for heading in ("Table 2", "Table 3", "Table 4", "Table 5", "Figure 3"):
+        assert heading in report
+    assert "| joint t = 1 |" in report and "| joint t = -inf |" in report and "paired t-test" in report
+    assert (out / "distance-sud.png").stat().st_size > 1000 and (out / "distance-ud.png").exists()
+    # A rerun reuses the trained models.
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "training" not in again.output

@@ -132,3 +132,32 @@ def test_mismatched_scheme_files_are_refused(tmp_path):
     run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_DEV), "--dev", str(A_DEV),
                                     "--dev-b", str(B_DEV), "--model", str(tmp_path / "m")])
     assert run.exit_code == 2 and "dev.ud.conllu:1: sentence has 34 words but its pair" in run.output
+
+
+def test_conversion_keeps_the_given_tree_and_parses_the_other(trained, tmp_path):
+    model = tmp_path / "joint"
+    trained.parser.save(model)
+    out = tmp_path / "converted.conllu"
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--gold-a", str(A_DEV), "--output", str(out)])
+    assert run.exit_code == 0, run.output
+    converted = list(read_conllu(out))
+    gold_b = list(read_conllu(B_DEV))
+    assert len(converted) == 200 and [s.forms for s in converted] == [s.forms for s in gold_b]
+    # The given scheme-a tree steers the scheme-b search: the forced actions rebuild it exactly.
+    sentence = list(read_conllu(A_DEV))[3]
+    kept, _ = trained.parser.parse_sentence(sentence, given=0)
+    assert kept is sentence
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--gold-a", str(A_DEV), "--input", str(A_DEV),
+                                    "--output", str(out)])
+    assert run.exit_code == 2 and "exactly one of" in run.output
+
+
+def test_conversion_counts_labels_the_model_does_not_know(trained, tmp_path):
+    text = "1\tOui\toui\tINTJ\t_\t_\t0\troot\t_\t_\n2\t!\t!\tPUNCT\t_\t_\t1\tLABEL\t_\t_\n\n"
+    path = tmp_path / "odd.conllu"
+    before = trained.parser.stats.unknown_labels
+    for label in ("not-a-label", "comp:obj@never-seen"):
+        path.write_text(text.replace("LABEL", label))
+        [(kept, other)] = list(trained.parser.parse(read_conllu(path), given=0))
+        assert kept.deprels[1] == label and len(other) == 2
+    assert trained.parser.stats.unknown_labels == before + 2

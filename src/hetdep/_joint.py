@@ -128,9 +128,10 @@ def _new_items(beam, n):
 
 
 @njit(cache=True)
-def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode):
+def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced):
     """Beam search over the joint action sequence (4n actions); modes as in ``_beam.search``.
 
+    ``forced[k] >= 0`` fixes the action of step k (one scheme's tree given, the other parsed).
     Returns (actions, length, score): scheme-local action ids, the scheme of step k is who[k].
     """
     steps = 4 * n
@@ -174,6 +175,8 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
+                if forced[step] >= 0 and a != forced[step]:
+                    continue
                 value = base + np.float64(acc[a])
                 o = b * width + a
                 if filled < beam:

@@ -234,11 +234,13 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, 
 
 @main.command("parse")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
-@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U/CoNLL-X file to parse (HEAD and DEPREL may be '_').")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser (scheme a of a joint model).")
+@click.option("--input", "input_path", type=click.Path(dir_okay=False), help="CoNLL-U/CoNLL-X file to parse (HEAD and DEPREL may be '_').")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
+@click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
+@click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
-def parse_command(model_dir, input_path, output_path, output_b_path, beam):
+def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -246,9 +248,18 @@ def parse_command(model_dir, input_path, output_path, output_b_path, beam):
     from .model import read_kind
     from .parser import ArcStandardParser
 
+    sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
+    if len(sources) != 1:
+        raise click.UsageError("give exactly one of --input, --gold-a and --gold-b")
     kind = read_kind(model_dir)
-    sentences = tqdm(read_conllu(input_path), unit="sent", mininterval=1.0, disable=None)
-    if kind == "joint":
+    given = 0 if gold_a_path else 1 if gold_b_path else None
+    if kind != "joint" and given is not None:
+        raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
+    sentences = tqdm(read_conllu(sources[0], require_heads=given is not None), unit="sent", mininterval=1.0, disable=None)
+    if kind == "joint" and given is not None:
+        parser = JointParser.load(model_dir)
+        count = write_conllu((pair[1 - given] for pair in parser.parse(sentences, beam, given)), output_path)
+    elif kind == "joint":
         if not output_b_path:
             raise click.UsageError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
         parser = JointParser.load(model_dir)
@@ -265,6 +276,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, beam):
         count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
+    if stats.unknown_labels:
+        click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
+                   "their base relation stood in for them", err=True)
     if stats.unknown_tags:
         examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
         click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "

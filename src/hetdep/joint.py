@@ -21,8 +21,9 @@ from .features import GUIDED_TEMPLATES, TEMPLATES
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
 from .pairs import Pair, check_same_words
 from .parser import TAG_COLUMNS, ParseStats, template_array
-from .projectivity import deprojectivize
+from .projectivity import LIFT, deprojectivize, projectivize
 from .training import TrainOptions, TrainResult, perceptron_loop, scheme_oracles, update_mode, vocabularies
+from .transition import Moves, oracle
 from .vocab import Vocab
 
 KIND = "joint"
@@ -99,30 +100,67 @@ class JointParser:
     def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
         return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
 
-    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None):
+    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None, forced: np.ndarray | None = None):
         n = len(words) - 1
         who = schedule(n, self.t)
         gold = np.zeros(4 * n, dtype=np.int32)
+        if forced is None:
+            forced = np.full(4 * n, -1, dtype=np.int32)
         actions, _, score = _joint.joint_search(words, tags, n, beam or self.beam, self.templates, self.weights.table,
                                                 self.weights.rows, len(self.labels[0]), len(self.labels[1]), who, gold,
-                                                _beam.DECODE)
+                                                _beam.DECODE, forced)
         return actions, who, score
 
-    def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> tuple[Sentence, Sentence]:
-        """The sentence with scheme a's tree and with scheme b's tree (non-projective arcs restored)."""
+    def _given_tree_actions(self, sentence: Sentence, scheme: int) -> np.ndarray:
+        """The oracle actions of a given tree in one scheme, with this model's labels.
+
+        A label the model never saw stands in as its nearest known relation: without the
+        lift mark, then without a subtype after '@' or ':' (``comp:obj@lvc`` -> ``comp:obj``
+        -> ``comp``), and failing all of these the generic ``dep`` (or ``udep``, or the first
+        label); such words are counted in ``stats.unknown_labels``. The given tree itself is
+        written back unchanged.
+        """
+        if any(h < 0 for h in sentence.heads):
+            raise HetdepError(f"{sentence.describe()}: the given tree has no HEAD ('_') for some word")
+        heads, labels = projectivize(sentence.heads, sentence.deprels, self.projective_encoding)
+        moves = Moves(self.labels[scheme])
+        ids = []
+        for k, label in enumerate(labels):
+            plain = label.split(LIFT, 1)[0]
+            candidates = (label, plain, plain.split("@", 1)[0], plain.split("@", 1)[0].split(":", 1)[0], "dep", "udep")
+            known = next((c for c in candidates if c in moves.index), moves.labels[0])
+            self.stats.unknown_labels += known not in (label, plain)
+            ids.append(moves.index[known])
+        return np.array(oracle(heads, ids, moves), dtype=np.int32)
+
+    def parse_sentence(self, sentence: Sentence, beam: int | None = None, given: int | None = None) -> tuple[Sentence, Sentence]:
+        """The sentence with scheme a's tree and with scheme b's tree (non-projective arcs restored).
+
+        ``given`` = 0 (or 1) keeps the sentence's own tree as scheme a's (or b's) and parses only
+        the other scheme, with the guided features reading the given tree: treebank conversion.
+        """
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
-        actions, who, _ = self.search(words, tags, beam)
+        forced = None
+        if given is not None:
+            who = schedule(len(sentence), self.t)
+            forced = np.full(len(who), -1, dtype=np.int32)
+            forced[who == given] = self._given_tree_actions(sentence, given)
+        actions, who, _ = self.search(words, tags, beam, forced)
         trees = []
         for s in (0, 1):
+            if s == given:
+                trees.append(sentence)
+                continue
             heads, label_ids = _beam.actions_to_tree(actions[who == s], len(sentence), len(self.labels[s]), self.root_labels[s])
             heads, labels = deprojectivize([int(h) for h in heads], [self.labels[s][i] for i in label_ids])
             trees.append(sentence.with_tree(heads, labels))
         return trees[0], trees[1]
 
-    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[tuple[Sentence, Sentence]]:
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None,
+              given: int | None = None) -> Iterator[tuple[Sentence, Sentence]]:
         for sentence in sentences:
-            yield self.parse_sentence(sentence, beam)
+            yield self.parse_sentence(sentence, beam, given)
 
     def config(self) -> dict:
         return {
@@ -179,13 +217,14 @@ def train_joint(
     n_labels = (len(labels_a), len(labels_b))
     weights = Weights(max(2 + 2 * n_labels[0], 2 + 2 * n_labels[1]))
     templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
+    free = np.full(4 * max(len(p.a) for p in train_pairs), -1, dtype=np.int32)
 
     def learn(index: int) -> bool:
         w, tg, gold, who = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(templates))
         actions, length, _ = _joint.joint_search(w, tg, n, options.beam, templates, weights.table, weights.rows,
-                                                 n_labels[0], n_labels[1], who, gold, mode)
+                                                 n_labels[0], n_labels[1], who, gold, mode, free[: len(gold)])
         if length < len(gold) or not np.array_equal(actions, gold):
             _joint.joint_update(w, tg, n, gold, actions, length, templates, weights.table, weights.n_used, weights.rows,
                                 weights.sums, weights.counts, weights.counter, n_labels[0], n_labels[1], who)

@@ -39,6 +39,7 @@ class ParseStats:
     words: int = 0
     unknown_words: int = 0
     unknown_tags: int = 0
+    unknown_labels: int = 0  # words of a given tree whose label the model did not know
     unknown_tag_examples: set = field(default_factory=set)
 
     def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:

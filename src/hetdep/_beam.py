@@ -189,6 +189,48 @@ def _sift_up(hs, ho, i):
             return
 
 
+@njit(cache=True, inline="always")
+def offer(hs, ho, filled, beam, value, order):
+    """Offer a candidate to the top-``beam`` heap (worst at the root); returns the new fill."""
+    if filled < beam:
+        hs[filled] = value
+        ho[filled] = order
+        _sift_up(hs, ho, filled)
+        return filled + 1
+    if value > hs[0] or (value == hs[0] and order < ho[0]):
+        hs[0] = value
+        ho[0] = order
+        _sift_down(hs, ho, filled, 0)
+    return filled
+
+
+@njit(cache=True)
+def sort_survivors(hs, ho, filled):
+    """Order the heap's candidates best first (insertion sort: the beam is small)."""
+    for i in range(1, filled):
+        value, order = hs[i], ho[i]
+        j = i - 1
+        while j >= 0 and _worse(hs[j], ho[j], value, order):
+            hs[j + 1] = hs[j]
+            ho[j + 1] = ho[j]
+            j -= 1
+        hs[j + 1] = value
+        ho[j + 1] = order
+
+
+@njit(cache=True)
+def finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions):
+    """The result of a search that ran to the end (see ``search``)."""
+    if mode == MAX_VIOLATION:
+        if worst_step < 0:
+            actions[:] = gold
+            return actions, steps, gold_score
+        _backtrack(hist_parent, hist_action, worst_step, actions)
+        return actions, worst_step + 1, best_score
+    _backtrack(hist_parent, hist_action, steps - 1, actions)
+    return actions, steps, best_score
+
+
 @njit(cache=True)
 def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     """Beam search over one sentence of n words.
@@ -242,27 +284,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                s = base + np.float64(acc[a])
-                o = b * n_actions + a
-                if filled < beam:
-                    hs[filled] = s
-                    ho[filled] = o
-                    _sift_up(hs, ho, filled)
-                    filled += 1
-                elif s > hs[0] or (s == hs[0] and o < ho[0]):
-                    hs[0] = s
-                    ho[0] = o
-                    _sift_down(hs, ho, filled, 0)
-        # Order the survivors best first (insertion sort: the beam is small).
-        for i in range(1, filled):
-            s, o = hs[i], ho[i]
-            j = i - 1
-            while j >= 0 and _worse(hs[j], ho[j], s, o):
-                hs[j + 1] = hs[j]
-                ho[j + 1] = ho[j]
-                j -= 1
-            hs[j + 1] = s
-            ho[j + 1] = o
+                filled = offer(hs, ho, filled, beam, base + np.float64(acc[a]), b * n_actions + a)
+        sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
             parent = ho[j] // n_actions
@@ -289,14 +312,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
             worst_violation = score[0] - gold_score
             worst_step = step
-    if mode == MAX_VIOLATION:
-        if worst_step < 0:
-            actions[:] = gold
-            return actions, steps, gold_score
-        _backtrack(hist_parent, hist_action, worst_step, actions)
-        return actions, worst_step + 1, score[0]
-    _backtrack(hist_parent, hist_action, steps - 1, actions)
-    return actions, steps, score[0]
+    return finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from numba import njit
 
 from . import _weights
 from ._beam import (
-    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, _sift_down, _sift_up, _worse, apply, fill_atoms,
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, fill_atoms, finish, offer, sort_survivors,
 )
 from .features import MULTIPLIER, SEED
 
@@ -175,28 +175,9 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                if forced[step] >= 0 and a != forced[step]:
-                    continue
-                value = base + np.float64(acc[a])
-                o = b * width + a
-                if filled < beam:
-                    hs[filled] = value
-                    ho[filled] = o
-                    _sift_up(hs, ho, filled)
-                    filled += 1
-                elif value > hs[0] or (value == hs[0] and o < ho[0]):
-                    hs[0] = value
-                    ho[0] = o
-                    _sift_down(hs, ho, filled, 0)
-        for i in range(1, filled):
-            value, o = hs[i], ho[i]
-            j = i - 1
-            while j >= 0 and _worse(hs[j], ho[j], value, o):
-                hs[j + 1] = hs[j]
-                ho[j + 1] = ho[j]
-                j -= 1
-            hs[j + 1] = value
-            ho[j + 1] = o
+                if forced[step] < 0 or a == forced[step]:
+                    filled = offer(hs, ho, filled, beam, base + np.float64(acc[a]), b * width + a)
+        sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
             parent = ho[j] // width
@@ -219,14 +200,7 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
             worst_violation = score[0] - gold_score
             worst_step = step
-    if mode == MAX_VIOLATION:
-        if worst_step < 0:
-            actions[:] = gold
-            return actions, steps, gold_score
-        _backtrack(hist_parent, hist_action, worst_step, actions)
-        return actions, worst_step + 1, score[0]
-    _backtrack(hist_parent, hist_action, steps - 1, actions)
-    return actions, steps, score[0]
+    return finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
 
 
 @njit(cache=True)

@@ -189,9 +189,12 @@ def _sift_up(hs, ho, i):
             return
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def offer(hs, ho, filled, beam, value, order):
-    """Offer a candidate to the top-``beam`` heap (worst at the root); returns the new fill."""
+    """Offer a candidate to the top-``beam`` heap (worst at the root); returns the new fill.
+
+    Callers test ``beats(...)`` first: most candidates fail it, and that test is cheaper inline.
+    """
     if filled < beam:
         hs[filled] = value
         ho[filled] = order
@@ -202,6 +205,12 @@ def offer(hs, ho, filled, beam, value, order):
         ho[0] = order
         _sift_down(hs, ho, filled, 0)
     return filled
+
+
+@njit(cache=True, inline="always")
+def beats(hs, ho, filled, beam, value, order):
+    """Would the candidate enter the heap (room left, or better than its worst)?"""
+    return filled < beam or value > hs[0] or (value == hs[0] and order < ho[0])
 
 
 @njit(cache=True)
@@ -284,7 +293,9 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                filled = offer(hs, ho, filled, beam, base + np.float64(acc[a]), b * n_actions + a)
+                value = base + np.float64(acc[a])
+                if beats(hs, ho, filled, beam, value, b * n_actions + a):
+                    filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):

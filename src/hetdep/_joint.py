@@ -21,7 +21,8 @@ from numba import njit
 
 from . import _weights
 from ._beam import (
-    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, fill_atoms, finish, offer, sort_survivors,
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, beats, fill_atoms, finish, offer,
+    sort_survivors,
 )
 from .features import MULTIPLIER, SEED
 
@@ -175,8 +176,9 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                if forced[step] < 0 or a == forced[step]:
-                    filled = offer(hs, ho, filled, beam, base + np.float64(acc[a]), b * width + a)
+                value = base + np.float64(acc[a])
+                if (forced[step] < 0 or a == forced[step]) and beats(hs, ho, filled, beam, value, b * width + a):
+                    filled = offer(hs, ho, filled, beam, value, b * width + a)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):

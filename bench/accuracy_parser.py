@@ -29,18 +29,20 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=TrainOptions.beam)
     parser.add_argument("--iterations", type=int, default=TrainOptions.iterations)
     parser.add_argument("--patience", type=int, default=TrainOptions.patience)
+    parser.add_argument("--update", default=TrainOptions.update, choices=["early", "max-violation"])
     parser.add_argument("--out", type=Path, help="save the model here")
     args = parser.parse_args()
     folder = DATA / args.treebank
     read = lambda split: list(read_conllu(folder / f"{split}.{args.scheme}.conllu"))
     train_set, dev_set = read("train"), read("dev")
-    options = TrainOptions(beam=args.beam, iterations=args.iterations, patience=args.patience, tag_column=args.tag_column)
+    options = TrainOptions(beam=args.beam, iterations=args.iterations, patience=args.patience, tag_column=args.tag_column,
+                           update=args.update)
     start = time.perf_counter()
     result = train(train_set, dev_set, options)
     elapsed = time.perf_counter() - start
     for r in result.history:
         print(f"iteration {r.iteration:2d}: {r.seconds:6.1f} s  dev UAS {r.dev_uas:.2f} LAS {r.dev_las:.2f}", flush=True)
-    report = {"treebank": args.treebank, "scheme": args.scheme, "tags": args.tag_column, "beam": args.beam,
+    report = {"treebank": args.treebank, "scheme": args.scheme, "tags": args.tag_column, "beam": args.beam, "update": args.update,
               "best_iteration": result.best_iteration, "train_seconds": round(elapsed, 1),
               "peak_memory_MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
     test_file = folder / f"test.{args.scheme}.conllu"

@@ -299,7 +299,8 @@ def experiment_group():
 @click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="POS tag column.")
-def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column):
+@click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update, for baselines and joint models alike.")
+def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update):
     """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
     from pathlib import Path
 
@@ -311,6 +312,6 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
     for t in values:
         parse_t(t)
     report = run_joint_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
-                                  options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column),
+                                  options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column, update=update),
                                   log=lambda message: click.echo(message, err=True))
     click.echo(f"report written to {report}", err=True)

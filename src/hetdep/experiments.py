@@ -86,7 +86,7 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     lines = [f"# Joint vs separate parsing on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", ""]
     lines += [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
               f"beam {options.beam}, at most {options.iterations} iterations (patience {options.patience}), "
-              f"tags from {options.tag_column}; punctuation (gold UPOS PUNCT) excluded.", ""]
+              f"{options.update} update, tags from {options.tag_column}; punctuation (gold UPOS PUNCT) excluded.", ""]
 
     # Table 2: dev, baselines and every t.
     dev_base = score_baselines(dev_pairs)

@@ -28,6 +28,8 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
         assert heading in report
     assert "| joint t = 1 |" in report and "| joint t = -inf |" in report and "paired t-test" in report
     assert (out / "distance-sud.png").stat().st_size > 1000 and (out / "distance-ud.png").exists()
-    # A rerun reuses the trained models.
+    # A rerun reuses the trained models; other options retrain them.
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "training" not in again.output
+    other = CliRunner().invoke(main, args[:-1] + ["2"])
+    assert other.exit_code == 0 and "training the baseline" in other.output

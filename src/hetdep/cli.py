@@ -228,7 +228,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, 
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
                    f"{report.features} features, dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}"
                    + (f" ({detail})" if detail else ""), err=True)
-    result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
+    result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                       training_options=vars(options))
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}", err=True)
 
 

@@ -54,21 +54,28 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     dev_pairs = read_pairs(split("dev", scheme_a), split("dev", scheme_b), require_heads=True)
     test_pairs = read_pairs(split("test", scheme_a), split("test", scheme_b), require_heads=True)
 
+    def reusable(directory: Path) -> bool:
+        """A model trained earlier with the same options (a model trained otherwise is retrained)."""
+        config = directory / "config.json"
+        return config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)
+
+    def save(result, directory: Path) -> None:
+        result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                           training_options=vars(options))
+
     def baseline(scheme: str) -> ArcStandardParser:
         directory = models / f"baseline-{scheme}"
-        if not (directory / "config.json").exists():
+        if not reusable(directory):
             log(f"training the baseline of scheme {scheme}")
             side = "a" if scheme == scheme_a else "b"
-            result = train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options)
-            result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
+            save(train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options), directory)
         return ArcStandardParser.load(directory)
 
     def joint(t: str, guided: bool = True) -> JointParser:
         directory = models / f"joint-t{t_text(parse_t(t))}{'' if guided else '-noguide'}"
-        if not (directory / "config.json").exists():
+        if not reusable(directory):
             log(f"training the joint model, t = {t}{'' if guided else ', without guided features'}")
-            result = train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guided=guided)
-            result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
+            save(train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guided=guided), directory)
         return JointParser.load(directory)
 
     def score_baselines(pairs) -> Scores:

@@ -30,7 +30,6 @@ def test_search_matches_reference_scores_and_actions(trained):
     for sentence in sentences[:15]:
         words, tags = parser.encode(sentence)
         n = len(sentence)
-        gold = np.zeros(2 * n, dtype=np.int32)
         actions, _, score = parser.search(words, tags, 8)
         ref_actions, _, ref_score = reference.beam_search(words.tolist(), tags.tolist(), n, 8, moves,
                                                           parser.root_label, table)

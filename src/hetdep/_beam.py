@@ -90,15 +90,6 @@ def feature_keys(atoms, templates, out):
 
 
 @njit(cache=True)
-def valid(slen, nxt, b, n, action, n_labels):
-    if action == SH:
-        return nxt[b] <= n
-    if action == PR:
-        return slen[b] == 1 and nxt[b] > n
-    return slen[b] >= 2
-
-
-@njit(cache=True)
 def apply(stk, slen, nxt, b, action, n_labels):
     """Apply a valid action to beam item b, in place (see :mod:`hetdep.transition`)."""
     if action == SH:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .conllu import read_conllu
 from .evaluation import Evaluation, compare_sentences, evaluate
 from .joint import JointParser, parse_t, t_text, train_joint
 from .pairs import read_pairs

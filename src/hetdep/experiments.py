@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .evaluation import Evaluation, compare_sentences, evaluate
+from .evaluation import Evaluation, evaluate
 from .joint import JointParser, parse_t, t_text, train_joint
 from .pairs import read_pairs
 from .parser import ArcStandardParser
@@ -120,11 +120,11 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
               "|---|---|---|---|---|---|---|---|---|"]
     significance = {}
     for scheme, j, b in ((scheme_a, test_joint.a, test_base.a), (scheme_b, test_joint.b, test_base.b)):
-        counts = compare_sentences(j, b)
         for labeled in (False, True):
             r = compare(j, b, labeled=labeled)
             significance[f"{scheme} {r['metric']}"] = r
-            lines.append(f"| {scheme} | {r['metric']} | {r['a']:.2f} | {r['b']:.2f} | {counts['better']}/{counts['unchanged']}/{counts['worse']} "
+            sign = r["sign_test"]
+            lines.append(f"| {scheme} | {r['metric']} | {r['a']:.2f} | {r['b']:.2f} | {sign['better']}/{sign['ties']}/{sign['worse']} "
                          f"| {r['sign_test']['p']:.4f} | {r['paired_t_test']['p']:.4f} | {r['approximate_randomization']['p']:.4f} "
                          f"| {r['paired_bootstrap']['p']:.4f} |")
     lines.append("")

@@ -116,10 +116,6 @@ class Weights:
         """The averaged weights, non-zero ones only (new arrays)."""
         return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions))
 
-    @property
-    def nbytes(self) -> int:
-        return sum(array.nbytes for array in (self.table, *self.rows, *self.sums))
-
 
 def _grown(array: np.ndarray, needed: int) -> np.ndarray:
     """The array, or a zero-padded copy at least twice as long with room for ``needed`` rows."""

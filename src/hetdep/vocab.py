@@ -33,9 +33,6 @@ class Vocab:
         get = self.index.get
         return np.array([ABSENT] + [get(item, UNKNOWN) for item in items], dtype=np.int64)
 
-    def unknown_count(self, items: list[str]) -> int:
-        return sum(item not in self.index for item in items)
-
     @classmethod
     def from_counts(cls, counts: Counter, min_count: int = 1) -> "Vocab":
         """Items seen at least ``min_count`` times, most frequent first (ties by string: deterministic)."""

@@ -21,12 +21,18 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
     out = tmp_path / "run"
     args = ["experiment", "joint", "--treebank", str(folder), "--out", str(out), "--ts", "1,-inf", "--beam", "2",
             "--iterations", "1"]
+    # One process may train some models only; the full run then reuses them.
+    first = CliRunner().invoke(main, args[:7] + ["-inf"] + args[8:] + ["--train-only"])
+    assert first.exit_code == 0, first.output
+    assert not (out / "report.md").exists() and (out / "models" / "joint-t-inf").is_dir()
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
+    assert "training the joint model, t = -inf" not in result.output
     report = (out / "report.md").read_text()
     for heading in ("Table 2", "Table 3", "Table 4", "Table 5", "Figure 3"):
         assert heading in report
     assert "| joint t = 1 |" in report and "| joint t = -inf |" in report and "paired t-test" in report
+    assert "| joint-t-inf | 1 | 1 |" in report  # training time of every model
     assert (out / "distance-sud.png").stat().st_size > 1000 and (out / "distance-ud.png").exists()
     # A rerun reuses the trained models; other options retrain them.
     again = CliRunner().invoke(main, args)

@@ -355,7 +355,8 @@ def experiment_group():
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="POS tag column.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update, for baselines and joint models alike.")
-def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update):
+@click.option("--train-only", is_flag=True, help="Train the baselines and the models of --ts that OUT lacks, then stop; lets several processes share one OUT, a last run without it writes the report.")
+def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update, train_only):
     """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
     from pathlib import Path
 
@@ -368,5 +369,5 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
         parse_t(t)
     report = run_joint_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
                                   options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column, update=update),
-                                  log=lambda message: click.echo(message, err=True))
-    click.echo(f"report written to {report}", err=True)
+                                  log=lambda message: click.echo(message, err=True), train_only=train_only)
+    click.echo(f"models trained in {out}/models" if train_only else f"report written to {report}", err=True)

@@ -4,7 +4,9 @@
 the joint model for every t, picks t on dev, ablates the guided features, scores baseline
 and joint on test with significance tests, and writes ``report.md`` with tables and PNG
 plots. Each trained model is kept under ``OUT/models/``: a rerun reuses the models that are
-there (delete one to retrain it), so a long run can be stopped and resumed.
+there (delete one to retrain it), so a long run can be stopped and resumed, and several
+processes (or machines sharing OUT) can each train some values of t with ``train_only``
+before one last run writes the report.
 """
 
 from __future__ import annotations
@@ -43,8 +45,12 @@ def _row(name: str, scores: Scores) -> str:
 
 def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
                          ts: tuple[str, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(),
-                         log: Callable[[str], None] = print) -> Path:
-    """Run every experiment of zhang2014 on one treebank pair; returns the report's path."""
+                         log: Callable[[str], None] = print, train_only: bool = False) -> Path | None:
+    """Run every experiment of zhang2014 on one treebank pair; returns the report's path.
+
+    ``train_only``: train the baselines and the joint models of ``ts`` that are not there yet,
+    then stop (no report; returns None).
+    """
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     models = out / "models"
@@ -86,6 +92,12 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
         parsed = list(parser.parse(p.a for p in pairs))
         return Scores(evaluate([p.a for p in pairs], [x for x, _ in parsed], other_gold=[p.b for p in pairs]),
                       evaluate([p.b for p in pairs], [y for _, y in parsed], other_gold=[p.a for p in pairs]))
+
+    if train_only:
+        baseline(scheme_a), baseline(scheme_b)
+        for t in ts:
+            joint(t)
+        return None
 
     header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
@@ -144,7 +156,14 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
         png = out / f"distance-{scheme}.png"
         _plot_distance(base_eval, joint_eval, f"{treebank.name} {scheme} (test)", png)
         lines.append(f"![F1 by length, {scheme}]({png.name})")
-    lines += ["", f"Wall time of this run: {time.perf_counter() - start:.0f} s (models reused from earlier runs are not retrained).", ""]
+    lines += ["", "## Training time", "", "| model | iterations | best iteration | training wall time (s) |", "|---|---|---|---|"]
+    for directory in sorted(models.iterdir()):
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        history = config.get("history") or []
+        lines.append(f"| {directory.name} | {len(history)} | {config.get('best_iteration')} "
+                     f"| {sum(r['seconds'] for r in history):.0f} |")
+    lines += ["", f"Wall time of this run: {time.perf_counter() - start:.0f} s (models reused from earlier runs "
+              "were not retrained; their training time is in the table above).", ""]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")
     (out / "significance.json").write_text(json.dumps(significance, indent=1))

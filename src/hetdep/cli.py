@@ -286,6 +286,94 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
                    "they were parsed as unknown tags", err=True)
 
 
+TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])
+
+
+def _load_taggers(model_dir: str):
+    """The taggers of a model directory: the directory itself, or its upos/ and xpos/ subdirectories."""
+    from pathlib import Path
+
+    from .model import ModelFileError
+    from .tagger import Tagger
+
+    directory = Path(model_dir)
+    if (directory / "config.json").exists():
+        return [Tagger.load(directory)]
+    found = [Tagger.load(directory / column) for column in ("upos", "xpos") if (directory / column / "config.json").exists()]
+    if not found:
+        raise ModelFileError(f"{model_dir}: no tagger model here (neither config.json nor upos/ or xpos/)")
+    return found
+
+
+@main.command("train-tagger")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file (CoNLL-U) with gold tags.")
+@click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
+@click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn; repeat for both (upos and xpos).")
+@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Beam size (1 is greedy).")
+@click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
+    """Train a POS tagger (averaged perceptron, beam search) for UPOS and/or XPOS."""
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from .tagger import TaggerOptions, train_tagger
+
+    train_sentences = _read(train_path)
+    dev_sentences = _read(dev_path) if dev_path else []
+    for column in dict.fromkeys(columns):
+        options = TaggerOptions(column=column, beam=beam, iterations=iterations, seed=seed)
+        result = train_tagger(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(disable=None, **kw))
+        best = result.history[result.best_iteration - 1]
+        result.parser.save(Path(model_dir) / column, history=[vars(r) for r in result.history],
+                           best_iteration=result.best_iteration)
+        score = f", dev accuracy {best.dev_uas:.2f}%" if dev_sentences else ""
+        click.echo(f"{column}: iteration {result.best_iteration} kept{score}; saved to {Path(model_dir) / column}", err=True)
+
+
+@main.command("tag")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Tagger directory from 'hetdep train-tagger'.")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to tag.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with the tagged columns replaced.")
+@click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
+@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
+def tag_command(model_dir, input_path, output_path, k, threshold, beam):
+    """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence."""
+    from tqdm import tqdm
+
+    taggers = _load_taggers(model_dir)
+    sentences = tqdm(read_conllu(input_path), unit="sent", mininterval=1.0, disable=None)
+    for tagger in taggers:
+        sentences = tagger.tag(sentences, beam, k if tagger is taggers[0] else 0, threshold)
+    count = write_conllu(sentences, output_path)
+    first = taggers[0]
+    click.echo(f"tagged {count} sentences, {first.words} words ({first.unknown_words} unknown) with "
+               f"{', '.join(t.column for t in taggers)}", err=True)
+
+
+@main.command("jackknife")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file with gold tags.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="The same file with predicted tags (every other column kept).")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Number of folds.")
+@click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to tag; repeat for both.")
+@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Tagger beam size.")
+@click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each fold's tagger.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed):
+    """Tag a training file by jackknifing: each fold by a tagger trained on the others."""
+    from .tagger import TaggerOptions, jackknife, tag_accuracy
+
+    sentences = _read(train_path)
+    tagged = jackknife(sentences, folds, list(dict.fromkeys(columns)), TaggerOptions(beam=beam, iterations=iterations, seed=seed),
+                       progress=lambda message: click.echo(message, err=True))
+    write_conllu(tagged, output_path)
+    for column in dict.fromkeys(columns):
+        click.echo(f"{column}: {tag_accuracy(sentences, tagged, column):.2f}% of the gold tags kept", err=True)
+
+
 @main.command("convert")
 @click.option("--from", "source", required=True, type=click.Choice(["ptb", "ud"]), help="Input scheme: 'ptb' (bracketed constituency trees: a .mrg file, a folder or a .zip of them) or 'ud' (CoNLL-U).")
 @click.option("--to", "target", type=click.Choice(["sud"]), help="Output scheme of a UD input.")

@@ -172,3 +172,16 @@ def test_reading_streams(tmp_path):
     first = next(stream)
     assert first.forms == ["Le", "chat", "dort"]
     assert sum(1 for _ in stream) == 999
+
+
+def test_tokenized_text_reader(tmp_path):
+    from hetdep.conllu import read_tokenized_text
+
+    path = write(tmp_path, "t.txt", "Un deux\n\n trois  quatre cinq \n")
+    sentences = list(read_tokenized_text(path))
+    assert [s.forms for s in sentences] == [["Un", "deux"], ["trois", "quatre", "cinq"]]
+    assert sentences[1].line == 3 and sentences[1].heads == [-1, -1, -1]
+    with pytest.raises(InputError, match=r"t2.txt:2: a tab"):
+        list(read_tokenized_text(write(tmp_path, "t2.txt", "ok\na\tb\n")))
+    with pytest.raises(InputError, match=r"t3.txt:1: not UTF-8"):
+        list(read_tokenized_text(write(tmp_path, "t3.txt", b"caf\xe9\n")))

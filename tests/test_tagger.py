@@ -108,3 +108,19 @@ def test_accuracy_on_real_french():
     result = train_tagger(list(read_conllu(folder / "train.ud.conllu")), list(read_conllu(folder / "dev.ud.conllu")))
     test = list(read_conllu(folder / "test.ud.conllu"))
     assert tag_accuracy(test, result.parser.tag(test)) >= 97.0  # measured 97.33 (issue 7 asks 97.5)
+
+
+def test_parse_plain_text_with_the_bundled_tagger(tmp_path):
+    run = CliRunner().invoke
+    train, dev = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")
+    assert run(main, ["train-tagger", "--train", train, "--model", str(tmp_path / "t"), "--iterations", "2"]).exit_code == 0
+    result = run(main, ["train", "--train", train, "--dev", dev, "--model", str(tmp_path / "p"), "--beam", "2",
+                        "--iterations", "1", "--tagger", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    text = tmp_path / "in.txt"
+    text.write_text("Le chat dort .\n\n  \nIl pleut sur la ville .\n", encoding="utf-8")
+    result = run(main, ["parse", "--model", str(tmp_path / "p"), "--input", str(text), "--output", str(tmp_path / "o.conllu")])
+    assert result.exit_code == 0, result.output
+    parsed = list(read_conllu(tmp_path / "o.conllu", require_heads=True))
+    assert [s.forms for s in parsed] == [["Le", "chat", "dort", "."], ["Il", "pleut", "sur", "la", "ville", "."]]
+    assert all(tag != "_" for s in parsed for tag in s.upos) and parsed[1].sent_id == "4"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
-from .conllu import collect_problems, read_conllu, write_conllu
+from .conllu import collect_problems, read_conllu, read_tokenized_text, write_conllu
 from .errors import HetdepError
 
 PUNCT_HELP = (
@@ -197,8 +198,9 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
+@click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update):
+                  tag_column, projective_encoding, update, tagger_dir):
     """Train an arc-standard beam-search parser, or with --train-b a joint model of two schemes.
 
     Global averaged perceptron with early update; non-projective trees go through the
@@ -211,6 +213,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, 
 
     if (train_b_path is None) != (dev_b_path is None):
         raise click.UsageError("a joint model needs both --train-b and --dev-b")
+    if tagger_dir:
+        _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, update=update)
     progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
@@ -230,7 +234,12 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, 
                    + (f" ({detail})" if detail else ""), err=True)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        training_options=vars(options))
-    click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}", err=True)
+    if tagger_dir:
+        import shutil
+
+        shutil.copytree(tagger_dir, Path(model_dir) / "tagger", dirs_exist_ok=True)
+    click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"
+               + (" with its tagger" if tagger_dir else ""), err=True)
 
 
 @main.command("parse")
@@ -241,7 +250,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, t, 
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
-def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam):
+@click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
+def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, input_format):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -256,7 +266,14 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     given = 0 if gold_a_path else 1 if gold_b_path else None
     if kind != "joint" and given is not None:
         raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
-    sentences = tqdm(read_conllu(sources[0], require_heads=given is not None), unit="sent", mininterval=1.0, disable=None)
+    if input_path and (input_format == "text" or (input_format == "auto" and input_path.endswith(".txt"))):
+        sentences = read_tokenized_text(input_path)
+    else:
+        sentences = read_conllu(sources[0], require_heads=given is not None)
+    taggers = _load_taggers(Path(model_dir) / "tagger") if input_path and (Path(model_dir) / "tagger").is_dir() else []
+    for tagger in taggers:  # the model's own tagger tags the input first
+        sentences = tagger.tag(sentences)
+    sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
     if kind == "joint" and given is not None:
         parser = JointParser.load(model_dir)
         count = write_conllu((pair[1 - given] for pair in parser.parse(sentences, beam, given)), output_path)
@@ -276,7 +293,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         parser = ArcStandardParser.load(model_dir)
         count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
-    click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
+    tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
+    click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
     if stats.unknown_labels:
         click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
                    "their base relation stood in for them", err=True)
@@ -291,8 +309,6 @@ TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])
 
 def _load_taggers(model_dir: str):
     """The taggers of a model directory: the directory itself, or its upos/ and xpos/ subdirectories."""
-    from pathlib import Path
-
     from .model import ModelFileError
     from .tagger import Tagger
 
@@ -315,8 +331,6 @@ def _load_taggers(model_dir: str):
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
     """Train a POS tagger (averaged perceptron, beam search) for UPOS and/or XPOS."""
-    from pathlib import Path
-
     from tqdm import tqdm
 
     from .tagger import TaggerOptions, train_tagger
@@ -388,8 +402,6 @@ def convert_command(source, target, rules, labels, input_path, output_path):
     file and its SUD conversion side by side (NAME.ud.conllu, NAME.sud.conllu), a same-sentence
     pair ready for 'hetdep train --train-b' and 'hetdep experiment joint --treebank OUT'.
     """
-    from pathlib import Path
-
     from tqdm import tqdm
 
     def progress(items):
@@ -446,8 +458,6 @@ def experiment_group():
 @click.option("--train-only", is_flag=True, help="Train the baselines and the models of --ts that OUT lacks, then stop; lets several processes share one OUT, a last run without it writes the report.")
 def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update, train_only):
     """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
-    from pathlib import Path
-
     from .experiments import run_joint_experiment
     from .joint import parse_t
     from .training import TrainOptions

@@ -337,6 +337,34 @@ def find_cycle(heads: list[int]) -> list[int]:
     return []
 
 
+def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
+    """Sentences of a plain tokenized text: one sentence a line, tokens separated by spaces.
+
+    Blank lines separate nothing and are skipped; a tab (the text is probably CoNLL-U, or
+    columns) or bytes that are not UTF-8 are an error naming the line. Each sentence gets
+    ``# sent_id = LINE`` and ``# text``; every column but ID and FORM is ``_``.
+    """
+    path = str(path)
+    try:
+        handle = open(path, "rb")
+    except OSError as error:
+        raise InputError(path, None, f"cannot open: {error.strerror}") from None
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise InputError(path, number, "not UTF-8 (text must be UTF-8)") from None
+            if "\t" in line:
+                raise InputError(path, number, "a tab in tokenized text: give CoNLL-U files with --format conllu")
+            tokens = line.split()
+            if not tokens:
+                continue
+            rows = [[str(i), token, "_", "_", "_", "_", "_", "_", "_", "_"] for i, token in enumerate(tokens, 1)]
+            yield Sentence([f"# sent_id = {number}", "# text = " + " ".join(tokens)], rows, list(range(len(rows))),
+                           [NO_HEAD] * len(rows), path, number)
+
+
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write sentences to a file (streaming); returns how many were written."""
     count = 0

@@ -1,0 +1,124 @@
+"""First-order graph-based parser (dep1, McDonald et al. 2005): arc-factored scores, Eisner decoding.
+
+Training is the averaged perceptron over whole trees (Collins 2002): parse each training
+sentence with the current weights, and where the tree or a label differs from the gold one,
+add the gold arcs' features and subtract the predicted arcs'. Trees are made projective first
+(pseudo-projective transform, as for the transition parsers) and deprojectivized on output.
+The compiled features and decoder are :mod:`hetdep._eisner`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from . import _eisner
+from .conllu import Sentence
+from .errors import HetdepError
+from .evaluation import evaluate
+from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
+from .parser import TAG_COLUMNS, ParseStats
+from .projectivity import deprojectivize, projectivize
+from .training import TrainOptions, TrainResult, _label_inventory, perceptron_loop, vocabularies
+from .vocab import Vocab
+
+KIND = "dep1"
+
+
+class GraphParser:
+    """A trained first-order parser: vocabularies, labels and averaged arc weights."""
+
+    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *,
+                 tag_column: str = "upos", projective_encoding: str = "head"):
+        self.words = words
+        self.tags = tags
+        self.labels = labels
+        self.weights = weights
+        self.tag_column = tag_column
+        self.projective_encoding = projective_encoding
+        self.stats = ParseStats()
+
+    def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
+        return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
+
+    def parse_arrays(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """Heads and label ids (index 1..n) of the best projective tree, and its score."""
+        n = len(words) - 1
+        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels))
+        heads, total = _eisner.eisner(scores, n)
+        return heads, labels[heads, np.arange(n + 1)], total
+
+    def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
+        """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
+        words, tags = self.encode(sentence)
+        self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
+        heads, label_ids, _ = self.parse_arrays(words, tags)
+        heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i] for i in label_ids[1:]])
+        return sentence.with_tree(heads, labels)
+
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:
+        """One output sentence per input sentence, in order."""
+        for sentence in sentences:
+            yield self.parse_sentence(sentence)
+
+    def config(self) -> dict:
+        return {"kind": KIND, "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
+                "labels": self.labels, "words": self.words.to_list(), "tags": self.tags.to_list()}
+
+    def save(self, directory: str | Path, **training_record) -> None:
+        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "GraphParser":
+        config, weights = load_model(Path(directory), KIND)
+        try:
+            labels = list(config["labels"])
+            if (weights.act.size and weights.act.max() >= len(labels) + 2) or weights.dense.shape[1] != len(labels) + 2:
+                raise ModelFileError(f"{directory}: weights do not match the label set")
+            return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
+                       tag_column=config["tag_column"], projective_encoding=config["projective_encoding"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None
+
+
+def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
+                options: TrainOptions = TrainOptions(), progress: Callable | None = None) -> TrainResult:
+    """Train dep1 on ``train_sentences``, choosing the iteration by dev UAS (``options.beam`` is unused)."""
+    if not train_sentences:
+        raise HetdepError("no training sentences")
+    trees = []
+    for sentence in train_sentences:
+        if any(h < 0 for h in sentence.heads):
+            raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
+        trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
+    labels, rare = _label_inventory(trees, options.min_lifted_label)
+    label_index = {label: i for i, label in enumerate(labels)}
+    words, tags = vocabularies(train_sentences, options)
+    column = TAG_COLUMNS[options.tag_column]
+    encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
+                np.array([0] + [label_index[rare.get(label, label)] for label in tree_labels], dtype=np.int64))
+               for s, (heads, tree_labels) in zip(train_sentences, trees)]
+    weights = Weights(len(labels) + 2)
+
+    def learn(index: int) -> bool:
+        w, t, gold_heads, gold_labels = encoded[index]
+        n = len(w) - 1
+        weights.reserve(2 * n * _eisner.MAX_KEYS)
+        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels))
+        heads, _ = _eisner.eisner(scores, n)
+        predicted_labels = best_labels[heads, np.arange(n + 1)]
+        return _eisner.update(w, t, n, gold_heads, gold_labels, heads, predicted_labels, weights.table, weights.n_used,
+                              weights.rows, weights.sums, weights.counts, weights.counter) > 0
+
+    def evaluate_model(averaged):
+        parser = GraphParser(words, tags, labels, averaged, tag_column=options.tag_column,
+                             projective_encoding=options.projective_encoding)
+        if not dev_sentences:
+            return parser, 0.0, 0.0, {}
+        result = evaluate(dev_sentences, parser.parse(dev_sentences))
+        return parser, result.uas, result.las, {}
+
+    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    return TrainResult(parser, best_iteration, history)

@@ -1,0 +1,83 @@
+"""The first-order graph-based parser (dep1): Eisner against brute force, training, model files, CLI."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hetdep import _eisner
+from hetdep.cli import main
+from hetdep.conllu import find_cycle, read_conllu
+from hetdep.evaluation import evaluate
+from hetdep.graph import GraphParser, train_graph
+from hetdep.projectivity import is_projective
+from hetdep.training import TrainOptions
+
+from conftest import SAMPLES
+
+TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
+DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+
+
+def projective_trees(n: int):
+    """Every projective tree of n words with exactly one word on the root (heads of words 1..n)."""
+    for heads in itertools.product(range(n + 1), repeat=n):
+        if sum(h == 0 for h in heads) == 1 and all(h != i for i, h in enumerate(heads, 1)) \
+                and not find_cycle(list(heads)) and is_projective(list(heads)):
+            yield heads
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_eisner_finds_the_best_projective_tree(n):
+    rng = np.random.default_rng(n)
+    trees = list(projective_trees(n))
+    for _ in range(20):
+        scores = rng.normal(size=(n + 1, n + 1))
+        heads, total = _eisner.eisner(scores, n)
+        best = max(sum(scores[h, m] for m, h in enumerate(tree, 1)) for tree in trees)
+        assert tuple(heads[1:]) in trees
+        assert total == pytest.approx(best) and sum(scores[heads[m], m] for m in range(1, n + 1)) == pytest.approx(best)
+
+
+def test_arc_features_see_direction_and_in_between_tags():
+    words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
+    keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)
+    right = set(keys[:_eisner.arc_keys(words, tags, 4, 1, 4, keys)].tolist())
+    count_left = _eisner.arc_keys(words, tags, 4, 4, 1, keys)
+    assert count_left == len(right) == 2 * _eisner.N_CORE + 1  # one distinct tag between 1 and 4
+    assert right.isdisjoint(keys[:count_left].tolist())
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train_graph(TRAIN, DEV[:100], TrainOptions(iterations=4))
+
+
+def test_training_learns(trained):
+    history = trained.history
+    assert history[-1].dev_uas > history[0].dev_uas and max(r.dev_uas for r in history) > 75.0
+    parsed = list(trained.parser.parse(DEV[100:]))
+    assert len(parsed) == 100 and all(not find_cycle(s.heads) for s in parsed)
+    assert evaluate(DEV[100:], parsed).uas > 70.0
+
+
+def test_save_load_same_parses(trained, tmp_path):
+    trained.parser.save(tmp_path / "m")
+    loaded = GraphParser.load(tmp_path / "m")
+    assert [s.heads for s in loaded.parse(DEV[:40])] == [s.heads for s in trained.parser.parse(DEV[:40])]
+
+
+def test_cli_trains_and_parses_dep1(tmp_path):
+    run = CliRunner().invoke
+    train, dev = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")
+    result = run(main, ["train", "--parser", "dep1", "--train", train, "--dev", dev, "--model", str(tmp_path / "d"),
+                        "--iterations", "1"])
+    assert result.exit_code == 0, result.output
+    result = run(main, ["parse", "--model", str(tmp_path / "d"), "--input", dev, "--output", str(tmp_path / "o.conllu")])
+    assert result.exit_code == 0 and len(list(read_conllu(tmp_path / "o.conllu"))) == len(DEV)
+    result = run(main, ["train", "--parser", "dep1", "--train", train, "--train-b", train, "--dev", dev, "--dev-b", dev,
+                        "--model", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "single scheme" in result.output

@@ -81,3 +81,26 @@ def test_cli_trains_and_parses_dep1(tmp_path):
     result = run(main, ["train", "--parser", "dep1", "--train", train, "--train-b", train, "--dev", dev, "--dev-b", dev,
                         "--model", str(tmp_path / "x")])
     assert result.exit_code == 2 and "single scheme" in result.output
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_kbest_lists_the_best_trees_in_order(n):
+    rng = np.random.default_rng(10 + n)
+    trees = list(projective_trees(n))
+    for _ in range(10):
+        scores = rng.normal(size=(n + 1, n + 1))
+        heads, totals = _eisner.eisner_kbest(scores, n, 16)
+        expected = sorted((sum(scores[h, m] for m, h in enumerate(tree, 1)) for tree in trees), reverse=True)[:16]
+        assert np.allclose(totals, expected)
+        assert len({tuple(h[1:]) for h in heads}) == len(totals) and all(tuple(h[1:]) in trees for h in heads)
+        one_best, _ = _eisner.eisner(scores, n)
+        assert totals[0] == pytest.approx(sum(scores[one_best[m], m] for m in range(1, n + 1)))
+
+
+def test_parser_kbest_with_posteriors(trained):
+    trees = trained.parser.kbest(DEV[0], k=4)
+    assert len(trees) == 4 and sum(p for _, p in trees) == pytest.approx(1.0)
+    assert [p for _, p in trees] == sorted((p for _, p in trees), reverse=True)
+    assert trees[0][0].heads == trained.parser.parse_sentence(DEV[0]).heads
+    flatter = trained.parser.kbest(DEV[0], k=4, temperature=100.0)
+    assert flatter[0][1] < trees[0][1]

@@ -58,6 +58,25 @@ class GraphParser:
         heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i] for i in label_ids[1:]])
         return sentence.with_tree(heads, labels)
 
+    def kbest(self, sentence: Sentence, k: int = 16, temperature: float = 1.0) -> list[tuple[Sentence, float]]:
+        """The k best trees (each arc with its best label), best first, with posteriors.
+
+        A tree's posterior is the softmax of the k trees' scores divided by ``temperature``
+        (perceptron scores are not probabilities; the temperature sets how peaked the
+        distribution over the list is, 1.0 by default).
+        """
+        words, tags = self.encode(sentence)
+        n = len(words) - 1
+        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels))
+        all_heads, totals = _eisner.eisner_kbest(scores, n, k)
+        weights = np.exp((totals - totals.max()) / temperature)
+        trees = []
+        for heads, weight in zip(all_heads, weights / weights.sum()):
+            tree_labels = [self.labels[labels[heads[m], m]] for m in range(1, n + 1)]
+            out_heads, out_labels = deprojectivize([int(h) for h in heads[1:]], tree_labels)
+            trees.append((sentence.with_tree(out_heads, out_labels), float(weight)))
+        return trees
+
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:
         """One output sentence per input sentence, in order."""
         for sentence in sentences:

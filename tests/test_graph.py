@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from hetdep import _eisner
+from hetdep import _eisner, _sibling
 from hetdep.cli import main
 from hetdep.conllu import find_cycle, read_conllu
 from hetdep.evaluation import evaluate
 from hetdep.graph import GraphParser, train_graph
+from hetdep.model import ModelFileError
 from hetdep.projectivity import is_projective
 from hetdep.training import TrainOptions
 
@@ -104,3 +105,40 @@ def test_parser_kbest_with_posteriors(trained):
     assert trees[0][0].heads == trained.parser.parse_sentence(DEV[0]).heads
     flatter = trained.parser.kbest(DEV[0], k=4, temperature=100.0)
     assert flatter[0][1] < trees[0][1]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_second_order_decoder_finds_the_best_tree(n):
+    rng = np.random.default_rng(20 + n)
+    trees = list(projective_trees(n))
+
+    def score(tree, arcs, siblings):
+        heads = np.array((0,) + tree)
+        closer = np.zeros(n + 1, dtype=np.int64)
+        _sibling.siblings_of(heads, n, closer)
+        return sum(arcs[heads[m], m] + (siblings[heads[m], closer[m], m] if heads[m] else 0.0) for m in range(1, n + 1))
+
+    for _ in range(8):
+        arcs, siblings = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, n + 1, n + 1))
+        heads, total = _sibling.decode(arcs, siblings, n)
+        best = max(score(tree, arcs, siblings) for tree in trees)
+        assert tuple(heads[1:]) in trees and total == pytest.approx(best)
+        assert score(tuple(heads[1:]), arcs, siblings) == pytest.approx(best)
+
+
+def test_closer_siblings():
+    #           1  2  3  4  5   (3 heads 1, 2, 4, 5; 0 heads 3)
+    heads = np.array([0, 3, 3, 0, 3, 3])
+    closer = np.zeros(6, dtype=np.int64)
+    _sibling.siblings_of(heads, 5, closer)
+    assert closer.tolist() == [0, 2, 0, 0, 0, 4]
+
+
+def test_dep2_trains_saves_and_parses(tmp_path):
+    result = train_graph(TRAIN, DEV[:100], TrainOptions(iterations=3), order=2)
+    assert result.history[-1].dev_uas > result.history[0].dev_uas
+    result.parser.save(tmp_path / "d2")
+    loaded = GraphParser.load(tmp_path / "d2", "dep2")
+    assert [s.heads for s in loaded.parse(DEV[:30])] == [s.heads for s in result.parser.parse(DEV[:30])]
+    with pytest.raises(ModelFileError, match="not a 'dep1' model"):
+        GraphParser.load(tmp_path / "d2", "dep1")

@@ -94,12 +94,15 @@ def arc_keys(words, tags, n, h, m, out):
 
 
 @njit(cache=True)
-def arc_scores(words, tags, n, table, rows, n_labels):
-    """Best label score and best label of every arc h -> m: (n+1, n+1) each (NEG where no arc)."""
+def arc_scores(words, tags, n, table, rows, n_labels, width):
+    """Best label score and best label of every arc h -> m: (n+1, n+1) each (NEG where no arc).
+
+    ``width``: the weight rows' width (labels are columns 2..n_labels+1; dep2 has one more).
+    """
     best = np.full((n + 1, n + 1), NEG, dtype=np.float64)
     label = np.zeros((n + 1, n + 1), dtype=np.int64)
     keys = np.zeros(MAX_KEYS, dtype=np.uint64)
-    acc = np.zeros(n_labels + 2, dtype=np.float32)  # labels are columns 2.. (see _weights.add_scores)
+    acc = np.zeros(width, dtype=np.float32)  # labels are columns 2.. (see _weights.add_scores)
     for h in range(n + 1):
         for m in range(1, n + 1):
             if h == m:

@@ -189,7 +189,7 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(["arc-standard", "dep1"]), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or the first-order graph-based parser (Eisner; --beam and --update do not apply).")
+@click.option("--parser", "parser_kind", type=click.Choice(["arc-standard", "dep1", "dep2"]), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); --beam and --update do not apply to those.")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features (the paper's '/wo' ablation).")
 @click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size (1 is greedy).")
@@ -216,7 +216,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if (train_b_path is None) != (dev_b_path is None):
         raise click.UsageError("a joint model needs both --train-b and --dev-b")
     if train_b_path and parser_kind != "arc-standard":
-        raise click.UsageError("the joint model is transition-based: --parser dep1 trains a single scheme")
+        raise click.UsageError(f"the joint model is transition-based: --parser {parser_kind} trains a single scheme")
     if tagger_dir:
         _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
@@ -229,11 +229,11 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         result = train_joint(read_pairs(train_path, train_b_path, require_heads=True),
                              read_pairs(dev_path, dev_b_path, require_heads=True), options,
                              t=parse_t(t), guided=not no_guided, progress=progress)
-    elif parser_kind == "dep1":
-        from .graph import train_graph
+    elif parser_kind in ("dep1", "dep2"):
+        from .graph import KINDS, train_graph
 
         result = train_graph(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options,
-                             progress=progress)
+                             progress=progress, order=KINDS[parser_kind])
     else:
         result = train(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options, progress=progress)
     for report in result.history:
@@ -265,7 +265,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from tqdm import tqdm
 
     from .joint import JointParser
-    from .graph import GraphParser
+    from .graph import KINDS, GraphParser
     from .model import read_kind
     from .parser import ArcStandardParser
 
@@ -300,7 +300,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     else:
         if output_b_path:
             raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: it writes no --output-b")
-        parser = GraphParser.load(model_dir) if kind == "dep1" else ArcStandardParser.load(model_dir)
+        parser = GraphParser.load(model_dir, kind) if kind in KINDS else ArcStandardParser.load(model_dir)
         count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""

@@ -1,10 +1,12 @@
-"""First-order graph-based parser (dep1, McDonald et al. 2005): arc-factored scores, Eisner decoding.
+"""Graph-based parsers: first order (dep1, McDonald et al. 2005: arc-factored scores, Eisner's
+algorithm) and second order (dep2, McDonald & Pereira 2006: arcs plus adjacent siblings).
 
 Training is the averaged perceptron over whole trees (Collins 2002): parse each training
 sentence with the current weights, and where the tree or a label differs from the gold one,
 add the gold arcs' features and subtract the predicted arcs'. Trees are made projective first
 (pseudo-projective transform, as for the transition parsers) and deprojectivized on output.
-The compiled features and decoder are :mod:`hetdep._eisner`.
+The compiled features and decoders are :mod:`hetdep._eisner` and :mod:`hetdep._sibling`; labels
+come from the arc features in both (dep2's sibling features are unlabeled).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import _eisner
+from . import _eisner, _sibling
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
@@ -24,14 +26,15 @@ from .projectivity import deprojectivize, projectivize
 from .training import TrainOptions, TrainResult, _label_inventory, perceptron_loop, vocabularies
 from .vocab import Vocab
 
-KIND = "dep1"
+KINDS = {"dep1": 1, "dep2": 2}
 
 
 class GraphParser:
-    """A trained first-order parser: vocabularies, labels and averaged arc weights."""
+    """A trained graph-based parser of order 1 or 2: vocabularies, labels and averaged weights."""
 
-    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *,
+    def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *, order: int = 1,
                  tag_column: str = "upos", projective_encoding: str = "head"):
+        self.order = order
         self.words = words
         self.tags = tags
         self.labels = labels
@@ -46,9 +49,23 @@ class GraphParser:
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (index 1..n) of the best projective tree, and its score."""
         n = len(words) - 1
-        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels))
-        heads, total = _eisner.eisner(scores, n)
+        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels),
+                                            self.width)
+        if self.order == 2:
+            siblings = _sibling.sibling_scores(words, tags, n, self.weights.table, self.weights.rows, self.sibling_column)
+            heads, total = _sibling.decode(scores, siblings, n)
+        else:
+            heads, total = _eisner.eisner(scores, n)
         return heads, labels[heads, np.arange(n + 1)], total
+
+    @property
+    def sibling_column(self) -> int:
+        return len(self.labels) + 2
+
+    @property
+    def width(self) -> int:
+        """Weight columns: 2 unused, one per label, and for dep2 one for the sibling features."""
+        return len(self.labels) + 2 + (self.order == 2)
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
         """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
@@ -59,15 +76,18 @@ class GraphParser:
         return sentence.with_tree(heads, labels)
 
     def kbest(self, sentence: Sentence, k: int = 16, temperature: float = 1.0) -> list[tuple[Sentence, float]]:
-        """The k best trees (each arc with its best label), best first, with posteriors.
+        """The k best trees (each arc with its best label), best first, with posteriors (dep1 only).
 
         A tree's posterior is the softmax of the k trees' scores divided by ``temperature``
         (perceptron scores are not probabilities; the temperature sets how peaked the
         distribution over the list is, 1.0 by default).
         """
+        if self.order != 1:
+            raise HetdepError("k-best trees are available from dep1 models only")
         words, tags = self.encode(sentence)
         n = len(words) - 1
-        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels))
+        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels),
+                                            self.width)
         all_heads, totals = _eisner.eisner_kbest(scores, n, k)
         weights = np.exp((totals - totals.max()) / temperature)
         trees = []
@@ -83,28 +103,29 @@ class GraphParser:
             yield self.parse_sentence(sentence)
 
     def config(self) -> dict:
-        return {"kind": KIND, "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
+        return {"kind": f"dep{self.order}", "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
                 "labels": self.labels, "words": self.words.to_list(), "tags": self.tags.to_list()}
 
     def save(self, directory: str | Path, **training_record) -> None:
         save_model(Path(directory), {**self.config(), **training_record}, self.weights)
 
     @classmethod
-    def load(cls, directory: str | Path) -> "GraphParser":
-        config, weights = load_model(Path(directory), KIND)
+    def load(cls, directory: str | Path, kind: str = "dep1") -> "GraphParser":
+        config, weights = load_model(Path(directory), kind)
         try:
             labels = list(config["labels"])
-            if (weights.act.size and weights.act.max() >= len(labels) + 2) or weights.dense.shape[1] != len(labels) + 2:
+            parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
+                         order=KINDS[kind], tag_column=config["tag_column"], projective_encoding=config["projective_encoding"])
+            if (weights.act.size and weights.act.max() >= parser.width) or weights.dense.shape[1] != parser.width:
                 raise ModelFileError(f"{directory}: weights do not match the label set")
-            return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
-                       tag_column=config["tag_column"], projective_encoding=config["projective_encoding"])
+            return parser
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None
 
 
 def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
-                options: TrainOptions = TrainOptions(), progress: Callable | None = None) -> TrainResult:
-    """Train dep1 on ``train_sentences``, choosing the iteration by dev UAS (``options.beam`` is unused)."""
+                options: TrainOptions = TrainOptions(), progress: Callable | None = None, order: int = 1) -> TrainResult:
+    """Train dep1 (``order`` 1) or dep2 (2), choosing the iteration by dev UAS (``options.beam`` is unused)."""
     if not train_sentences:
         raise HetdepError("no training sentences")
     trees = []
@@ -119,20 +140,29 @@ def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sen
     encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
                 np.array([0] + [label_index[rare.get(label, label)] for label in tree_labels], dtype=np.int64))
                for s, (heads, tree_labels) in zip(train_sentences, trees)]
-    weights = Weights(len(labels) + 2)
+    shape = GraphParser(words, tags, labels, None, order=order)  # column layout only
+    weights = Weights(shape.width)
 
     def learn(index: int) -> bool:
         w, t, gold_heads, gold_labels = encoded[index]
         n = len(w) - 1
-        weights.reserve(2 * n * _eisner.MAX_KEYS)
-        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels))
-        heads, _ = _eisner.eisner(scores, n)
+        weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.N_SIBLING_KEYS))
+        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels), shape.width)
+        if order == 2:
+            siblings = _sibling.sibling_scores(w, t, n, weights.table, weights.rows, shape.sibling_column)
+            heads, _ = _sibling.decode(scores, siblings, n)
+        else:
+            heads, _ = _eisner.eisner(scores, n)
         predicted_labels = best_labels[heads, np.arange(n + 1)]
-        return _eisner.update(w, t, n, gold_heads, gold_labels, heads, predicted_labels, weights.table, weights.n_used,
-                              weights.rows, weights.sums, weights.counts, weights.counter) > 0
+        changed = _eisner.update(w, t, n, gold_heads, gold_labels, heads, predicted_labels, weights.table, weights.n_used,
+                                 weights.rows, weights.sums, weights.counts, weights.counter)
+        if order == 2:
+            _sibling.update(w, t, n, gold_heads, heads, weights.table, weights.n_used, weights.rows, weights.sums,
+                            weights.counts, weights.counter, shape.sibling_column)
+        return changed > 0 or not np.array_equal(heads, gold_heads)
 
     def evaluate_model(averaged):
-        parser = GraphParser(words, tags, labels, averaged, tag_column=options.tag_column,
+        parser = GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
                              projective_encoding=options.projective_encoding)
         if not dev_sentences:
             return parser, 0.0, 0.0, {}

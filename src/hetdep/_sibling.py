@@ -1,0 +1,195 @@
+"""Compiled hot path of the second-order graph-based parser (dep2): adjacent-sibling parts.
+
+McDonald & Pereira (2006): a tree's score adds, to its arcs' scores (the first-order
+features of :mod:`hetdep._eisner`, which also choose the labels), a score for each head h
+and pair of adjacent modifiers on the same side, the closer s and the next one out m (s is
+"none" for the closest). Sibling features are unlabeled: weight column ``sibling_column``.
+The O(n^3) dynamic program adds sibling items S[s, t] (two complete spans meeting between s
+and t) to Eisner's; one word hangs from the root, as in :func:`hetdep._eisner.eisner`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import _weights
+from ._eisner import BOUNDARY, NEG, _key
+
+N_SIBLING_KEYS = 6
+
+
+@njit(cache=True, inline="always")
+def sibling_keys(words, tags, h, s, m, out):
+    """Keys of head h with adjacent modifiers s (closer; 0 = none) and m on the same side."""
+    direction = 1 if h < m else 0
+    sp = tags[s] if s else BOUNDARY
+    sw = words[s] if s else BOUNDARY
+    hp, mp, mw = tags[h], tags[m], words[m]
+    out[0] = _key(40, hp, sp, mp, 0, direction)
+    out[1] = _key(41, sp, mp, 0, 0, direction)
+    out[2] = _key(42, sw, mw, 0, 0, direction)
+    out[3] = _key(43, sw, mp, 0, 0, direction)
+    out[4] = _key(44, sp, mw, 0, 0, direction)
+    out[5] = _key(45, hp, sp, mp, 0, direction * 8 + min(abs(h - m), 7))
+
+
+@njit(cache=True)
+def sibling_scores(words, tags, n, table, rows, column):
+    """score[h, s, m] for every head h, modifier m and closer sibling s (0: none) on m's side."""
+    scores = np.zeros((n + 1, n + 1, n + 1), dtype=np.float64)
+    keys = np.zeros(N_SIBLING_KEYS, dtype=np.uint64)
+    acc = np.zeros(column + 1, dtype=np.float32)
+    for h in range(1, n + 1):
+        for m in range(1, n + 1):
+            if m == h:
+                continue
+            low, high = (h + 1, m) if h < m else (m + 1, h)
+            for index in range(low - 1, high):  # low - 1 stands for "no closer sibling"
+                s = 0 if index == low - 1 else index
+                sibling_keys(words, tags, h, s, m, keys)
+                acc[column] = 0.0
+                for t in range(N_SIBLING_KEYS):
+                    payload = _weights.lookup(table, keys[t])
+                    if payload:
+                        _weights.add_scores(payload, rows, acc, True, -1)
+                scores[h, s, m] = acc[column]
+    return scores
+
+
+@njit(cache=True)
+def decode(arcs, siblings, n):
+    """Heads of the best projective tree under arc + adjacent-sibling scores, and its score."""
+    size = n + 2
+    complete = np.zeros((size, size, 2))  # [s, t, 0]: headed by t; [s, t, 1]: headed by s
+    incomplete = np.full((size, size, 2), NEG)
+    sibling = np.full((size, size), NEG)
+    c_split = np.zeros((size, size, 2), dtype=np.int64)
+    i_split = np.zeros((size, size, 2), dtype=np.int64)  # -1: first modifier; else the closer sibling
+    s_split = np.zeros((size, size), dtype=np.int64)
+    for length in range(1, n):
+        for s in range(1, n - length + 1):
+            t = s + length
+            best, split = NEG, s
+            for r in range(s, t):
+                value = complete[s, r, 1] + complete[r + 1, t, 0]
+                if value > best:
+                    best, split = value, r
+            sibling[s, t], s_split[s, t] = best, split
+            # t heads s: s is t's closest left modifier, or the next one out after r.
+            best, split = complete[s, t - 1, 1] + arcs[t, s] + siblings[t, 0, s], -1
+            for r in range(s + 1, t):
+                value = sibling[s, r] + incomplete[r, t, 0] + arcs[t, s] + siblings[t, r, s]
+                if value > best:
+                    best, split = value, r
+            incomplete[s, t, 0], i_split[s, t, 0] = best, split
+            # s heads t: t is s's closest right modifier, or the next one out after r.
+            best, split = complete[s + 1, t, 0] + arcs[s, t] + siblings[s, 0, t], -1
+            for r in range(s + 1, t):
+                value = incomplete[s, r, 1] + sibling[r, t] + arcs[s, t] + siblings[s, r, t]
+                if value > best:
+                    best, split = value, r
+            incomplete[s, t, 1], i_split[s, t, 1] = best, split
+            best, split = NEG, s
+            for r in range(s, t):
+                value = complete[s, r, 0] + incomplete[r, t, 0]
+                if value > best:
+                    best, split = value, r
+            complete[s, t, 0], c_split[s, t, 0] = best, split
+            best, split = NEG, s + 1
+            for r in range(s + 1, t + 1):
+                value = incomplete[s, r, 1] + complete[r, t, 1]
+                if value > best:
+                    best, split = value, r
+            complete[s, t, 1], c_split[s, t, 1] = best, split
+    heads = np.zeros(n + 1, dtype=np.int64)
+    root, total = 1, NEG
+    for m in range(1, n + 1):
+        value = complete[1, m, 0] + complete[m, n, 1] + arcs[0, m]
+        if value > total:
+            root, total = m, value
+    # Backtrack: kind 0 complete, 1 incomplete, 2 sibling item.
+    stack = np.zeros((4 * n + 8, 4), dtype=np.int64)
+    top = _push(stack, 0, 1, root, 0, 0)
+    top = _push(stack, top, root, n, 1, 0)
+    while top > 0:
+        top -= 1
+        s, t, d, kind = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        if s >= t:
+            continue
+        if kind == 0:
+            r = c_split[s, t, d]
+            if d == 0:
+                top = _push(stack, top, s, r, 0, 0)
+                top = _push(stack, top, r, t, 0, 1)
+            else:
+                top = _push(stack, top, s, r, 1, 1)
+                top = _push(stack, top, r, t, 1, 0)
+        elif kind == 2:
+            r = s_split[s, t]
+            top = _push(stack, top, s, r, 1, 0)
+            top = _push(stack, top, r + 1, t, 0, 0)
+        else:
+            r = i_split[s, t, d]
+            if d == 0:
+                heads[s] = t
+                if r < 0:
+                    top = _push(stack, top, s, t - 1, 1, 0)
+                else:
+                    top = _push(stack, top, s, r, 0, 2)
+                    top = _push(stack, top, r, t, 0, 1)
+            else:
+                heads[t] = s
+                if r < 0:
+                    top = _push(stack, top, s + 1, t, 0, 0)
+                else:
+                    top = _push(stack, top, s, r, 1, 1)
+                    top = _push(stack, top, r, t, 0, 2)
+    return heads, total
+
+
+@njit(cache=True, inline="always")
+def _push(stack, top, s, t, direction, kind):
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, kind
+    return top + 1
+
+
+@njit(cache=True)
+def siblings_of(heads, n, out):
+    """For each word m, its closer adjacent sibling on the same side of its head (0: none; root's child: 0)."""
+    for m in range(1, n + 1):
+        out[m] = 0
+        h = heads[m]
+        if h == 0:
+            continue
+        step = -1 if m > h else 1  # walk from m back towards h
+        r = m + step
+        while r != h:
+            if heads[r] == h:
+                out[m] = r
+                break
+            r += step
+
+
+@njit(cache=True)
+def update(words, tags, n, gold_heads, heads, table, n_used, rows, sums, counts, counter, column):
+    """Perceptron update of the sibling parts: gold +1, predicted -1 (equal parts cancel)."""
+    gold_siblings = np.zeros(n + 1, dtype=np.int64)
+    siblings = np.zeros(n + 1, dtype=np.int64)
+    siblings_of(gold_heads, n, gold_siblings)
+    siblings_of(heads, n, siblings)
+    keys = np.zeros(N_SIBLING_KEYS, dtype=np.uint64)
+    c = np.float32(counter)
+    for m in range(1, n + 1):
+        if gold_heads[m] == heads[m] and gold_siblings[m] == siblings[m]:
+            continue
+        for side in range(2):
+            h = gold_heads[m] if side == 0 else heads[m]
+            if h == 0:
+                continue
+            s = gold_siblings[m] if side == 0 else siblings[m]
+            sibling_keys(words, tags, h, s, m, keys)
+            delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+            for t in range(N_SIBLING_KEYS):
+                slot = _weights.insert(table, n_used, keys[t])
+                _weights.add(table, slot, rows, sums, counts, column, delta, c)

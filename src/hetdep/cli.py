@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -259,8 +260,15 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
+@click.option("--with", "with_model", type=click.Path(file_okay=False), help="Joint inference (zhou-zhao2013): a second dep1 model, trained on another treebank; each parser re-parses with consensus scores from the other's k-best trees. --output gets --model's trees, --output-b (optional) --with's.")
+@click.option("--edge", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's arc posterior mass.")
+@click.option("--root", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's root posterior mass.")
+@click.option("--k", "consensus_k", type=click.IntRange(1), default=16, show_default=True, help="Joint inference: k-best list size.")
+@click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
+@click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
-def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, input_format):
+def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
+                  consensus_k, consensus_iterations, temperature, input_format):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -284,19 +292,24 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     for tagger in taggers:  # the model's own tagger tags the input first
         sentences = tagger.tag(sentences)
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
-    if kind == "joint" and given is not None:
+    if with_model:
+        from .consensus import ConsensusOptions, check_compatible, joint_parse
+
+        if kind != "dep1" or read_kind(with_model) != "dep1":
+            raise click.UsageError("joint inference (--with) needs two dep1 models (their k-best lists)")
+        parser, other = GraphParser.load(model_dir, "dep1"), GraphParser.load(with_model, "dep1")
+        check_compatible(parser, other, model_dir, with_model)
+        options = ConsensusOptions(edge=edge, root=root, k=consensus_k, iterations=consensus_iterations, temperature=temperature)
+        pairs = joint_parse(parser, other, sentences, options, options)
+        count = _write_pairs(pairs, output_path, output_b_path)
+    elif kind == "joint" and given is not None:
         parser = JointParser.load(model_dir)
         count = write_conllu((pair[1 - given] for pair in parser.parse(sentences, beam, given)), output_path)
     elif kind == "joint":
         if not output_b_path:
             raise click.UsageError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
         parser = JointParser.load(model_dir)
-        with open(output_path, "w", encoding="utf-8") as out_a, open(output_b_path, "w", encoding="utf-8") as out_b:
-            count = 0
-            for tree_a, tree_b in parser.parse(sentences, beam):
-                out_a.write(tree_a.to_text())
-                out_b.write(tree_b.to_text())
-                count += 1
+        count = _write_pairs(parser.parse(sentences, beam), output_path, output_b_path)
     else:
         if output_b_path:
             raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: it writes no --output-b")
@@ -312,6 +325,18 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
         click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "
                    "they were parsed as unknown tags", err=True)
+
+
+def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
+    """Write the first tree of each pair to output_path and the second to output_b_path (if given)."""
+    count = 0
+    with open(output_path, "w", encoding="utf-8") as out_a, \
+            open(output_b_path or os.devnull, "w", encoding="utf-8") as out_b:
+        for tree_a, tree_b in pairs:
+            out_a.write(tree_a.to_text())
+            out_b.write(tree_b.to_text())
+            count += 1
+    return count
 
 
 TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])

@@ -1,0 +1,76 @@
+"""Joint inference between two dep1 parsers trained on different treebanks (zhou-zhao2013)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from hetdep.cli import main
+from hetdep.conllu import read_conllu
+from hetdep.consensus import ConsensusOptions, _State, check_compatible, joint_parse, tune
+from hetdep.errors import HetdepError
+from hetdep.graph import train_graph
+from hetdep.training import TrainOptions
+
+from conftest import SAMPLES
+
+UD_TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
+SUD_TRAIN = list(read_conllu(SAMPLES / "train.sud.conllu"))
+DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+
+
+@pytest.fixture(scope="module")
+def parsers():
+    # Two "treebanks": the first half of the sample in UD, the second half in SUD.
+    a = train_graph(UD_TRAIN[:100], [], TrainOptions(iterations=2)).parser
+    b = train_graph(SUD_TRAIN[100:], [], TrainOptions(iterations=2)).parser
+    return a, b
+
+
+def test_without_weights_each_parser_parses_alone(parsers):
+    a, b = parsers
+    pairs = list(joint_parse(a, b, DEV[:15], ConsensusOptions(), ConsensusOptions()))
+    assert [x.heads for x, _ in pairs] == [s.heads for s in a.parse(DEV[:15])]
+    assert [y.heads for _, y in pairs] == [s.heads for s in b.parse(DEV[:15])]
+
+
+def test_posterior_mass_and_strong_consensus(parsers):
+    a, b = parsers
+    state = _State(b, DEV[0], 8, 50.0)
+    mass = state.arc_mass()
+    assert mass[:, 1:].sum(axis=0) == pytest.approx([1.0] * state.n)
+    # With a peaked posterior and an overwhelming edge weight, a takes b's best tree.
+    follow = ConsensusOptions(edge=1e6, root=1e6, k=8, iterations=1, temperature=1e-3)
+    for sentence in DEV[:10]:
+        tree_a, tree_b = next(joint_parse(a, b, [sentence], follow, ConsensusOptions(k=8, iterations=1, temperature=1e-3)))
+        assert tree_a.heads == tree_b.heads
+
+
+def test_tune_never_does_worse_than_no_consensus(parsers):
+    a, b = parsers
+    options, uas = tune(a, b, DEV[:30], grid=(0.0, 5.0), base=ConsensusOptions(k=4, iterations=1))
+    from hetdep.evaluation import evaluate
+
+    assert uas >= evaluate(DEV[:30], list(a.parse(DEV[:30]))).uas and options.edge in (0.0, 5.0)
+
+
+def test_incompatible_tag_columns_are_refused(parsers):
+    a, b = parsers
+    b.tag_column = "xpos"
+    try:
+        with pytest.raises(HetdepError, match="reads tags from UPOS"):
+            check_compatible(a, b)
+    finally:
+        b.tag_column = "upos"
+
+
+def test_cli_parse_with(parsers, tmp_path):
+    a, b = parsers
+    a.save(tmp_path / "a")
+    b.save(tmp_path / "b")
+    dev = str(SAMPLES / "dev.ud.conllu")
+    result = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "a"), "--with", str(tmp_path / "b"), "--input", dev,
+                                       "--output", str(tmp_path / "a.conllu"), "--output-b", str(tmp_path / "b.conllu"),
+                                       "--k", "4", "--consensus-iterations", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(list(read_conllu(tmp_path / "a.conllu"))) == len(list(read_conllu(tmp_path / "b.conllu"))) == len(DEV)

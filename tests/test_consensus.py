@@ -48,7 +48,7 @@ def test_posterior_mass_and_strong_consensus(parsers):
 
 def test_tune_never_does_worse_than_no_consensus(parsers):
     a, b = parsers
-    options, uas = tune(a, b, DEV[:30], grid=(0.0, 5.0), base=ConsensusOptions(k=4, iterations=1))
+    options, uas = tune(a, b, DEV[:30], (0.0, 5.0), (0.0,), base=ConsensusOptions(k=4, iterations=1))
     from hetdep.evaluation import evaluate
 
     assert uas >= evaluate(DEV[:30], list(a.parse(DEV[:30]))).uas and options.edge in (0.0, 5.0)

@@ -504,3 +504,20 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
                                   options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column, update=update),
                                   log=lambda message: click.echo(message, err=True), train_only=train_only)
     click.echo(f"models trained in {out}/models" if train_only else f"report written to {report}", err=True)
+
+
+@experiment_group.command("consensus")
+@click.option("--setting", type=click.Choice(["fr", "en"]), required=True, help="fr: fr-sequoia UD with fr-gsd SUD; en: en-ewt UD with the WSJ sample in Penn2Malt style (see 'hetdep.experiments.consensus_setting').")
+@click.option("--data", type=click.Path(file_okay=False, exists=True), default="../shared/data", show_default=True, help="Folder holding the treebanks.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for models and report.md (rerunning reuses its models).")
+@click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Most training iterations of each parser.")
+@click.option("--k", type=click.IntRange(1), default=16, show_default=True, help="k-best list size.")
+@click.option("--rounds", type=click.IntRange(1), default=4, show_default=True, help="Rounds of exchange between the parsers.")
+def experiment_consensus(setting, data, out, iterations, k, rounds):
+    """zhou-zhao2013 Tables 1 and 4 with dep1: baselines, consensus features, concatenation, sign tests."""
+    from .experiments import run_consensus_experiment
+    from .training import TrainOptions
+
+    report = run_consensus_experiment(setting, Path(data), Path(out), options=TrainOptions(iterations=iterations, patience=3),
+                                      k=k, iterations=rounds, log=lambda message: click.echo(message, err=True))
+    click.echo(f"report written to {report}", err=True)

@@ -98,15 +98,16 @@ def joint_parse(a: GraphParser, b: GraphParser, sentences: Iterable[Sentence], o
         yield joint_parse_sentence(a, b, sentence, options_a, options_b)
 
 
-def tune(a: GraphParser, b: GraphParser, dev: Sequence[Sentence], grid: Sequence[float] = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0),
+def tune(a: GraphParser, b: GraphParser, dev: Sequence[Sentence], edge_grid: Sequence[float] = (0.0, 1.0, 2.0, 5.0, 10.0),
+         root_grid: Sequence[float] = (0.0, 1.0, 2.0, 5.0, 10.0),
          base: ConsensusOptions = ConsensusOptions()) -> tuple[ConsensusOptions, float]:
-    """The edge and root weights of parser a (on its own dev treebank) with the best UAS, and that UAS."""
+    """The edge and root weights of parser a (on its own dev treebank) with the best UAS, and that UAS;
+    parser b helps without being helped (its weights are those of ``base``)."""
     best = None
-    for edge in grid:
-        for root in grid:
+    for edge in edge_grid:
+        for root in root_grid:
             options = ConsensusOptions(edge=edge, root=root, k=base.k, iterations=base.iterations, temperature=base.temperature)
-            parsed = [pair[0] for pair in joint_parse(a, b, dev, options, base)]
-            uas = evaluate(dev, parsed).uas
+            uas = evaluate(dev, [pair[0] for pair in joint_parse(a, b, dev, options, base)]).uas
             if best is None or uas > best[1]:
                 best = (options, uas)
     return best

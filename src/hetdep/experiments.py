@@ -188,3 +188,119 @@ def _plot_distance(base: Evaluation, joint: Evaluation, title: str, path: Path) 
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+@dataclass
+class Treebank:
+    """One side of the joint-inference setting: a name and its train, dev (tuning) and test sentences."""
+
+    name: str
+    train: list
+    dev: list
+    test: list
+
+
+def consensus_setting(name: str, data: Path) -> tuple[Treebank, Treebank]:
+    """The two treebanks of a zhou-zhao2013 setting, from ``data`` (``../shared/data``).
+
+    ``fr``: fr-sequoia UD (train/dev/test) with fr-gsd SUD, whose dev file is split into its first
+    1276 sentences for training and the last 200 for tuning, its test file for testing.
+    ``en``: en-ewt UD with NLTK's WSJ sample converted by our Penn2Malt rules (unlabeled: one label,
+    ``dep``), split by file number: wsj_0001-0159 train, 0160-0179 dev, 0180-0199 test.
+    """
+    from .conllu import read_conllu
+
+    if name == "fr":
+        sequoia = data / "fr-sequoia"
+        gsd = list(read_conllu(data / "fr-gsd" / "dev.sud.conllu"))
+        return (Treebank("fr-sequoia (UD)", *(list(read_conllu(sequoia / f"{split}.ud.conllu")) for split in ("train", "dev", "test"))),
+                Treebank("fr-gsd (SUD)", gsd[:1276], gsd[1276:], list(read_conllu(data / "fr-gsd" / "test.sud.conllu"))))
+    if name == "en":
+        from .headrules import convert_trees, load_table
+        from .ptb import read_trees
+
+        ewt = data / "en-ewt"
+        parts: dict[str, list] = {"train": [], "dev": [], "test": []}
+        for sentence in convert_trees(read_trees(data / "en-wsj-sample" / "treebank.zip"), load_table("penn2malt")):
+            number = int(sentence.sent_id.split("wsj_")[1][:4])
+            split = "train" if number <= 159 else "dev" if number <= 179 else "test"
+            parts[split].append(sentence.with_tree(sentence.heads, ["dep"] * len(sentence)))
+        return (Treebank("en-ewt (UD)", *(list(read_conllu(ewt / f"{split}.ud.conllu")) for split in ("train", "dev", "test"))),
+                Treebank("WSJ sample (Penn2Malt)", parts["train"], parts["dev"], parts["test"]))
+    raise ValueError(f"unknown setting {name!r}: fr or en")
+
+
+def run_consensus_experiment(setting: str, data: Path, out: Path, *, options: TrainOptions = TrainOptions(iterations=10, patience=3),
+                             k: int = 16, iterations: int = 4, grid: tuple[float, ...] = (0.0, 1.0, 2.0, 5.0, 10.0),
+                             log: Callable[[str], None] = print) -> Path:
+    """zhou-zhao2013 Tables 1 and 4 for dep1: baselines, consensus features (edge, root, both; weights
+    tuned on each treebank's dev set), the concatenation baseline, and sentence-level sign tests."""
+    from .consensus import ConsensusOptions, joint_parse, tune
+    from .graph import GraphParser, train_graph
+
+    start = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    a, b = consensus_setting(setting, data)
+    models = out / "models"
+
+    def trained(name: str, sentences, dev) -> GraphParser:
+        directory = models / name
+        config = directory / "config.json"
+        if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
+            log(f"training dep1 on {name}")
+            result = train_graph(sentences, dev, options)
+            result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                               training_options=vars(options))
+        return GraphParser.load(directory, "dep1")
+
+    parser_a, parser_b = trained("a", a.train, a.dev), trained("b", b.train, b.dev)
+    marked = [s.with_tree(s.heads, [f"a:{label}" for label in s.deprels]) for s in a.train] + \
+             [s.with_tree(s.heads, [f"b:{label}" for label in s.deprels]) for s in b.train]
+    concatenated = trained("concatenated", marked, [])
+    base = ConsensusOptions(k=k, iterations=iterations)
+    rows: dict[str, tuple] = {}
+    evaluations: dict[str, tuple] = {}
+
+    def score(name: str, options_a: ConsensusOptions, options_b: ConsensusOptions) -> None:
+        parsed = list(joint_parse(parser_a, parser_b, a.test, options_a, base))
+        eval_a = evaluate(a.test, [x for x, _ in parsed])
+        parsed = list(joint_parse(parser_b, parser_a, b.test, options_b, base))
+        eval_b = evaluate(b.test, [x for x, _ in parsed])
+        rows[name] = (eval_a.uas, eval_b.uas, options_a, options_b)
+        evaluations[name] = (eval_a, eval_b)
+        log(f"test, {name}: {a.name} UAS {eval_a.uas:.2f}, {b.name} UAS {eval_b.uas:.2f}")
+
+    score("baseline", base, base)
+    for name, edge_grid, root_grid in (("+edge", grid, (0.0,)), ("+root", (0.0,), grid), ("+edge +root", grid, grid)):
+        tuned = [tune(first, second, treebank.dev, edge_grid, root_grid, base)[0]
+                 for first, second, treebank in ((parser_a, parser_b, a), (parser_b, parser_a, b))]
+        score(name, *tuned)
+    concat_a = evaluate(a.test, list(concatenated.parse(a.test)))
+    concat_b = evaluate(b.test, list(concatenated.parse(b.test)))
+
+    lines = [f"# Joint inference across treebanks, setting {setting}: {a.name} and {b.name}", "",
+             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out}`.", "",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; dep1 (first order), "
+             f"at most {options.iterations} iterations (patience {options.patience}), tags from {options.tag_column}; "
+             f"k-best lists of {k}, {iterations} rounds of exchange; consensus weights tuned on each treebank's dev set "
+             f"over {list(grid)}; punctuation (gold UPOS PUNCT) excluded.", "",
+             f"Sentences train / dev / test: {a.name} {len(a.train)} / {len(a.dev)} / {len(a.test)}; "
+             f"{b.name} {len(b.train)} / {len(b.dev)} / {len(b.test)}.", "",
+             "## Table 1: test UAS", "", f"| system | {a.name} | {b.name} | weights ({a.name}) | weights ({b.name}) |",
+             "|---|---|---|---|---|"]
+    for name, (uas_a, uas_b, options_a, options_b) in rows.items():
+        weights = lambda o: f"edge {o.edge:g}, root {o.root:g}" if name != "baseline" else "-"  # noqa: E731
+        lines.append(f"| dep1 {name} | {uas_a:.2f} | {uas_b:.2f} | {weights(options_a)} | {weights(options_b)} |")
+    lines += [f"| concatenation ({a.name} + {b.name}, labels kept apart) | {concat_a.uas:.2f} | {concat_b.uas:.2f} | - | - |", "",
+              "## Table 4: sentences better / unchanged / worse than the baseline (test, UAS), sign test", "",
+              "| system | treebank | better | unchanged | worse | sign test p |", "|---|---|---|---|---|---|"]
+    for name in rows:
+        if name == "baseline":
+            continue
+        for side, treebank in ((0, a), (1, b)):
+            sign = compare(evaluations[name][side], evaluations["baseline"][side])["sign_test"]
+            lines.append(f"| {name} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | {sign['p']:.4f} |")
+    lines += ["", f"Wall time of this run: {time.perf_counter() - start:.0f} s (models in {models} are reused by a rerun).", ""]
+    report = out / "report.md"
+    report.write_text("\n".join(lines), encoding="utf-8")
+    return report

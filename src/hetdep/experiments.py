@@ -279,7 +279,8 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, options: Tr
     concat_b = evaluate(b.test, list(concatenated.parse(b.test)))
 
     lines = [f"# Joint inference across treebanks, setting {setting}: {a.name} and {b.name}", "",
-             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out}`.", "",
+             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out} "
+             f"--iterations {options.iterations} --k {k} --rounds {iterations}`.", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; dep1 (first order), "
              f"at most {options.iterations} iterations (patience {options.patience}), tags from {options.tag_column}; "
              f"k-best lists of {k}, {iterations} rounds of exchange; consensus weights tuned on each treebank's dev set "

@@ -29,6 +29,11 @@ from .vocab import Vocab
 KINDS = {"dep1": 1, "dep2": 2}
 
 
+def weight_width(n_labels: int, order: int) -> int:
+    """Weight columns: 2 unused, one per label, and for dep2 one for the sibling features."""
+    return n_labels + 2 + (order == 2)
+
+
 class GraphParser:
     """A trained graph-based parser of order 1 or 2: vocabularies, labels and averaged weights."""
 
@@ -64,8 +69,7 @@ class GraphParser:
 
     @property
     def width(self) -> int:
-        """Weight columns: 2 unused, one per label, and for dep2 one for the sibling features."""
-        return len(self.labels) + 2 + (self.order == 2)
+        return weight_width(len(self.labels), self.order)
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
         """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
@@ -140,16 +144,16 @@ def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sen
     encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
                 np.array([0] + [label_index[rare.get(label, label)] for label in tree_labels], dtype=np.int64))
                for s, (heads, tree_labels) in zip(train_sentences, trees)]
-    shape = GraphParser(words, tags, labels, None, order=order)  # column layout only
-    weights = Weights(shape.width)
+    width, sibling_column = weight_width(len(labels), order), len(labels) + 2
+    weights = Weights(width)
 
     def learn(index: int) -> bool:
         w, t, gold_heads, gold_labels = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.N_SIBLING_KEYS))
-        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels), shape.width)
+        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels), width)
         if order == 2:
-            siblings = _sibling.sibling_scores(w, t, n, weights.table, weights.rows, shape.sibling_column)
+            siblings = _sibling.sibling_scores(w, t, n, weights.table, weights.rows, sibling_column)
             heads, _ = _sibling.decode(scores, siblings, n)
         else:
             heads, _ = _eisner.eisner(scores, n)
@@ -158,7 +162,7 @@ def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sen
                                  weights.rows, weights.sums, weights.counts, weights.counter)
         if order == 2:
             _sibling.update(w, t, n, gold_heads, heads, weights.table, weights.n_used, weights.rows, weights.sums,
-                            weights.counts, weights.counter, shape.sibling_column)
+                            weights.counts, weights.counter, sibling_column)
         return changed > 0 or not np.array_equal(heads, gold_heads)
 
     def evaluate_model(averaged):

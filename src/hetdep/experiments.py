@@ -101,7 +101,10 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
 
     header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
-    lines = [f"# Joint vs separate parsing on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", ""]
+    lines = [f"# Joint vs separate parsing on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
+             f"Produced by `hetdep experiment joint --treebank {treebank} --out {out} --scheme-a {scheme_a} --scheme-b {scheme_b} "
+             f"--ts {','.join(ts)} --beam {options.beam} --iterations {options.iterations} --tag-column {options.tag_column} "
+             f"--update {options.update}`.", ""]
     lines += [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
               f"beam {options.beam}, at most {options.iterations} iterations (patience {options.patience}), "
               f"{options.update} update, tags from {options.tag_column}; punctuation (gold UPOS PUNCT) excluded.", ""]

@@ -12,7 +12,7 @@ from hetdep.errors import HetdepError
 from hetdep.graph import train_graph
 from hetdep.training import TrainOptions
 
-from conftest import SAMPLES
+from conftest import SAMPLES, SHARED_DATA, needs_shared
 
 UD_TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 SUD_TRAIN = list(read_conllu(SAMPLES / "train.sud.conllu"))
@@ -74,3 +74,18 @@ def test_cli_parse_with(parsers, tmp_path):
                                        "--k", "4", "--consensus-iterations", "1"])
     assert result.exit_code == 0, result.output
     assert len(list(read_conllu(tmp_path / "a.conllu"))) == len(list(read_conllu(tmp_path / "b.conllu"))) == len(DEV)
+
+
+@needs_shared
+@pytest.mark.parametrize("setting, sizes", [("fr", ((2231, 412, 456), (1276, 200, 416))),
+                                            ("en", ((12544, 2001, 2077), None))])
+def test_settings_split_as_documented(setting, sizes):
+    from hetdep.experiments import consensus_setting
+
+    a, b = consensus_setting(setting, SHARED_DATA)
+    assert (len(a.train), len(a.dev), len(a.test)) == sizes[0]
+    if sizes[1]:
+        assert (len(b.train), len(b.dev), len(b.test)) == sizes[1]
+    else:  # WSJ sample: 3,914 sentences split by file number, one label
+        assert len(b.train) + len(b.dev) + len(b.test) == 3914 and min(len(b.dev), len(b.test)) > 100
+        assert {label for s in b.train for label in s.deprels} == {"dep"}

@@ -137,12 +137,16 @@ def read_conllu(
     callback sees them all, and sentences with problems are then not yielded.
     """
     path = str(path)
+    with _open(path) as handle:
+        yield from _parse(handle, path, single_root, require_heads, on_problem)
+
+
+def _open(path: str):
+    """The file opened for binary reading, or an InputError naming it."""
     try:
-        handle = open(path, "rb")
+        return open(path, "rb")
     except OSError as error:
         raise InputError(path, None, f"cannot open: {error.strerror}") from None
-    with handle:
-        yield from _parse(handle, path, single_root, require_heads, on_problem)
 
 
 BLOCK = 1 << 22  # bytes read and decoded at once; lines never straddle blocks
@@ -345,11 +349,7 @@ def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
     ``# sent_id = LINE`` and ``# text``; every column but ID and FORM is ``_``.
     """
     path = str(path)
-    try:
-        handle = open(path, "rb")
-    except OSError as error:
-        raise InputError(path, None, f"cannot open: {error.strerror}") from None
-    with handle:
+    with _open(path) as handle:
         for number, raw in enumerate(handle, 1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")

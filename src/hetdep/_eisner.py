@@ -121,8 +121,50 @@ def arc_scores(words, tags, n, table, rows, n_labels, width):
 
 
 @njit(cache=True, inline="always")
-def _push(stack, top, s, t, direction, is_complete):
-    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, is_complete
+def meeting(complete, s, t):
+    """Best split r of two complete spans meeting between s and t: complete[s, r, 1] + complete[r + 1, t, 0]."""
+    best, split = NEG, s
+    for r in range(s, t):
+        value = complete[s, r, 1] + complete[r + 1, t, 0]
+        if value > best:
+            best, split = value, r
+    return best, split
+
+
+@njit(cache=True, inline="always")
+def fill_complete(complete, incomplete, complete_split, s, t):
+    """complete[s, t, 0] (headed by t) and complete[s, t, 1] (headed by s) from the incomplete items, with splits."""
+    best, split = NEG, s
+    for r in range(s, t):
+        value = complete[s, r, 0] + incomplete[r, t, 0]
+        if value > best:
+            best, split = value, r
+    complete[s, t, 0] = best
+    complete_split[s, t, 0] = split
+    best, split = NEG, s + 1
+    for r in range(s + 1, t + 1):
+        value = incomplete[s, r, 1] + complete[r, t, 1]
+        if value > best:
+            best, split = value, r
+    complete[s, t, 1] = best
+    complete_split[s, t, 1] = split
+
+
+@njit(cache=True, inline="always")
+def best_root(complete, arcs, n):
+    """The one word m on the root: the best complete[1, m, 0] + complete[m, n, 1] + arcs[0, m], and that score."""
+    root, total = 1, NEG
+    for m in range(1, n + 1):
+        value = complete[1, m, 0] + complete[m, n, 1] + arcs[0, m]
+        if value > total:
+            root, total = m, value
+    return root, total
+
+
+@njit(cache=True, inline="always")
+def push(stack, top, s, t, direction, kind):
+    """Push a span (s, t, direction, kind) onto a backtracking stack; returns the new top."""
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, kind
     return top + 1
 
 
@@ -137,40 +179,19 @@ def eisner(scores, n):
     for length in range(1, n):
         for s in range(1, n - length + 1):
             t = s + length
-            best, split = NEG, s
-            for r in range(s, t):
-                value = complete[s, r, 1] + complete[r + 1, t, 0]
-                if value > best:
-                    best, split = value, r
+            best, split = meeting(complete, s, t)
             incomplete[s, t, 0] = best + scores[t, s]
             incomplete[s, t, 1] = best + scores[s, t]
             incomplete_split[s, t, 0] = split
             incomplete_split[s, t, 1] = split
-            best, split = NEG, s
-            for r in range(s, t):
-                value = complete[s, r, 0] + incomplete[r, t, 0]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 0] = best
-            complete_split[s, t, 0] = split
-            best, split = NEG, s + 1
-            for r in range(s + 1, t + 1):
-                value = incomplete[s, r, 1] + complete[r, t, 1]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 1] = best
-            complete_split[s, t, 1] = split
+            fill_complete(complete, incomplete, complete_split, s, t)
     heads = np.zeros(n + 1, dtype=np.int64)
-    root, total = 1, NEG
-    for m in range(1, n + 1):
-        value = complete[1, m, 0] + complete[m, n, 1] + scores[0, m]
-        if value > total:
-            root, total = m, value
+    root, total = best_root(complete, scores, n)
     heads[root] = 0
     # Backtrack with an explicit stack of spans (s, t, direction, is_complete).
     stack = np.zeros((4 * n + 4, 4), dtype=np.int64)
-    top = _push(stack, 0, 1, root, 0, 1)
-    top = _push(stack, top, root, n, 1, 1)
+    top = push(stack, 0, 1, root, 0, 1)
+    top = push(stack, top, root, n, 1, 1)
     while top > 0:
         top -= 1
         s, t, d, is_complete = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -179,19 +200,19 @@ def eisner(scores, n):
         if is_complete:
             r = complete_split[s, t, d]
             if d == 0:
-                top = _push(stack, top, s, r, 0, 1)
-                top = _push(stack, top, r, t, 0, 0)
+                top = push(stack, top, s, r, 0, 1)
+                top = push(stack, top, r, t, 0, 0)
             else:
-                top = _push(stack, top, s, r, 1, 0)
-                top = _push(stack, top, r, t, 1, 1)
+                top = push(stack, top, s, r, 1, 0)
+                top = push(stack, top, r, t, 1, 1)
         else:
             r = incomplete_split[s, t, d]
             if d == 0:
                 heads[s] = t
             else:
                 heads[t] = s
-            top = _push(stack, top, s, r, 1, 1)
-            top = _push(stack, top, r + 1, t, 0, 1)
+            top = push(stack, top, s, r, 1, 1)
+            top = push(stack, top, r + 1, t, 0, 1)
     return heads, total
 
 

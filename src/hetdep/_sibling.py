@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from . import _weights
-from ._eisner import BOUNDARY, NEG, _key
+from ._eisner import BOUNDARY, NEG, _key, best_root, fill_complete, meeting, push
 
 N_SIBLING_KEYS = 6
 
@@ -70,12 +70,7 @@ def decode(arcs, siblings, n):
     for length in range(1, n):
         for s in range(1, n - length + 1):
             t = s + length
-            best, split = NEG, s
-            for r in range(s, t):
-                value = complete[s, r, 1] + complete[r + 1, t, 0]
-                if value > best:
-                    best, split = value, r
-            sibling[s, t], s_split[s, t] = best, split
+            sibling[s, t], s_split[s, t] = meeting(complete, s, t)
             # t heads s: s is t's closest left modifier, or the next one out after r.
             best, split = complete[s, t - 1, 1] + arcs[t, s] + siblings[t, 0, s], -1
             for r in range(s + 1, t):
@@ -90,28 +85,13 @@ def decode(arcs, siblings, n):
                 if value > best:
                     best, split = value, r
             incomplete[s, t, 1], i_split[s, t, 1] = best, split
-            best, split = NEG, s
-            for r in range(s, t):
-                value = complete[s, r, 0] + incomplete[r, t, 0]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 0], c_split[s, t, 0] = best, split
-            best, split = NEG, s + 1
-            for r in range(s + 1, t + 1):
-                value = incomplete[s, r, 1] + complete[r, t, 1]
-                if value > best:
-                    best, split = value, r
-            complete[s, t, 1], c_split[s, t, 1] = best, split
+            fill_complete(complete, incomplete, c_split, s, t)
     heads = np.zeros(n + 1, dtype=np.int64)
-    root, total = 1, NEG
-    for m in range(1, n + 1):
-        value = complete[1, m, 0] + complete[m, n, 1] + arcs[0, m]
-        if value > total:
-            root, total = m, value
+    root, total = best_root(complete, arcs, n)
     # Backtrack: kind 0 complete, 1 incomplete, 2 sibling item.
     stack = np.zeros((4 * n + 8, 4), dtype=np.int64)
-    top = _push(stack, 0, 1, root, 0, 0)
-    top = _push(stack, top, root, n, 1, 0)
+    top = push(stack, 0, 1, root, 0, 0)
+    top = push(stack, top, root, n, 1, 0)
     while top > 0:
         top -= 1
         s, t, d, kind = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -120,38 +100,32 @@ def decode(arcs, siblings, n):
         if kind == 0:
             r = c_split[s, t, d]
             if d == 0:
-                top = _push(stack, top, s, r, 0, 0)
-                top = _push(stack, top, r, t, 0, 1)
+                top = push(stack, top, s, r, 0, 0)
+                top = push(stack, top, r, t, 0, 1)
             else:
-                top = _push(stack, top, s, r, 1, 1)
-                top = _push(stack, top, r, t, 1, 0)
+                top = push(stack, top, s, r, 1, 1)
+                top = push(stack, top, r, t, 1, 0)
         elif kind == 2:
             r = s_split[s, t]
-            top = _push(stack, top, s, r, 1, 0)
-            top = _push(stack, top, r + 1, t, 0, 0)
+            top = push(stack, top, s, r, 1, 0)
+            top = push(stack, top, r + 1, t, 0, 0)
         else:
             r = i_split[s, t, d]
             if d == 0:
                 heads[s] = t
                 if r < 0:
-                    top = _push(stack, top, s, t - 1, 1, 0)
+                    top = push(stack, top, s, t - 1, 1, 0)
                 else:
-                    top = _push(stack, top, s, r, 0, 2)
-                    top = _push(stack, top, r, t, 0, 1)
+                    top = push(stack, top, s, r, 0, 2)
+                    top = push(stack, top, r, t, 0, 1)
             else:
                 heads[t] = s
                 if r < 0:
-                    top = _push(stack, top, s + 1, t, 0, 0)
+                    top = push(stack, top, s + 1, t, 0, 0)
                 else:
-                    top = _push(stack, top, s, r, 1, 1)
-                    top = _push(stack, top, r, t, 0, 2)
+                    top = push(stack, top, s, r, 1, 1)
+                    top = push(stack, top, r, t, 0, 2)
     return heads, total
-
-
-@njit(cache=True, inline="always")
-def _push(stack, top, s, t, direction, kind):
-    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, kind
-    return top + 1
 
 
 @njit(cache=True)

@@ -24,9 +24,8 @@ from . import _eisner
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
-from .graph import GraphParser
+from .graph import GraphParser, posteriors
 from .parser import TAG_COLUMNS
-from .projectivity import deprojectivize
 
 
 @dataclass(frozen=True)
@@ -47,15 +46,13 @@ class _State:
         words, tags = parser.encode(sentence)
         parser.stats.record(words, tags, sentence.column(TAG_COLUMNS[parser.tag_column]))
         self.n = len(words) - 1
-        self.scores, self.labels = _eisner.arc_scores(words, tags, self.n, parser.weights.table, parser.weights.rows,
-                                                      len(parser.labels), parser.width)
+        self.scores, self.labels = parser.arc_scores(words, tags)
         self.k, self.temperature = k, temperature
         self.search(self.scores)
 
     def search(self, scores: np.ndarray) -> None:
         self.heads, totals = _eisner.eisner_kbest(scores, self.n, self.k)
-        weights = np.exp((totals - totals.max()) / self.temperature)
-        self.posteriors = weights / weights.sum()
+        self.posteriors = posteriors(totals, self.temperature)
 
     def arc_mass(self) -> np.ndarray:
         """mass[h, m]: the posterior probability that m's head is h."""
@@ -86,9 +83,7 @@ def joint_parse_sentence(a: GraphParser, b: GraphParser, sentence: Sentence, opt
 
 def _tree(parser: GraphParser, state: _State, sentence: Sentence) -> Sentence:
     heads = state.heads[0]
-    labels = [parser.labels[state.labels[heads[m], m]] for m in range(1, state.n + 1)]
-    out_heads, out_labels = deprojectivize([int(h) for h in heads[1:]], labels)
-    return sentence.with_tree(out_heads, out_labels)
+    return parser.with_tree(sentence, heads, state.labels[heads, np.arange(state.n + 1)])
 
 
 def joint_parse(a: GraphParser, b: GraphParser, sentences: Iterable[Sentence], options_a: ConsensusOptions,

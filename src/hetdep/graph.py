@@ -19,19 +19,42 @@ import numpy as np
 from . import _eisner, _sibling
 from .conllu import Sentence
 from .errors import HetdepError
-from .evaluation import evaluate
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
 from .parser import TAG_COLUMNS, ParseStats
 from .projectivity import deprojectivize, projectivize
-from .training import TrainOptions, TrainResult, _label_inventory, perceptron_loop, vocabularies
+from .training import TrainOptions, TrainResult, _label_inventory, dev_scores, perceptron_loop, vocabularies
 from .vocab import Vocab
 
 KINDS = {"dep1": 1, "dep2": 2}
 
 
+def sibling_column(n_labels: int) -> int:
+    """dep2's weight column for the (unlabeled) sibling features, after the label columns."""
+    return n_labels + 2
+
+
 def weight_width(n_labels: int, order: int) -> int:
     """Weight columns: 2 unused, one per label, and for dep2 one for the sibling features."""
-    return n_labels + 2 + (order == 2)
+    return sibling_column(n_labels) + (order == 2)
+
+
+def best_tree(words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple, n_labels: int,
+              order: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
+    n = len(words) - 1
+    scores, labels = _eisner.arc_scores(words, tags, n, table, rows, n_labels, weight_width(n_labels, order))
+    if order == 2:
+        siblings = _sibling.sibling_scores(words, tags, n, table, rows, sibling_column(n_labels))
+        heads, total = _sibling.decode(scores, siblings, n)
+    else:
+        heads, total = _eisner.eisner(scores, n)
+    return heads, labels[heads, np.arange(n + 1)], total
+
+
+def posteriors(totals: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax of k-best scores divided by ``temperature``."""
+    weights = np.exp((totals - totals.max()) / temperature)
+    return weights / weights.sum()
 
 
 class GraphParser:
@@ -53,31 +76,28 @@ class GraphParser:
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (index 1..n) of the best projective tree, and its score."""
-        n = len(words) - 1
-        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels),
-                                            self.width)
-        if self.order == 2:
-            siblings = _sibling.sibling_scores(words, tags, n, self.weights.table, self.weights.rows, self.sibling_column)
-            heads, total = _sibling.decode(scores, siblings, n)
-        else:
-            heads, total = _eisner.eisner(scores, n)
-        return heads, labels[heads, np.arange(n + 1)], total
-
-    @property
-    def sibling_column(self) -> int:
-        return len(self.labels) + 2
+        return best_tree(words, tags, self.weights.table, self.weights.rows, len(self.labels), self.order)
 
     @property
     def width(self) -> int:
         return weight_width(len(self.labels), self.order)
+
+    def arc_scores(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every arc's best label score and that label: (n+1, n+1) each."""
+        return _eisner.arc_scores(words, tags, len(words) - 1, self.weights.table, self.weights.rows, len(self.labels),
+                                  self.width)
+
+    def with_tree(self, sentence: Sentence, heads: np.ndarray, label_ids: np.ndarray) -> Sentence:
+        """The sentence with these heads and label ids (index 1..n), non-projective arcs restored."""
+        heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i] for i in label_ids[1:]])
+        return sentence.with_tree(heads, labels)
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
         """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
         heads, label_ids, _ = self.parse_arrays(words, tags)
-        heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i] for i in label_ids[1:]])
-        return sentence.with_tree(heads, labels)
+        return self.with_tree(sentence, heads, label_ids)
 
     def kbest(self, sentence: Sentence, k: int = 16, temperature: float = 1.0) -> list[tuple[Sentence, float]]:
         """The k best trees (each arc with its best label), best first, with posteriors (dep1 only).
@@ -89,17 +109,11 @@ class GraphParser:
         if self.order != 1:
             raise HetdepError("k-best trees are available from dep1 models only")
         words, tags = self.encode(sentence)
-        n = len(words) - 1
-        scores, labels = _eisner.arc_scores(words, tags, n, self.weights.table, self.weights.rows, len(self.labels),
-                                            self.width)
-        all_heads, totals = _eisner.eisner_kbest(scores, n, k)
-        weights = np.exp((totals - totals.max()) / temperature)
-        trees = []
-        for heads, weight in zip(all_heads, weights / weights.sum()):
-            tree_labels = [self.labels[labels[heads[m], m]] for m in range(1, n + 1)]
-            out_heads, out_labels = deprojectivize([int(h) for h in heads[1:]], tree_labels)
-            trees.append((sentence.with_tree(out_heads, out_labels), float(weight)))
-        return trees
+        scores, labels = self.arc_scores(words, tags)
+        all_heads, totals = _eisner.eisner_kbest(scores, len(words) - 1, k)
+        columns = np.arange(len(words))
+        return [(self.with_tree(sentence, heads, labels[heads, columns]), float(p))
+                for heads, p in zip(all_heads, posteriors(totals, temperature))]
 
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:
         """One output sentence per input sentence, in order."""
@@ -144,34 +158,23 @@ def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sen
     encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
                 np.array([0] + [label_index[rare.get(label, label)] for label in tree_labels], dtype=np.int64))
                for s, (heads, tree_labels) in zip(train_sentences, trees)]
-    width, sibling_column = weight_width(len(labels), order), len(labels) + 2
-    weights = Weights(width)
+    weights = Weights(weight_width(len(labels), order))
 
     def learn(index: int) -> bool:
         w, t, gold_heads, gold_labels = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.N_SIBLING_KEYS))
-        scores, best_labels = _eisner.arc_scores(w, t, n, weights.table, weights.rows, len(labels), width)
-        if order == 2:
-            siblings = _sibling.sibling_scores(w, t, n, weights.table, weights.rows, sibling_column)
-            heads, _ = _sibling.decode(scores, siblings, n)
-        else:
-            heads, _ = _eisner.eisner(scores, n)
-        predicted_labels = best_labels[heads, np.arange(n + 1)]
+        heads, predicted_labels, _ = best_tree(w, t, weights.table, weights.rows, len(labels), order)
         changed = _eisner.update(w, t, n, gold_heads, gold_labels, heads, predicted_labels, weights.table, weights.n_used,
                                  weights.rows, weights.sums, weights.counts, weights.counter)
         if order == 2:
             _sibling.update(w, t, n, gold_heads, heads, weights.table, weights.n_used, weights.rows, weights.sums,
-                            weights.counts, weights.counter, sibling_column)
+                            weights.counts, weights.counter, sibling_column(len(labels)))
         return changed > 0 or not np.array_equal(heads, gold_heads)
 
     def evaluate_model(averaged):
-        parser = GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
-                             projective_encoding=options.projective_encoding)
-        if not dev_sentences:
-            return parser, 0.0, 0.0, {}
-        result = evaluate(dev_sentences, parser.parse(dev_sentences))
-        return parser, result.uas, result.las, {}
+        return dev_scores(GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
+                                      projective_encoding=options.projective_encoding), dev_sentences)
 
     parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
     return TrainResult(parser, best_iteration, history)

@@ -108,6 +108,14 @@ def update_mode(options: TrainOptions) -> int:
     return UPDATES[options.update]
 
 
+def dev_scores(parser, dev_sentences: Sequence[Sentence]) -> tuple[object, float, float, dict]:
+    """What a single-scheme parser's ``evaluate_model`` returns: the parser, its dev UAS and LAS (0 without dev)."""
+    if not dev_sentences:
+        return parser, 0.0, 0.0, {}
+    result = evaluate(dev_sentences, parser.parse(dev_sentences))
+    return parser, result.uas, result.las, {}
+
+
 def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, weights: Weights, options: TrainOptions,
                     progress: Callable | None = None) -> tuple[object, int, list[IterationReport]]:
     """The training loop every parser shares: shuffled iterations, dev evaluation, best iteration kept.
@@ -169,12 +177,9 @@ def train(
         return False
 
     def evaluate_model(averaged):
-        parser = ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam,
-                                   tag_column=options.tag_column, projective_encoding=options.projective_encoding)
-        if not dev_sentences:
-            return parser, 0.0, 0.0, {}
-        result = evaluate(dev_sentences, parser.parse(dev_sentences))
-        return parser, result.uas, result.las, {}
+        return dev_scores(ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam,
+                                            tag_column=options.tag_column, projective_encoding=options.projective_encoding),
+                          dev_sentences)
 
     parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
     return TrainResult(parser, best_iteration, history)

@@ -45,7 +45,7 @@ STATIC_TEMPLATES = np.array([
     [(-1, SHAPE), (0, SHAPE), (1, SHAPE)],
     [(0, S3), (1, L), (0, UNUSED)],
     [(-1, L), (0, S3), (0, UNUSED)],
-], dtype=np.int64).reshape(-1, 3, 2)
+], dtype=np.int64)
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix.
 N_TAG_TEMPLATES = 4
 

@@ -25,7 +25,6 @@ from .errors import HetdepError, InputError
 from .ptb import Node, Tree, clean
 
 TABLES = {"penn2malt": "penn2malt.txt", "zhang-clark-2008": "zhang-clark-2008.txt"}
-LABELERS = ("penn2malt", "phrase")
 
 PUNCTUATION_TAGS = {",", ".", ":", "``", "''", "-LRB-", "-RRB-", "PU"}
 

@@ -25,14 +25,15 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from . import _tagger
-from .conllu import MISC, UPOS, XPOS, Sentence
+from .conllu import MISC, Sentence
 from .errors import HetdepError
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
+from .parser import TAG_COLUMNS
 from .training import TrainResult, perceptron_loop
 from .vocab import UNKNOWN, Vocab
 
 KIND = "tagger"
-COLUMNS = {"upos": UPOS, "xpos": XPOS}
+COLUMNS = TAG_COLUMNS  # the tag columns a tagger can fill, the parsers' own
 KBEST_KEY = "TagKBest"
 
 

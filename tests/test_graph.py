@@ -12,7 +12,8 @@ from hetdep import _eisner, _sibling
 from hetdep.cli import main
 from hetdep.conllu import find_cycle, read_conllu
 from hetdep.evaluation import evaluate
-from hetdep.graph import GraphParser, train_graph
+from hetdep.errors import HetdepError
+from hetdep.graph import GraphParser, train_concatenated, train_graph
 from hetdep.model import ModelFileError
 from hetdep.projectivity import is_projective
 from hetdep.training import TrainOptions
@@ -46,10 +47,20 @@ def test_eisner_finds_the_best_projective_tree(n):
 def test_arc_features_see_direction_and_in_between_tags():
     words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
     keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)
-    right = set(keys[:_eisner.arc_keys(words, tags, 4, 1, 4, keys)].tolist())
-    count_left = _eisner.arc_keys(words, tags, 4, 4, 1, keys)
+    right = set(keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, keys)].tolist())
+    count_left = _eisner.arc_keys(words, tags, 4, 4, 1, 0, keys)
     assert count_left == len(right) == 2 * _eisner.N_CORE + 1  # one distinct tag between 1 and 4
     assert right.isdisjoint(keys[:count_left].tolist())
+
+
+def test_domain_copies_add_one_key_per_shared_key():
+    words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
+    keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)
+    shared = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, keys)].tolist()
+    first = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 1, keys)].tolist()
+    second = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 2, keys)].tolist()
+    assert first[:len(shared)] == second[:len(shared)] == shared
+    assert len(first) == 2 * len(shared) and set(first[len(shared):]).isdisjoint(second[len(shared):])
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +153,54 @@ def test_dep2_trains_saves_and_parses(tmp_path):
     assert [s.heads for s in loaded.parse(DEV[:30])] == [s.heads for s in result.parser.parse(DEV[:30])]
     with pytest.raises(ModelFileError, match="not a 'dep1' model"):
         GraphParser.load(tmp_path / "d2", "dep1")
+
+
+def test_concatenated_model_parses_as_each_treebank(tmp_path):
+    sud_train, sud_dev = list(read_conllu(SAMPLES / "train.sud.conllu")), list(read_conllu(SAMPLES / "dev.sud.conllu"))
+    treebanks = {"ud": (TRAIN[:100], DEV[:40]), "sud": (sud_train[100:], sud_dev[:40])}
+    plain = train_concatenated(treebanks, TrainOptions(iterations=3))
+    augmented = train_concatenated(treebanks, TrainOptions(iterations=3), augmented=True)
+    assert set(augmented.history[0].dev_detail) == {"UAS_ud", "LAS_ud", "UAS_sud", "LAS_sud"}
+    augmented.parser.save(tmp_path / "m")
+    loaded = GraphParser.load(tmp_path / "m")
+    assert loaded.treebanks == ["ud", "sud"] and loaded.augmented
+    with pytest.raises(HetdepError, match="say which treebank"):
+        loaded.parse_sentence(DEV[0])
+    unknown_scheme = plain.parser.parse_sentence(DEV[0])  # the paper's concatenation: any label, prefix kept
+    assert all(label.split(":")[0] in ("ud", "sud") for label in unknown_scheme.deprels)
+    with pytest.raises(HetdepError, match="no treebank 'gsd'"):
+        loaded.for_treebank("gsd")
+    for name, gold_file, other_labels in (("ud", DEV[:40], {"comp:obj", "mod"}), ("sud", sud_dev[:40], {"obj", "amod"})):
+        parsed = list(loaded.for_treebank(name).parse(gold_file))
+        labels = {label for s in parsed for label in s.deprels}
+        assert labels and not labels & other_labels and not any(":" in label and label.split(":")[0] in ("ud", "sud")
+                                                                  for label in labels)
+        assert [s.deprels for s in parsed] == [s.deprels for s in augmented.parser.for_treebank(name).parse(gold_file)]
+    # Parsed as its treebank, each scheme keeps its own attachments; parsed blind, the schemes mix.
+    for name, gold in (("ud", DEV[:40]), ("sud", sud_dev[:40])):
+        blind = evaluate(gold, plain.parser.parse(gold)).uas
+        assert evaluate(gold, plain.parser.for_treebank(name).parse(gold)).uas > blind + 2
+        assert evaluate(gold, loaded.for_treebank(name).parse(gold)).uas > blind + 2
+
+
+def test_cli_concatenates_two_treebanks(tmp_path):
+    run = CliRunner().invoke
+    ud, sud = SAMPLES / "train.ud.conllu", SAMPLES / "train.sud.conllu"
+    (tmp_path / "a.conllu").write_text("".join(s.to_text() for s in list(read_conllu(ud))[:60]), encoding="utf-8")
+    (tmp_path / "b.conllu").write_text("".join(s.to_text() for s in list(read_conllu(sud))[60:120]), encoding="utf-8")
+    dev_a, dev_b = str(SAMPLES / "dev.ud.conllu"), str(SAMPLES / "dev.sud.conllu")
+    args = ["train", "--parser", "dep2", "--train", str(tmp_path / "a.conllu"), "--dev", dev_a, "--train-b",
+            str(tmp_path / "b.conllu"), "--dev-b", dev_b, "--iterations", "1", "--concatenate", "--names", "ud,sud"]
+    result = run(main, args + ["--feature-copies", "--model", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    parse = ["parse", "--model", str(tmp_path / "m"), "--input", dev_b, "--output", str(tmp_path / "o.conllu")]
+    result = run(main, parse + ["--treebank", "sud"])
+    assert result.exit_code == 0, result.output
+    parsed = list(read_conllu(tmp_path / "o.conllu"))
+    assert len(parsed) == len(DEV) and "comp:obj" in {label for s in parsed for label in s.deprels}
+    result = run(main, parse)
+    assert result.exit_code != 0 and "say which treebank" in result.output
+    result = run(main, parse + ["--treebank", "gsd"])
+    assert result.exit_code != 0 and "no treebank 'gsd'" in result.output
+    result = run(main, [a for a in args if a != "--concatenate"] + ["--feature-copies", "--model", str(tmp_path / "n")])
+    assert result.exit_code == 2

@@ -5,6 +5,13 @@ alone and combined, the tags around them, and each distinct tag between them, ev
 conjoined with the arc's direction and binned length (the core ones also with the direction
 alone). Words and tags are vocabulary ids with position 0 the root.
 
+Domain copies (Daume 2007, "frustratingly easy" adaptation) for a parser trained on several
+treebanks at once: with ``domain`` > 0 every key is emitted twice, once shared by all
+treebanks and once mixed with the domain. The shared keys are unlabeled (weight column
+``SHARED``, added to every label's score): what the schemes agree on about attachment; the
+domain copies carry that treebank's labels. ``domain`` 0 emits the plain keys only, each
+labeled (column ``SHARED`` then stays empty).
+
 Labels are chosen inside the decoder: an arc's score is its best label's score (first-order
 factorisation makes this exact), so Eisner's algorithm runs on one score per arc. Trees have
 exactly one word on the root, as UD requires: the root's child is chosen last, over the two
@@ -21,7 +28,9 @@ from .features import MULTIPLIER, SEED
 
 BOUNDARY = 1 << 40  # the tag before the root / after the last word
 N_CORE = 17  # templates emitted with (direction, length) and with direction alone
-MAX_KEYS = 2 * N_CORE + 64  # + in-between tags (distinct, at most 64 kept)
+KEYS_PER_COPY = 2 * N_CORE + 64  # + in-between tags (distinct, at most 64 kept)
+MAX_KEYS = 2 * KEYS_PER_COPY  # shared keys and their domain copies
+SHARED = 1  # weight column of the unlabeled shared keys of a domain-augmented model
 
 _SEED = np.uint64(SEED)
 _MULT = np.uint64(MULTIPLIER)
@@ -43,13 +52,24 @@ def _key(template, a, b, c, d, context):
 
 
 @njit(cache=True, inline="always")
+def add_domain_copies(out, count, domain):
+    """Append each of the first ``count`` keys mixed with ``domain`` (none for domain 0); the new count."""
+    if domain == 0:
+        return count
+    for i in range(count):
+        h = _mix(out[i], 7000 + domain)
+        out[count + i] = h if h != 0 else np.uint64(1)
+    return 2 * count
+
+
+@njit(cache=True, inline="always")
 def length_bin(distance):
     return distance if distance <= 5 else (6 if distance <= 10 else 7)
 
 
 @njit(cache=True)
-def arc_keys(words, tags, n, h, m, out):
-    """Feature keys of the arc h -> m (0 <= h <= n, 1 <= m <= n); returns how many."""
+def arc_keys(words, tags, n, h, m, domain, out):
+    """Feature keys of the arc h -> m (0 <= h <= n, 1 <= m <= n), with domain copies; returns how many."""
     direction = 1 if h < m else 0
     full = direction * 8 + length_bin(abs(h - m)) + 1
     short = 100 + direction
@@ -80,7 +100,7 @@ def arc_keys(words, tags, n, h, m, out):
         k += N_CORE
     low, high = min(h, m), max(h, m)
     for b in range(low + 1, high):
-        if k == MAX_KEYS:
+        if k == KEYS_PER_COPY:
             break
         seen = False
         for earlier in range(low + 1, b):
@@ -90,14 +110,15 @@ def arc_keys(words, tags, n, h, m, out):
         if not seen:
             out[k] = _key(18, hp, tags[b], mp, 0, full)
             k += 1
-    return k
+    return add_domain_copies(out, k, domain)
 
 
 @njit(cache=True)
-def arc_scores(words, tags, n, table, rows, n_labels, width):
+def arc_scores(words, tags, n, table, rows, first_label, end_label, width, domain):
     """Best label score and best label of every arc h -> m: (n+1, n+1) each (NEG where no arc).
 
-    ``width``: the weight rows' width (labels are columns 2..n_labels+1; dep2 has one more).
+    Labels are chosen among ids first_label..end_label-1 (one treebank's labels in a parser
+    trained on several); ``width``: the weight rows' width (label i is column i + 2).
     """
     best = np.full((n + 1, n + 1), NEG, dtype=np.float64)
     label = np.zeros((n + 1, n + 1), dtype=np.int64)
@@ -107,15 +128,15 @@ def arc_scores(words, tags, n, table, rows, n_labels, width):
         for m in range(1, n + 1):
             if h == m:
                 continue
-            count = arc_keys(words, tags, n, h, m, keys)
+            count = arc_keys(words, tags, n, h, m, domain, keys)
             acc[:] = 0.0
             for t in range(count):
-                _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, True, -1)
-            top = 2
-            for c in range(3, n_labels + 2):
+                _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, True, SHARED)
+            top = first_label + 2
+            for c in range(first_label + 3, end_label + 2):
                 if acc[c] > acc[top]:
                     top = c
-            best[h, m] = acc[top]
+            best[h, m] = acc[top] + acc[SHARED]
             label[h, m] = top - 2
     return best, label
 
@@ -217,8 +238,9 @@ def eisner(scores, n):
 
 
 @njit(cache=True)
-def update(words, tags, n, gold_heads, gold_labels, heads, labels, table, n_used, rows, sums, counts, counter):
-    """Perceptron update: gold arcs' features +1 for their labels, predicted arcs' -1 (equal arcs cancel)."""
+def update(words, tags, n, domain, gold_heads, gold_labels, heads, labels, table, n_used, rows, sums, counts, counter):
+    """Perceptron update: gold arcs' features +1 for their labels, predicted arcs' -1 (equal arcs cancel);
+    with a domain, the shared keys' unlabeled column only where the heads differ."""
     keys = np.zeros(MAX_KEYS, dtype=np.uint64)
     c = np.float32(counter)
     changed = 0
@@ -226,14 +248,18 @@ def update(words, tags, n, gold_heads, gold_labels, heads, labels, table, n_used
         if gold_heads[m] == heads[m] and gold_labels[m] == labels[m]:
             continue
         changed += 1
+        shared_too = gold_heads[m] != heads[m]
         for side in range(2):
             h = gold_heads[m] if side == 0 else heads[m]
             column = (gold_labels[m] if side == 0 else labels[m]) + 2
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            count = arc_keys(words, tags, n, h, m, keys)
+            count = arc_keys(words, tags, n, h, m, domain, keys)
+            shared = count // 2 if domain else 0
             for t in range(count):
+                if t < shared and not shared_too:
+                    continue
                 slot = _weights.insert(table, n_used, keys[t])
-                _weights.add(table, slot, rows, sums, counts, column, delta, c)
+                _weights.add(table, slot, rows, sums, counts, SHARED if t < shared else column, delta, c)
     return changed
 
 

@@ -14,14 +14,15 @@ import numpy as np
 from numba import njit
 
 from . import _weights
-from ._eisner import BOUNDARY, NEG, _key, best_root, fill_complete, meeting, push
+from ._eisner import BOUNDARY, NEG, _key, add_domain_copies, best_root, fill_complete, meeting, push
 
 N_SIBLING_KEYS = 6
+MAX_SIBLING_KEYS = 2 * N_SIBLING_KEYS  # with domain copies (see hetdep._eisner)
 
 
 @njit(cache=True, inline="always")
-def sibling_keys(words, tags, h, s, m, out):
-    """Keys of head h with adjacent modifiers s (closer; 0 = none) and m on the same side."""
+def sibling_keys(words, tags, h, s, m, domain, out):
+    """Keys of head h with adjacent modifiers s (closer; 0 = none) and m on the same side; returns how many."""
     direction = 1 if h < m else 0
     sp = tags[s] if s else BOUNDARY
     sw = words[s] if s else BOUNDARY
@@ -32,13 +33,14 @@ def sibling_keys(words, tags, h, s, m, out):
     out[3] = _key(43, sw, mp, 0, 0, direction)
     out[4] = _key(44, sp, mw, 0, 0, direction)
     out[5] = _key(45, hp, sp, mp, 0, direction * 8 + min(abs(h - m), 7))
+    return add_domain_copies(out, N_SIBLING_KEYS, domain)
 
 
 @njit(cache=True)
-def sibling_scores(words, tags, n, table, rows, column):
+def sibling_scores(words, tags, n, table, rows, column, domain):
     """score[h, s, m] for every head h, modifier m and closer sibling s (0: none) on m's side."""
     scores = np.zeros((n + 1, n + 1, n + 1), dtype=np.float64)
-    keys = np.zeros(N_SIBLING_KEYS, dtype=np.uint64)
+    keys = np.zeros(MAX_SIBLING_KEYS, dtype=np.uint64)
     acc = np.zeros(column + 1, dtype=np.float32)
     for h in range(1, n + 1):
         for m in range(1, n + 1):
@@ -47,9 +49,9 @@ def sibling_scores(words, tags, n, table, rows, column):
             low, high = (h + 1, m) if h < m else (m + 1, h)
             for index in range(low - 1, high):  # low - 1 stands for "no closer sibling"
                 s = 0 if index == low - 1 else index
-                sibling_keys(words, tags, h, s, m, keys)
+                count = sibling_keys(words, tags, h, s, m, domain, keys)
                 acc[column] = 0.0
-                for t in range(N_SIBLING_KEYS):
+                for t in range(count):
                     payload = _weights.lookup(table, keys[t])
                     if payload:
                         _weights.add_scores(payload, rows, acc, True, -1)
@@ -146,13 +148,13 @@ def siblings_of(heads, n, out):
 
 
 @njit(cache=True)
-def update(words, tags, n, gold_heads, heads, table, n_used, rows, sums, counts, counter, column):
+def update(words, tags, n, domain, gold_heads, heads, table, n_used, rows, sums, counts, counter, column):
     """Perceptron update of the sibling parts: gold +1, predicted -1 (equal parts cancel)."""
     gold_siblings = np.zeros(n + 1, dtype=np.int64)
     siblings = np.zeros(n + 1, dtype=np.int64)
     siblings_of(gold_heads, n, gold_siblings)
     siblings_of(heads, n, siblings)
-    keys = np.zeros(N_SIBLING_KEYS, dtype=np.uint64)
+    keys = np.zeros(MAX_SIBLING_KEYS, dtype=np.uint64)
     c = np.float32(counter)
     for m in range(1, n + 1):
         if gold_heads[m] == heads[m] and gold_siblings[m] == siblings[m]:
@@ -162,8 +164,8 @@ def update(words, tags, n, gold_heads, heads, table, n_used, rows, sums, counts,
             if h == 0:
                 continue
             s = gold_siblings[m] if side == 0 else siblings[m]
-            sibling_keys(words, tags, h, s, m, keys)
+            count = sibling_keys(words, tags, h, s, m, domain, keys)
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            for t in range(N_SIBLING_KEYS):
+            for t in range(count):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, column, delta, c)

@@ -201,10 +201,14 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
+@click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
+@click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
+@click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update, tagger_dir):
-    """Train an arc-standard beam-search parser (or with --parser dep1 a first-order graph-based
-    one), or with --train-b a joint model of two schemes.
+                  tag_column, projective_encoding, update, tagger_dir, concatenate, feature_copies, names):
+    """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
+    with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
+    on two treebanks.
 
     Global averaged perceptron (early update for beam search); non-projective trees go through the
     pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
@@ -216,14 +220,28 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
     if (train_b_path is None) != (dev_b_path is None):
         raise click.UsageError("a joint model needs both --train-b and --dev-b")
-    if train_b_path and parser_kind != "arc-standard":
-        raise click.UsageError(f"the joint model is transition-based: --parser {parser_kind} trains a single scheme")
+    if train_b_path and parser_kind != "arc-standard" and not concatenate:
+        raise click.UsageError(f"the joint model is transition-based: --parser {parser_kind} trains a single scheme "
+                               "(or, with --concatenate, one parser on two treebanks)")
+    if concatenate and (parser_kind == "arc-standard" or not train_b_path):
+        raise click.UsageError("--concatenate needs --parser dep1 or dep2 and a second treebank in --train-b/--dev-b")
+    if feature_copies and not concatenate:
+        raise click.UsageError("--feature-copies applies to --concatenate only")
+    treebank_names = [name.strip() for name in names.split(",")]
+    if concatenate and (len(treebank_names) != 2 or len(set(treebank_names)) != 2):
+        raise click.UsageError(f"--names {names!r}: give two different names separated by a comma")
     if tagger_dir:
         _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, update=update)
     progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
-    if train_b_path:
+    if concatenate:
+        from .graph import KINDS, train_concatenated
+
+        treebanks = {treebank_names[0]: (_read(train_path, require_heads=True), _read(dev_path, require_heads=True)),
+                     treebank_names[1]: (_read(train_b_path, require_heads=True), _read(dev_b_path, require_heads=True))}
+        result = train_concatenated(treebanks, options, progress=progress, order=KINDS[parser_kind], augmented=feature_copies)
+    elif train_b_path:
         from .joint import parse_t, train_joint
         from .pairs import read_pairs
 
@@ -239,9 +257,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         result = train(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options, progress=progress)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
+        dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
-                   f"{report.features} features, dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}"
-                   + (f" ({detail})" if detail else ""), err=True)
+                   f"{report.features} features{dev}" + (f" ({detail})" if detail else ""), err=True)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        training_options=vars(options))
     if tagger_dir:
@@ -267,8 +285,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
+@click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
-                  consensus_k, consensus_iterations, temperature, input_format):
+                  consensus_k, consensus_iterations, temperature, input_format, treebank):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -314,6 +333,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         if output_b_path:
             raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: it writes no --output-b")
         parser = GraphParser.load(model_dir, kind) if kind in KINDS else ArcStandardParser.load(model_dir)
+        if treebank is not None:
+            if kind not in KINDS:
+                raise click.UsageError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
+            parser = parser.for_treebank(treebank)
         count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""

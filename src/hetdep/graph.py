@@ -7,10 +7,21 @@ add the gold arcs' features and subtract the predicted arcs'. Trees are made pro
 (pseudo-projective transform, as for the transition parsers) and deprojectivized on output.
 The compiled features and decoders are :mod:`hetdep._eisner` and :mod:`hetdep._sibling`; labels
 come from the arc features in both (dep2's sibling features are unlabeled).
+
+One parser can be trained on several treebanks at once (:func:`train_concatenated`, the
+concatenation baseline of zhou-zhao2013): their labels are kept apart (``name:label``) and a
+sentence is parsed *as* one treebank (:meth:`GraphParser.for_treebank`), choosing among that
+treebank's labels only; parsed as no treebank in particular, it chooses among all labels and
+writes them with their prefix (the paper's concatenation, which cannot know the scheme).
+Every arc feature is labeled, so with labels kept apart the treebanks share attachment
+knowledge only through the unlabeled sibling features; with ``augmented``, every feature has
+an unlabeled copy shared by all treebanks and a labeled copy per treebank (Daume 2007), so the
+shared weights learn what the schemes agree on and the copies where they differ.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -38,17 +49,42 @@ def weight_width(n_labels: int, order: int) -> int:
     return sibling_column(n_labels) + (order == 2)
 
 
-def best_tree(words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple, n_labels: int,
-              order: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
-    n = len(words) - 1
-    scores, labels = _eisner.arc_scores(words, tags, n, table, rows, n_labels, weight_width(n_labels, order))
-    if order == 2:
-        siblings = _sibling.sibling_scores(words, tags, n, table, rows, sibling_column(n_labels))
-        heads, total = _sibling.decode(scores, siblings, n)
-    else:
-        heads, total = _eisner.eisner(scores, n)
-    return heads, labels[heads, np.arange(n + 1)], total
+@dataclass(frozen=True)
+class Scoring:
+    """What the compiled scorers need besides the weights: the labels to choose among
+    (ids first..end-1), the number of labels, the order, and the feature domain (0: shared only)."""
+
+    first: int
+    end: int
+    n_labels: int
+    order: int
+    domain: int = 0
+
+    def arc_scores(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple):
+        """Every arc's best label score and that label: (n+1, n+1) each."""
+        return _eisner.arc_scores(words, tags, len(words) - 1, table, rows, self.first, self.end,
+                                  weight_width(self.n_labels, self.order), self.domain)
+
+    def best_tree(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray,
+                  rows: tuple) -> tuple[np.ndarray, np.ndarray, float]:
+        """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
+        n = len(words) - 1
+        scores, labels = self.arc_scores(words, tags, table, rows)
+        if self.order == 2:
+            siblings = _sibling.sibling_scores(words, tags, n, table, rows, sibling_column(self.n_labels), self.domain)
+            heads, total = _sibling.decode(scores, siblings, n)
+        else:
+            heads, total = _eisner.eisner(scores, n)
+        return heads, labels[heads, np.arange(n + 1)], total
+
+
+def scoring_for(labels: Sequence[str], order: int, treebanks: Sequence[str] = (), augmented: bool = False,
+                treebank: str | None = None) -> Scoring:
+    """How a model scores, parsing as ``treebank`` (one of a concatenated model's) or with every label."""
+    if treebank is None:
+        return Scoring(0, len(labels), len(labels), order)
+    ids = [i for i, label in enumerate(labels) if label.startswith(f"{treebank}:")]  # kept together in training
+    return Scoring(ids[0], ids[-1] + 1, len(labels), order, list(treebanks).index(treebank) + 1 if augmented else 0)
 
 
 def posteriors(totals: np.ndarray, temperature: float) -> np.ndarray:
@@ -61,7 +97,8 @@ class GraphParser:
     """A trained graph-based parser of order 1 or 2: vocabularies, labels and averaged weights."""
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *, order: int = 1,
-                 tag_column: str = "upos", projective_encoding: str = "head"):
+                 tag_column: str = "upos", projective_encoding: str = "head", treebanks: Sequence[str] = (),
+                 augmented: bool = False, treebank: str | None = None):
         self.order = order
         self.words = words
         self.tags = tags
@@ -69,14 +106,31 @@ class GraphParser:
         self.weights = weights
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
+        self.treebanks = list(treebanks)  # a concatenated model's treebanks, in training order
+        self.augmented = augmented
+        self.treebank = treebank
         self.stats = ParseStats()
+        self.scoring = scoring_for(labels, order, self.treebanks, augmented, treebank)
+
+    def for_treebank(self, name: str) -> "GraphParser":
+        """This concatenated model parsing as treebank ``name``: its labels only (written without
+        the prefix) and, if augmented, its feature copies."""
+        if name not in self.treebanks:
+            known = ", ".join(self.treebanks) or "none: it was trained on one treebank"
+            raise HetdepError(f"this model knows no treebank {name!r} (treebanks: {known})")
+        return GraphParser(self.words, self.tags, self.labels, self.weights, order=self.order, tag_column=self.tag_column,
+                           projective_encoding=self.projective_encoding, treebanks=self.treebanks,
+                           augmented=self.augmented, treebank=name)
 
     def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
+        if self.augmented and self.treebank is None:
+            raise HetdepError(f"this model has feature copies per treebank ({', '.join(self.treebanks)}): "
+                              "say which treebank to parse as")
         return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (index 1..n) of the best projective tree, and its score."""
-        return best_tree(words, tags, self.weights.table, self.weights.rows, len(self.labels), self.order)
+        return self.scoring.best_tree(words, tags, self.weights.table, self.weights.rows)
 
     @property
     def width(self) -> int:
@@ -84,12 +138,12 @@ class GraphParser:
 
     def arc_scores(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every arc's best label score and that label: (n+1, n+1) each."""
-        return _eisner.arc_scores(words, tags, len(words) - 1, self.weights.table, self.weights.rows, len(self.labels),
-                                  self.width)
+        return self.scoring.arc_scores(words, tags, self.weights.table, self.weights.rows)
 
     def with_tree(self, sentence: Sentence, heads: np.ndarray, label_ids: np.ndarray) -> Sentence:
         """The sentence with these heads and label ids (index 1..n), non-projective arcs restored."""
-        heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i] for i in label_ids[1:]])
+        prefix = len(self.treebank) + 1 if self.treebank else 0
+        heads, labels = deprojectivize([int(h) for h in heads[1:]], [self.labels[i][prefix:] for i in label_ids[1:]])
         return sentence.with_tree(heads, labels)
 
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Sentence:
@@ -122,7 +176,8 @@ class GraphParser:
 
     def config(self) -> dict:
         return {"kind": f"dep{self.order}", "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
-                "labels": self.labels, "words": self.words.to_list(), "tags": self.tags.to_list()}
+                "labels": self.labels, "treebanks": self.treebanks, "augmented": self.augmented,
+                "words": self.words.to_list(), "tags": self.tags.to_list()}
 
     def save(self, directory: str | Path, **training_record) -> None:
         save_model(Path(directory), {**self.config(), **training_record}, self.weights)
@@ -133,9 +188,12 @@ class GraphParser:
         try:
             labels = list(config["labels"])
             parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
-                         order=KINDS[kind], tag_column=config["tag_column"], projective_encoding=config["projective_encoding"])
+                         order=KINDS[kind], tag_column=config["tag_column"], projective_encoding=config["projective_encoding"],
+                         treebanks=config.get("treebanks", []), augmented=bool(config.get("augmented", False)))
             if (weights.act.size and weights.act.max() >= parser.width) or weights.dense.shape[1] != parser.width:
                 raise ModelFileError(f"{directory}: weights do not match the label set")
+            if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
+                raise ModelFileError(f"{directory}/config.json: a treebank of the model has no labels")
             return parser
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None
@@ -144,37 +202,72 @@ class GraphParser:
 def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
                 options: TrainOptions = TrainOptions(), progress: Callable | None = None, order: int = 1) -> TrainResult:
     """Train dep1 (``order`` 1) or dep2 (2), choosing the iteration by dev UAS (``options.beam`` is unused)."""
-    if not train_sentences:
+    return _train({"": (train_sentences, dev_sentences)}, options, progress, order)
+
+
+def train_concatenated(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], options: TrainOptions = TrainOptions(),
+                       progress: Callable | None = None, order: int = 1, augmented: bool = False) -> TrainResult:
+    """One parser trained on several treebanks, ``{name: (train, dev)}``, labels kept apart; with
+    ``augmented``, per-treebank feature copies. The iteration is chosen by the mean dev UAS."""
+    for name in treebanks:
+        if not name or ":" in name:
+            raise HetdepError(f"treebank name {name!r}: give a non-empty name without ':'")
+    return _train(treebanks, options, progress, order, augmented)
+
+
+def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], options: TrainOptions,
+           progress: Callable | None, order: int, augmented: bool = False) -> TrainResult:
+    """The perceptron training of :func:`train_graph` (one treebank, named "") and :func:`train_concatenated`."""
+    concatenated = "" not in treebanks
+    all_train = [sentence for train, _ in treebanks.values() for sentence in train]
+    if not all_train:
         raise HetdepError("no training sentences")
-    trees = []
-    for sentence in train_sentences:
-        if any(h < 0 for h in sentence.heads):
-            raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
-        trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
-    labels, rare = _label_inventory(trees, options.min_lifted_label)
+    labels: list[str] = []
+    examples = []  # (sentence, projective heads, labels with rare lifted ones replaced, treebank)
+    for name, (train, _) in treebanks.items():
+        trees = []
+        for sentence in train:
+            if any(h < 0 for h in sentence.heads):
+                raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
+            trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
+        own, rare = _label_inventory(trees, options.min_lifted_label)
+        prefix = f"{name}:" if concatenated else ""
+        labels += [prefix + label for label in own]
+        examples += [(sentence, heads, [prefix + rare.get(label, label) for label in tree_labels], name)
+                     for sentence, (heads, tree_labels) in zip(train, trees)]
     label_index = {label: i for i, label in enumerate(labels)}
-    words, tags = vocabularies(train_sentences, options)
+    words, tags = vocabularies(all_train, options)
     column = TAG_COLUMNS[options.tag_column]
+    names = list(treebanks) if concatenated else []
+    scorings = {name: scoring_for(labels, order, names, augmented, name if concatenated else None) for name in treebanks}
     encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
-                np.array([0] + [label_index[rare.get(label, label)] for label in tree_labels], dtype=np.int64))
-               for s, (heads, tree_labels) in zip(train_sentences, trees)]
+                np.array([0] + [label_index[label] for label in tree_labels], dtype=np.int64), scorings[name])
+               for s, heads, tree_labels, name in examples]
     weights = Weights(weight_width(len(labels), order))
 
     def learn(index: int) -> bool:
-        w, t, gold_heads, gold_labels = encoded[index]
+        w, t, gold_heads, gold_labels, scoring = encoded[index]
         n = len(w) - 1
-        weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.N_SIBLING_KEYS))
-        heads, predicted_labels, _ = best_tree(w, t, weights.table, weights.rows, len(labels), order)
-        changed = _eisner.update(w, t, n, gold_heads, gold_labels, heads, predicted_labels, weights.table, weights.n_used,
-                                 weights.rows, weights.sums, weights.counts, weights.counter)
+        weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.MAX_SIBLING_KEYS))
+        heads, predicted_labels, _ = scoring.best_tree(w, t, weights.table, weights.rows)
+        changed = _eisner.update(w, t, n, scoring.domain, gold_heads, gold_labels, heads, predicted_labels, weights.table,
+                                 weights.n_used, weights.rows, weights.sums, weights.counts, weights.counter)
         if order == 2:
-            _sibling.update(w, t, n, gold_heads, heads, weights.table, weights.n_used, weights.rows, weights.sums,
-                            weights.counts, weights.counter, sibling_column(len(labels)))
+            _sibling.update(w, t, n, scoring.domain, gold_heads, heads, weights.table, weights.n_used, weights.rows,
+                            weights.sums, weights.counts, weights.counter, sibling_column(len(labels)))
         return changed > 0 or not np.array_equal(heads, gold_heads)
 
     def evaluate_model(averaged):
-        return dev_scores(GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
-                                      projective_encoding=options.projective_encoding), dev_sentences)
+        parser = GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
+                             projective_encoding=options.projective_encoding, treebanks=names, augmented=augmented)
+        if not concatenated:
+            return dev_scores(parser, treebanks[""][1])
+        scored = {name: dev_scores(parser.for_treebank(name), dev)[1:3] for name, (_, dev) in treebanks.items() if dev}
+        if not scored:
+            return parser, None, None, {}
+        detail = {f"{key}_{name}": value for name, (uas, las) in scored.items() for key, value in (("UAS", uas), ("LAS", las))}
+        return (parser, sum(uas for uas, _ in scored.values()) / len(scored),
+                sum(las for _, las in scored.values()) / len(scored), detail)
 
     parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
     return TrainResult(parser, best_iteration, history)

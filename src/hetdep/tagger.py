@@ -199,13 +199,11 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
             return True
         return False
 
-    iterations_done = []
 
     def evaluate_model(averaged):
         tagger = Tagger(strings, tags, averaged, column=options.column, beam=options.beam)
-        if not dev_sentences:  # no dev set: the last iteration is kept (a score that only rises)
-            iterations_done.append(1)
-            return tagger, float(len(iterations_done)), 0.0, {}
+        if not dev_sentences:  # no dev set: the last iteration is kept
+            return tagger, None, None, {}
         accuracy = tag_accuracy(dev_sentences, tagger.tag(dev_sentences), options.column)
         return tagger, accuracy, accuracy, {}
 

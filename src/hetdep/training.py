@@ -49,8 +49,8 @@ class IterationReport:
     seconds: float
     updates: int
     features: int
-    dev_uas: float
-    dev_las: float
+    dev_uas: float | None  # None: no dev set
+    dev_las: float | None
     dev_detail: dict = field(default_factory=dict)  # per-scheme scores of a joint model
 
 
@@ -109,9 +109,9 @@ def update_mode(options: TrainOptions) -> int:
 
 
 def dev_scores(parser, dev_sentences: Sequence[Sentence]) -> tuple[object, float, float, dict]:
-    """What a single-scheme parser's ``evaluate_model`` returns: the parser, its dev UAS and LAS (0 without dev)."""
+    """What a single-scheme parser's ``evaluate_model`` returns: the parser, its dev UAS and LAS (None without dev)."""
     if not dev_sentences:
-        return parser, 0.0, 0.0, {}
+        return parser, None, None, {}
     result = evaluate(dev_sentences, parser.parse(dev_sentences))
     return parser, result.uas, result.las, {}
 
@@ -121,7 +121,8 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
     """The training loop every parser shares: shuffled iterations, dev evaluation, best iteration kept.
 
     ``learn(index)`` searches one example and updates ``weights`` (returns whether it did);
-    ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details).
+    ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details), the scores
+    None without a dev set: then every iteration is run and the last one kept.
     """
     rng = np.random.default_rng(options.seed)
     history: list[IterationReport] = []
@@ -140,9 +141,10 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
         report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
         history.append(report)
         if bar:
-            bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
+            if uas is not None:
+                bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
             bar.close()
-        if best is None or report.dev_uas > best[0].dev_uas:
+        if best is None or uas is None or uas > best[0].dev_uas:
             best = (report, model)
         elif iteration - best[0].iteration >= options.patience:
             break

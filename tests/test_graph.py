@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from hetdep import _eisner, _sibling
+from hetdep import _eisner, _grandparent, _sibling
 from hetdep.cli import main
-from hetdep.conllu import find_cycle, read_conllu
+from hetdep.conllu import find_cycle, read_conllu, read_tokenized_text
 from hetdep.evaluation import evaluate
 from hetdep.errors import HetdepError
-from hetdep.graph import GraphParser, train_concatenated, train_graph
+from hetdep.graph import SECOND_ORDER_MAX_WORDS, GraphParser, train_concatenated, train_graph
 from hetdep.model import ModelFileError
 from hetdep.projectivity import is_projective
 from hetdep.training import TrainOptions
@@ -123,18 +123,20 @@ def test_second_order_decoder_finds_the_best_tree(n):
     rng = np.random.default_rng(20 + n)
     trees = list(projective_trees(n))
 
-    def score(tree, arcs, siblings):
+    def score(tree, arcs, siblings, grands):
         heads = np.array((0,) + tree)
         closer = np.zeros(n + 1, dtype=np.int64)
         _sibling.siblings_of(heads, n, closer)
-        return sum(arcs[heads[m], m] + (siblings[heads[m], closer[m], m] if heads[m] else 0.0) for m in range(1, n + 1))
+        return sum(arcs[heads[m], m] + (siblings[heads[m], closer[m], m] + grands[heads[heads[m]], heads[m], m]
+                                        if heads[m] else 0.0) for m in range(1, n + 1))
 
-    for _ in range(8):
+    for trial in range(12):
         arcs, siblings = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, n + 1, n + 1))
-        heads, total = _sibling.decode(arcs, siblings, n)
-        best = max(score(tree, arcs, siblings) for tree in trees)
+        grands = rng.normal(size=(n + 1, n + 1, n + 1)) if trial % 3 else np.zeros((n + 1, n + 1, n + 1))
+        heads, total = _grandparent.decode(arcs, siblings, grands, n)
+        best = max(score(tree, arcs, siblings, grands) for tree in trees)
         assert tuple(heads[1:]) in trees and total == pytest.approx(best)
-        assert score(tuple(heads[1:]), arcs, siblings) == pytest.approx(best)
+        assert score(tuple(heads[1:]), arcs, siblings, grands) == pytest.approx(best)
 
 
 def test_closer_siblings():
@@ -145,14 +147,22 @@ def test_closer_siblings():
     assert closer.tolist() == [0, 2, 0, 0, 0, 4]
 
 
-def test_dep2_trains_saves_and_parses(tmp_path):
+def test_dep2_trains_saves_and_parses(trained, tmp_path):
     result = train_graph(TRAIN, DEV[:100], TrainOptions(iterations=3), order=2)
-    assert result.history[-1].dev_uas > result.history[0].dev_uas
+    best = lambda r: max(report.dev_uas for report in r.history)  # noqa: E731
+    assert best(result) > best(trained) + 1  # siblings and grandparents help, even on 200 sentences
     result.parser.save(tmp_path / "d2")
     loaded = GraphParser.load(tmp_path / "d2", "dep2")
     assert [s.heads for s in loaded.parse(DEV[:30])] == [s.heads for s in result.parser.parse(DEV[:30])]
     with pytest.raises(ModelFileError, match="not a 'dep1' model"):
         GraphParser.load(tmp_path / "d2", "dep1")
+    # Past SECOND_ORDER_MAX_WORDS, a sentence is still parsed (first-order decoding) and counted.
+    (tmp_path / "long.txt").write_text(" ".join(f for s in DEV[:12] for f in s.forms) + "\n", encoding="utf-8")
+    long = next(read_tokenized_text(tmp_path / "long.txt"))
+    assert len(long) > SECOND_ORDER_MAX_WORDS
+    parsed = loaded.parse_sentence(long)
+    assert len(parsed) == len(long) and not find_cycle(parsed.heads) and parsed.heads.count(0) == 1
+    assert loaded.stats.first_order_only == 1
 
 
 def test_concatenated_model_parses_as_each_treebank(tmp_path):

@@ -4,8 +4,7 @@ McDonald & Pereira (2006): a tree's score adds, to its arcs' scores (the first-o
 features of :mod:`hetdep._eisner`, which also choose the labels), a score for each head h
 and pair of adjacent modifiers on the same side, the closer s and the next one out m (s is
 "none" for the closest). Sibling features are unlabeled: weight column ``sibling_column``.
-The O(n^3) dynamic program adds sibling items S[s, t] (two complete spans meeting between s
-and t) to Eisner's; one word hangs from the root, as in :func:`hetdep._eisner.eisner`.
+The decoder, which also scores grandparents, is :func:`hetdep._grandparent.decode`.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from . import _weights
-from ._eisner import BOUNDARY, NEG, _key, add_domain_copies, best_root, fill_complete, meeting, push
+from ._eisner import BOUNDARY, _key, add_domain_copies
 
 N_SIBLING_KEYS = 6
 MAX_SIBLING_KEYS = 2 * N_SIBLING_KEYS  # with domain copies (see hetdep._eisner)
@@ -57,77 +56,6 @@ def sibling_scores(words, tags, n, table, rows, column, domain):
                         _weights.add_scores(payload, rows, acc, True, -1)
                 scores[h, s, m] = acc[column]
     return scores
-
-
-@njit(cache=True)
-def decode(arcs, siblings, n):
-    """Heads of the best projective tree under arc + adjacent-sibling scores, and its score."""
-    size = n + 2
-    complete = np.zeros((size, size, 2))  # [s, t, 0]: headed by t; [s, t, 1]: headed by s
-    incomplete = np.full((size, size, 2), NEG)
-    sibling = np.full((size, size), NEG)
-    c_split = np.zeros((size, size, 2), dtype=np.int64)
-    i_split = np.zeros((size, size, 2), dtype=np.int64)  # -1: first modifier; else the closer sibling
-    s_split = np.zeros((size, size), dtype=np.int64)
-    for length in range(1, n):
-        for s in range(1, n - length + 1):
-            t = s + length
-            sibling[s, t], s_split[s, t] = meeting(complete, s, t)
-            # t heads s: s is t's closest left modifier, or the next one out after r.
-            best, split = complete[s, t - 1, 1] + arcs[t, s] + siblings[t, 0, s], -1
-            for r in range(s + 1, t):
-                value = sibling[s, r] + incomplete[r, t, 0] + arcs[t, s] + siblings[t, r, s]
-                if value > best:
-                    best, split = value, r
-            incomplete[s, t, 0], i_split[s, t, 0] = best, split
-            # s heads t: t is s's closest right modifier, or the next one out after r.
-            best, split = complete[s + 1, t, 0] + arcs[s, t] + siblings[s, 0, t], -1
-            for r in range(s + 1, t):
-                value = incomplete[s, r, 1] + sibling[r, t] + arcs[s, t] + siblings[s, r, t]
-                if value > best:
-                    best, split = value, r
-            incomplete[s, t, 1], i_split[s, t, 1] = best, split
-            fill_complete(complete, incomplete, c_split, s, t)
-    heads = np.zeros(n + 1, dtype=np.int64)
-    root, total = best_root(complete, arcs, n)
-    # Backtrack: kind 0 complete, 1 incomplete, 2 sibling item.
-    stack = np.zeros((4 * n + 8, 4), dtype=np.int64)
-    top = push(stack, 0, 1, root, 0, 0)
-    top = push(stack, top, root, n, 1, 0)
-    while top > 0:
-        top -= 1
-        s, t, d, kind = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
-        if s >= t:
-            continue
-        if kind == 0:
-            r = c_split[s, t, d]
-            if d == 0:
-                top = push(stack, top, s, r, 0, 0)
-                top = push(stack, top, r, t, 0, 1)
-            else:
-                top = push(stack, top, s, r, 1, 1)
-                top = push(stack, top, r, t, 1, 0)
-        elif kind == 2:
-            r = s_split[s, t]
-            top = push(stack, top, s, r, 1, 0)
-            top = push(stack, top, r + 1, t, 0, 0)
-        else:
-            r = i_split[s, t, d]
-            if d == 0:
-                heads[s] = t
-                if r < 0:
-                    top = push(stack, top, s, t - 1, 1, 0)
-                else:
-                    top = push(stack, top, s, r, 0, 2)
-                    top = push(stack, top, r, t, 0, 1)
-            else:
-                heads[t] = s
-                if r < 0:
-                    top = push(stack, top, s + 1, t, 0, 0)
-                else:
-                    top = push(stack, top, s, r, 1, 1)
-                    top = push(stack, top, r, t, 0, 2)
-    return heads, total
 
 
 @njit(cache=True)

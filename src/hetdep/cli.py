@@ -344,6 +344,11 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     if stats.unknown_labels:
         click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
                    "their base relation stood in for them", err=True)
+    if stats.first_order_only:
+        from .graph import SECOND_ORDER_MAX_WORDS
+
+        click.echo(f"warning: {stats.first_order_only} sentences are longer than {SECOND_ORDER_MAX_WORDS} words: "
+                   "dep2 parsed them with its arc scores only (the second-order decoder needs O(n^3) memory)", err=True)
     if stats.unknown_tags:
         examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
         click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "

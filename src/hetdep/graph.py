@@ -1,12 +1,14 @@
 """Graph-based parsers: first order (dep1, McDonald et al. 2005: arc-factored scores, Eisner's
-algorithm) and second order (dep2, McDonald & Pereira 2006: arcs plus adjacent siblings).
+algorithm) and second order (dep2: arcs plus adjacent siblings, McDonald & Pereira 2006, and
+grandparents, Koo et al. 2008, decoded exactly by Koo & Collins 2010's O(n^4) model-1 algorithm).
 
 Training is the averaged perceptron over whole trees (Collins 2002): parse each training
 sentence with the current weights, and where the tree or a label differs from the gold one,
 add the gold arcs' features and subtract the predicted arcs'. Trees are made projective first
 (pseudo-projective transform, as for the transition parsers) and deprojectivized on output.
-The compiled features and decoders are :mod:`hetdep._eisner` and :mod:`hetdep._sibling`; labels
-come from the arc features in both (dep2's sibling features are unlabeled).
+The compiled features and decoders are :mod:`hetdep._eisner`, :mod:`hetdep._sibling` and
+:mod:`hetdep._grandparent`; labels come from the arc features (dep2's sibling and grandparent
+features are unlabeled).
 
 One parser can be trained on several treebanks at once (:func:`train_concatenated`, the
 concatenation baseline of zhou-zhao2013): their labels are kept apart (``name:label``) and a
@@ -27,7 +29,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import _eisner, _sibling
+from . import _eisner, _grandparent, _sibling
 from .conllu import Sentence
 from .errors import HetdepError
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
@@ -37,6 +39,9 @@ from .training import TrainOptions, TrainResult, _label_inventory, dev_scores, p
 from .vocab import Vocab
 
 KINDS = {"dep1": 1, "dep2": 2}
+# dep2's decoder takes O(n^4) time and O(n^3) memory (1.4 GB at 300 words): longer sentences
+# are decoded with the arc scores alone (Eisner, O(n^3) time, O(n^2) memory), and counted.
+SECOND_ORDER_MAX_WORDS = 150
 
 
 def sibling_column(n_labels: int) -> int:
@@ -45,7 +50,7 @@ def sibling_column(n_labels: int) -> int:
 
 
 def weight_width(n_labels: int, order: int) -> int:
-    """Weight columns: 2 unused, one per label, and for dep2 one for the sibling features."""
+    """Weight columns: 2 unused, one per label, and for dep2 one for the sibling and grandparent features."""
     return sibling_column(n_labels) + (order == 2)
 
 
@@ -70,9 +75,11 @@ class Scoring:
         """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
         n = len(words) - 1
         scores, labels = self.arc_scores(words, tags, table, rows)
-        if self.order == 2:
-            siblings = _sibling.sibling_scores(words, tags, n, table, rows, sibling_column(self.n_labels), self.domain)
-            heads, total = _sibling.decode(scores, siblings, n)
+        if self.order == 2 and n <= SECOND_ORDER_MAX_WORDS:
+            column = sibling_column(self.n_labels)
+            siblings = _sibling.sibling_scores(words, tags, n, table, rows, column, self.domain)
+            grands = _grandparent.grand_scores(words, tags, n, table, rows, column, self.domain)
+            heads, total = _grandparent.decode(scores, siblings, grands, n)
         else:
             heads, total = _eisner.eisner(scores, n)
         return heads, labels[heads, np.arange(n + 1)], total
@@ -150,6 +157,7 @@ class GraphParser:
         """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
+        self.stats.first_order_only += self.order == 2 and len(sentence) > SECOND_ORDER_MAX_WORDS
         heads, label_ids, _ = self.parse_arrays(words, tags)
         return self.with_tree(sentence, heads, label_ids)
 
@@ -248,12 +256,13 @@ def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], 
     def learn(index: int) -> bool:
         w, t, gold_heads, gold_labels, scoring = encoded[index]
         n = len(w) - 1
-        weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.MAX_SIBLING_KEYS))
+        weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.MAX_SIBLING_KEYS + _grandparent.MAX_GRAND_KEYS))
         heads, predicted_labels, _ = scoring.best_tree(w, t, weights.table, weights.rows)
         changed = _eisner.update(w, t, n, scoring.domain, gold_heads, gold_labels, heads, predicted_labels, weights.table,
                                  weights.n_used, weights.rows, weights.sums, weights.counts, weights.counter)
         if order == 2:
-            _sibling.update(w, t, n, scoring.domain, gold_heads, heads, weights.table, weights.n_used, weights.rows,
+            for part in (_sibling, _grandparent):
+                part.update(w, t, n, scoring.domain, gold_heads, heads, weights.table, weights.n_used, weights.rows,
                             weights.sums, weights.counts, weights.counter, sibling_column(len(labels)))
         return changed > 0 or not np.array_equal(heads, gold_heads)
 

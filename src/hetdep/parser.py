@@ -41,6 +41,7 @@ class ParseStats:
     unknown_tags: int = 0
     unknown_labels: int = 0  # words of a given tree whose label the model did not know
     unknown_tag_examples: set = field(default_factory=set)
+    first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
 
     def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:
         """Count one encoded sentence (id 1 is "unknown" in both vocabularies)."""

@@ -1,0 +1,199 @@
+"""Compiled hot path of dep2's grandparent parts and its decoder (arcs + adjacent siblings + grandparents).
+
+A grandparent part scores the chain g -> h -> m (Koo et al. 2008; Carreras 2007). With
+siblings as well, the exact projective decoder is Koo & Collins (2010)'s "model 1" dynamic
+program, O(n^4): every span also records the parent g of its head, which lies outside it.
+
+Items (``e`` > ``h``: a span to the right of its head, ``e`` < ``h``: to the left)::
+
+    complete[g, h, e]    h heads the words between h and e; h's parent is g
+    incomplete[g, h, m]  as complete, with the arc h -> m, m's own far side not yet attached
+    sibling[h, x, y]     x < y adjacent modifiers of h: x's right half and y's left half
+
+    incomplete[g, h, m] = arc(h, m) + grand(g, h, m) + max(
+        sib(h, none, m) + complete[h, m, h +- 1],                        m is h's closest modifier
+        max_s incomplete[g, h, s] + sibling[h, s, m] + sib(h, s, m))     s the next one in
+    complete[g, h, e]   = max_m incomplete[g, h, m] + complete[h, m, e]
+    sibling[h, x, y]    = max_r complete[h, x, r] + complete[h, y, r + 1]
+
+One word hangs from the root (index 0), whose only part is its arc. Part scores are unlabeled
+(weight column ``column``, shared with the sibling parts); labels come from the arc scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import _weights
+from ._eisner import BOUNDARY, NEG, _key, add_domain_copies
+
+N_GRAND_KEYS = 5
+MAX_GRAND_KEYS = 2 * N_GRAND_KEYS  # with domain copies (see hetdep._eisner)
+COMPLETE, INCOMPLETE, SIBLING = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def grand_keys(words, tags, g, h, m, domain, out):
+    """Keys of the chain g -> h -> m (g = 0: h hangs from the root); returns how many."""
+    directions = (2 if g < h else 0) + (1 if h < m else 0)
+    gp = tags[g] if g else BOUNDARY
+    gw = words[g] if g else BOUNDARY
+    hp, mp, mw = tags[h], tags[m], words[m]
+    out[0] = _key(50, gp, hp, mp, 0, directions)
+    out[1] = _key(51, gp, mp, 0, 0, directions)
+    out[2] = _key(52, gw, mp, 0, 0, directions)
+    out[3] = _key(53, gp, mw, 0, 0, directions)
+    out[4] = _key(54, gw, hp, mp, 0, directions)
+    return add_domain_copies(out, N_GRAND_KEYS, domain)
+
+
+@njit(cache=True)
+def grand_scores(words, tags, n, table, rows, column, domain):
+    """score[g, h, m] of every chain a projective tree can hold (g outside the span of h and m)."""
+    scores = np.zeros((n + 1, n + 1, n + 1), dtype=np.float64)
+    keys = np.zeros(MAX_GRAND_KEYS, dtype=np.uint64)
+    acc = np.zeros(column + 1, dtype=np.float32)
+    for h in range(1, n + 1):
+        for m in range(1, n + 1):
+            if m == h:
+                continue
+            low, high = min(h, m), max(h, m)
+            for g in range(n + 1):
+                if low <= g <= high:
+                    continue
+                count = grand_keys(words, tags, g, h, m, domain, keys)
+                acc[column] = 0.0
+                for t in range(count):
+                    payload = _weights.lookup(table, keys[t])
+                    if payload:
+                        _weights.add_scores(payload, rows, acc, True, -1)
+                scores[g, h, m] = acc[column]
+    return scores
+
+
+@njit(cache=True)
+def decode(arcs, siblings, grands, n):
+    """Heads of the best projective tree under arc + adjacent-sibling + grandparent scores, and its score.
+
+    ``siblings[h, s, m]``: h's modifier m with s the next one closer to h (0: none);
+    ``grands[g, h, m]``: the chain g -> h -> m.
+    """
+    size = n + 1
+    complete = np.full((size, size, size), NEG)
+    incomplete = np.full((size, size, size), NEG)
+    sibling = np.full((size, size, size), NEG)
+    c_split = np.zeros((size, size, size), dtype=np.int32)
+    i_split = np.zeros((size, size, size), dtype=np.int32)  # -1: m is h's closest modifier
+    s_split = np.zeros((size, size, size), dtype=np.int32)
+    gathered = np.zeros(size)
+    for g in range(size):
+        for h in range(1, size):
+            complete[g, h, h] = 0.0
+    for length in range(1, n):
+        for x in range(1, n - length + 1):  # sibling items of this width, for longer spans
+            y = x + length
+            for h in range(1, size):
+                if x <= h <= y:
+                    continue
+                best, split = NEG, x
+                for r in range(x, y):
+                    value = complete[h, x, r] + complete[h, y, r + 1]
+                    if value > best:
+                        best, split = value, r
+                sibling[h, x, y], s_split[h, x, y] = best, split
+        for h in range(1, size):
+            for side in range(2):
+                m = h + length if side == 1 else h - length
+                if m < 1 or m > n:
+                    continue
+                step = 1 if side == 1 else -1
+                low, high = min(h, m), max(h, m)
+                # What does not depend on g, gathered once so that the loops over g read contiguously.
+                for s in range(h + step, m, step):
+                    gathered[s] = sibling[h, min(s, m), max(s, m)] + siblings[h, s, m]
+                first = complete[h, m, h + step] + siblings[h, 0, m]
+                for g in range(size):
+                    if low <= g <= high:
+                        continue
+                    best, split = first, -1
+                    for s in range(h + step, m, step):
+                        value = incomplete[g, h, s] + gathered[s]
+                        if value > best:
+                            best, split = value, s
+                    incomplete[g, h, m] = best + arcs[h, m] + grands[g, h, m]
+                    i_split[g, h, m] = split
+                for k in range(h + step, m + step, step):
+                    gathered[k] = complete[h, k, m]
+                for g in range(size):
+                    if low <= g <= high:
+                        continue
+                    best, split = NEG, m
+                    for k in range(h + step, m + step, step):
+                        value = incomplete[g, h, k] + gathered[k]
+                        if value > best:
+                            best, split = value, k
+                    complete[g, h, m], c_split[g, h, m] = best, split
+    root, total = 1, NEG
+    for c in range(1, size):
+        value = arcs[0, c] + complete[0, c, 1] + complete[0, c, n]
+        if value > total:
+            root, total = c, value
+    heads = np.zeros(size, dtype=np.int64)
+    heads[root] = 0
+    stack = np.zeros((6 * n + 8, 4), dtype=np.int64)  # (kind, g or h, h or x, e or m or y)
+    top = _push(stack, 0, COMPLETE, 0, root, 1)
+    top = _push(stack, top, COMPLETE, 0, root, n)
+    while top > 0:
+        top -= 1
+        kind, a, b, c = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        if kind == COMPLETE:
+            if b == c:
+                continue
+            k = c_split[a, b, c]
+            top = _push(stack, top, INCOMPLETE, a, b, k)
+            top = _push(stack, top, COMPLETE, b, k, c)
+        elif kind == INCOMPLETE:
+            heads[c] = b
+            s = i_split[a, b, c]
+            if s < 0:
+                top = _push(stack, top, COMPLETE, b, c, b + (1 if c > b else -1))
+            else:
+                top = _push(stack, top, INCOMPLETE, a, b, s)
+                top = _push(stack, top, SIBLING, b, min(s, c), max(s, c))
+        else:
+            r = s_split[a, b, c]
+            top = _push(stack, top, COMPLETE, a, b, r)
+            top = _push(stack, top, COMPLETE, a, c, r + 1)
+    return heads, total
+
+
+@njit(cache=True, inline="always")
+def _push(stack, top, kind, a, b, c):
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = kind, a, b, c
+    return top + 1
+
+
+@njit(cache=True)
+def update(words, tags, n, domain, gold_heads, heads, table, n_used, rows, sums, counts, counter, column):
+    """Perceptron update of the grandparent parts: gold +1, predicted -1 (equal chains cancel)."""
+    keys = np.zeros(MAX_GRAND_KEYS, dtype=np.uint64)
+    c = np.float32(counter)
+    for m in range(1, n + 1):
+        gold_h, h = gold_heads[m], heads[m]
+        if gold_h == 0 and h == 0:
+            continue
+        gold_g = gold_heads[gold_h] if gold_h else -1
+        g = heads[h] if h else -1
+        if gold_h == h and gold_g == g:
+            continue
+        for side in range(2):
+            hh = gold_h if side == 0 else h
+            gg = gold_g if side == 0 else g
+            if hh == 0:
+                continue
+            count = grand_keys(words, tags, gg, hh, m, domain, keys)
+            delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+            for t in range(count):
+                slot = _weights.insert(table, n_used, keys[t])
+                _weights.add(table, slot, rows, sums, counts, column, delta, c)

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from hetdep.cli import main
 from hetdep.conllu import read_conllu
-from hetdep.consensus import ConsensusOptions, _State, check_compatible, joint_parse, tune
+from hetdep.consensus import ConsensusOptions, check_compatible, joint_parse, start, tune
 from hetdep.errors import HetdepError
 from hetdep.graph import train_graph
 from hetdep.training import TrainOptions
@@ -36,7 +36,8 @@ def test_without_weights_each_parser_parses_alone(parsers):
 
 def test_posterior_mass_and_strong_consensus(parsers):
     a, b = parsers
-    state = _State(b, DEV[0], 8, 50.0)
+    options = ConsensusOptions(k=8, temperature=50.0)
+    state = start(a, b, DEV[0], options, options).list_b
     mass = state.arc_mass()
     assert mass[:, 1:].sum(axis=0) == pytest.approx([1.0] * state.n)
     # With a peaked posterior and an overwhelming edge weight, a takes b's best tree.
@@ -46,12 +47,28 @@ def test_posterior_mass_and_strong_consensus(parsers):
         assert tree_a.heads == tree_b.heads
 
 
+def test_sibling_and_grandparent_consensus(parsers):
+    a, b = parsers
+    options = ConsensusOptions(k=8, temperature=50.0)
+    state = start(a, b, DEV[1], options, options).list_b
+    siblings, grands = state.second_order_mass()
+    attached = state.n - 1  # every word but the root's child has one sibling part and one grandparent chain
+    assert siblings.sum() == pytest.approx(attached) and grands.sum() == pytest.approx(attached)
+    # Overwhelming sibling and grandparent weights alone make dep1 parser a (second-order search,
+    # its own second-order scores zero) take b's best tree.
+    follow = ConsensusOptions(sibling=1e6, grand=1e6, k=4, iterations=1, temperature=1e-3)
+    for sentence in DEV[:8]:
+        tree_a, tree_b = next(joint_parse(a, b, [sentence], follow, ConsensusOptions(k=4, iterations=1, temperature=1e-3)))
+        assert tree_a.heads == tree_b.heads
+
+
 def test_tune_never_does_worse_than_no_consensus(parsers):
     a, b = parsers
-    options, uas = tune(a, b, DEV[:30], (0.0, 5.0), (0.0,), base=ConsensusOptions(k=4, iterations=1))
+    options, uas = tune(a, b, DEV[:30], {"edge": (0.0, 5.0), "grand": (0.0, 2.0)}, base=ConsensusOptions(k=4, iterations=1))
     from hetdep.evaluation import evaluate
 
-    assert uas >= evaluate(DEV[:30], list(a.parse(DEV[:30]))).uas and options.edge in (0.0, 5.0)
+    assert uas >= evaluate(DEV[:30], list(a.parse(DEV[:30]))).uas
+    assert options.edge in (0.0, 5.0) and options.grand in (0.0, 2.0) and options.root == options.sibling == 0.0
 
 
 def test_incompatible_tag_columns_are_refused(parsers):

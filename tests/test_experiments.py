@@ -39,3 +39,26 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
     assert again.exit_code == 0 and "training" not in again.output
     other = CliRunner().invoke(main, args[:-1] + ["2"])
     assert other.exit_code == 0 and "training the baseline" in other.output
+
+
+def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
+    from hetdep.experiments import Treebank, run_consensus_experiment
+    from hetdep.training import TrainOptions
+
+    ud, sud = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "train.sud.conllu"))
+    a = Treebank("ud half", ud[:60], ud[60:70], ud[70:80])
+    b = Treebank("sud half", sud[100:160], sud[160:170], sud[170:180])
+    messages = []
+    report = run_consensus_experiment("test", tmp_path, tmp_path / "out", options=TrainOptions(iterations=1), k=2, iterations=1,
+                                      grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
+    text = report.read_text(encoding="utf-8")
+    for kind in ("dep1", "dep2"):
+        for system in ("baseline", "+edge", "+root", "+sib", "+gp", "+all", "concatenation with per-treebank feature copies"):
+            assert f"| {kind} {system}" in text
+    assert "## Table 4" in text and "| dep2 +all | sud half |" in text
+    assert sorted(p.name for p in (tmp_path / "out" / "models").iterdir()) == sorted(
+        f"{kind}-{name}" for kind in ("dep1", "dep2") for name in ("a", "b", "concatenated", "concatenated-augmented"))
+    trained = sum(message.startswith("training") for message in messages)
+    run_consensus_experiment("test", tmp_path, tmp_path / "out", options=TrainOptions(iterations=1), k=2, iterations=1,
+                             grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
+    assert trained == 8 and sum(message.startswith("training") for message in messages) == 8  # the rerun reuses them

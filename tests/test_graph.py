@@ -154,6 +154,9 @@ def test_dep2_trains_saves_and_parses(trained, tmp_path):
     result.parser.save(tmp_path / "d2")
     loaded = GraphParser.load(tmp_path / "d2", "dep2")
     assert [s.heads for s in loaded.parse(DEV[:30])] == [s.heads for s in result.parser.parse(DEV[:30])]
+    trees = loaded.kbest(DEV[1], k=6)
+    assert trees[0][0].heads == loaded.parse_sentence(DEV[1]).heads and len({tuple(t.heads) for t, _ in trees}) == 6
+    assert [p for _, p in trees] == sorted((p for _, p in trees), reverse=True)
     with pytest.raises(ModelFileError, match="not a 'dep1' model"):
         GraphParser.load(tmp_path / "d2", "dep1")
     # Past SECOND_ORDER_MAX_WORDS, a sentence is still parsed (first-order decoding) and counted.
@@ -214,3 +217,25 @@ def test_cli_concatenates_two_treebanks(tmp_path):
     assert result.exit_code != 0 and "no treebank 'gsd'" in result.output
     result = run(main, [a for a in args if a != "--concatenate"] + ["--feature-copies", "--model", str(tmp_path / "n")])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_second_order_kbest_lists_the_best_trees_in_order(n):
+    rng = np.random.default_rng(40 + n)
+    trees = list(projective_trees(n))
+    arcs, siblings, grands = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1, n + 1, n + 1)), \
+        rng.normal(size=(n + 1, n + 1, n + 1))
+
+    def score(tree):
+        heads = np.array((0,) + tree)
+        closer = np.zeros(n + 1, dtype=np.int64)
+        _sibling.siblings_of(heads, n, closer)
+        return sum(arcs[heads[m], m] + (siblings[heads[m], closer[m], m] + grands[heads[heads[m]], heads[m], m]
+                                        if heads[m] else 0.0) for m in range(1, n + 1))
+
+    ranked = sorted((score(tree) for tree in trees), reverse=True)
+    heads, totals = _grandparent.kbest(arcs, siblings, grands, n, 10)
+    assert len(heads) == min(10, len(trees))
+    assert len({tuple(h[1:]) for h in heads}) == len(heads) and all(tuple(h[1:]) in trees for h in heads)
+    assert totals == pytest.approx(ranked[:len(heads)])
+    assert [score(tuple(h[1:])) for h in heads] == pytest.approx(totals.tolist())

@@ -22,6 +22,9 @@ One word hangs from the root (index 0), whose only part is its arc. Part scores 
 
 from __future__ import annotations
 
+import heapq
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -73,8 +76,8 @@ def grand_scores(words, tags, n, table, rows, column, domain):
 
 
 @njit(cache=True)
-def decode(arcs, siblings, grands, n):
-    """Heads of the best projective tree under arc + adjacent-sibling + grandparent scores, and its score.
+def inside(arcs, siblings, grands, n):
+    """Best score of every item (complete, incomplete, sibling) and its split (c_split, i_split, s_split).
 
     ``siblings[h, s, m]``: h's modifier m with s the next one closer to h (0: none);
     ``grands[g, h, m]``: the chain g -> h -> m.
@@ -134,6 +137,15 @@ def decode(arcs, siblings, grands, n):
                         if value > best:
                             best, split = value, k
                     complete[g, h, m], c_split[g, h, m] = best, split
+    return complete, incomplete, sibling, c_split, i_split, s_split
+
+
+@njit(cache=True)
+def decode(arcs, siblings, grands, n):
+    """Heads of the best projective tree under arc + adjacent-sibling + grandparent scores (see
+    :func:`inside`), and its score."""
+    complete, _, _, c_split, i_split, s_split = inside(arcs, siblings, grands, n)
+    size = n + 1
     root, total = 1, NEG
     for c in range(1, size):
         value = arcs[0, c] + complete[0, c, 1] + complete[0, c, n]
@@ -197,3 +209,96 @@ def update(words, tags, n, domain, gold_heads, heads, table, n_used, rows, sums,
             for t in range(count):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, column, delta, c)
+
+
+TOP = 3
+
+
+def kbest(arcs, siblings, grands, n, k):
+    """The k best trees under the same scores: heads (k', n+1) and their scores, best first (k' <= k).
+
+    Huang & Chiang (2005), Algorithm 3: each item's derivations are enumerated lazily, only as
+    far as a better-placed item asks for them, from a heap of candidates (an incoming hyperedge
+    and the ranks of its one or two sub-derivations) seeded with the inside scores. Plain
+    Python over the compiled chart: only the few hundred items the k best trees touch are visited.
+    """
+    chart = inside(arcs, siblings, grands, n)[:3]  # complete, incomplete, sibling
+    derivations: dict = {}  # item -> list of (score, weight, tail, tail or None, rank, rank)
+    candidates: dict = {}  # item -> heap of (-score, tie-breaker, weight, tail, tail, rank, rank)
+    order = itertools.count()
+
+    def hyperedges(item):
+        kind, a, b, c = item
+        if kind == COMPLETE:  # g, h, e: h's last modifier k on this side, then k's own far half
+            step = 1 if c > b else -1
+            return [(0.0, (INCOMPLETE, a, b, m), (COMPLETE, b, m, c)) for m in range(b + step, c + step, step)]
+        if kind == INCOMPLETE:  # g, h, m: m is h's closest modifier, or comes after sibling s
+            step = 1 if c > b else -1
+            base = arcs[b, c] + grands[a, b, c]
+            return [(base + siblings[b, 0, c], (COMPLETE, b, c, b + step), None)] + [
+                (base + siblings[b, s, c], (INCOMPLETE, a, b, s), (SIBLING, b, min(s, c), max(s, c)))
+                for s in range(b + step, c, step)]
+        if kind == SIBLING:  # h, x, y
+            return [(0.0, (COMPLETE, a, b, r), (COMPLETE, a, c, r + 1)) for r in range(b, c)]
+        return [(arcs[0, c], (COMPLETE, 0, c, 1), (COMPLETE, 0, c, n)) for c in range(1, n + 1)]
+
+    def best(item):
+        return 0.0 if item is None else chart[item[0]][item[1], item[2], item[3]]
+
+    def score(weight, first, second, i, j):
+        return weight + derivations[first][i][0] + (derivations[second][j][0] if second else 0.0)
+
+    def fill(item, wanted):
+        """Derive ``item``'s ranked derivations until there are ``wanted`` (or no more)."""
+        found = derivations.get(item)
+        if found is None:
+            if item[0] == COMPLETE and item[2] == item[3]:
+                derivations[item] = [(0.0, 0.0, None, None, 0, 0)]
+                return
+            heap = [(-(weight + best(first) + best(second)), next(order), weight, first, second, 0, 0)
+                    for weight, first, second in hyperedges(item)]
+            heap = [entry for entry in heap if entry[0] < -NEG / 2]
+            heapq.heapify(heap)
+            found, candidates[item] = derivations.setdefault(item, []), heap
+        heap = candidates.get(item, [])
+        while len(found) < wanted:
+            if found:
+                _, weight, first, second, i, j = found[-1]
+                if first is None:  # a leaf has one derivation
+                    break
+                if second is not None:  # each rank pair is reached from one predecessor only
+                    fill(second, j + 2)
+                    if j + 1 < len(derivations[second]):
+                        heapq.heappush(heap, (-score(weight, first, second, i, j + 1), next(order), weight, first, second,
+                                              i, j + 1))
+                if j == 0:
+                    fill(first, i + 2)
+                    if i + 1 < len(derivations[first]):
+                        heapq.heappush(heap, (-score(weight, first, second, i + 1, j), next(order), weight, first, second,
+                                              i + 1, j))
+            if not heap:
+                break
+            negative, _, weight, first, second, i, j = heapq.heappop(heap)
+            fill(first, i + 1)  # a seed's sub-derivations are derived only when it is taken
+            if second is not None:
+                fill(second, j + 1)
+            found.append((-negative, weight, first, second, i, j))
+
+    top = (TOP, 0, 0, 0)
+    fill(top, k)
+    trees = np.zeros((len(derivations[top]), n + 1), dtype=np.int64)
+    for rank, tree in enumerate(trees):
+        _read_heads(derivations, top, rank, tree)
+    return trees, np.array([entry[0] for entry in derivations[top]])
+
+
+def _read_heads(derivations, item, rank, heads):
+    _, _, first, second, i, j = derivations[item][rank]
+    if item[0] == INCOMPLETE:
+        heads[item[3]] = item[2]
+    elif item[0] == TOP:
+        heads[first[2]] = 0
+    if first is not None:
+        _read_heads(derivations, first, i, heads)
+    if second is not None:
+        _read_heads(derivations, second, j, heads)

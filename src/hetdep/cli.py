@@ -278,16 +278,18 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
-@click.option("--with", "with_model", type=click.Path(file_okay=False), help="Joint inference (zhou-zhao2013): a second dep1 model, trained on another treebank; each parser re-parses with consensus scores from the other's k-best trees. --output gets --model's trees, --output-b (optional) --with's.")
+@click.option("--with", "with_model", type=click.Path(file_okay=False), help="Joint inference (zhou-zhao2013): a second graph-based model (dep1 or dep2), trained on another treebank; each parser re-parses with consensus scores from the other's k-best trees. --output gets --model's trees, --output-b (optional) --with's.")
 @click.option("--edge", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's arc posterior mass.")
 @click.option("--root", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's root posterior mass.")
+@click.option("--sibling", type=float, default=0.0, show_default=True, help="Joint inference: weight of the other parser's adjacent-sibling posterior mass (non-zero: second-order search).")
+@click.option("--grand", type=float, default=0.0, show_default=True, help="Joint inference: weight of the other parser's grandparent-chain posterior mass (non-zero: second-order search).")
 @click.option("--k", "consensus_k", type=click.IntRange(1), default=16, show_default=True, help="Joint inference: k-best list size.")
 @click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
-                  consensus_k, consensus_iterations, temperature, input_format, treebank):
+                  sibling, grand, consensus_k, consensus_iterations, temperature, input_format, treebank):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -314,11 +316,14 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     if with_model:
         from .consensus import ConsensusOptions, check_compatible, joint_parse
 
-        if kind != "dep1" or read_kind(with_model) != "dep1":
-            raise click.UsageError("joint inference (--with) needs two dep1 models (their k-best lists)")
-        parser, other = GraphParser.load(model_dir, "dep1"), GraphParser.load(with_model, "dep1")
+        other_kind = read_kind(with_model)
+        if kind not in KINDS or other_kind not in KINDS:
+            raise click.UsageError(f"joint inference (--with) needs two graph-based models (dep1 or dep2: their k-best "
+                                   f"lists), not '{kind}' and '{other_kind}'")
+        parser, other = GraphParser.load(model_dir, kind), GraphParser.load(with_model, other_kind)
         check_compatible(parser, other, model_dir, with_model)
-        options = ConsensusOptions(edge=edge, root=root, k=consensus_k, iterations=consensus_iterations, temperature=temperature)
+        options = ConsensusOptions(edge=edge, root=root, sibling=sibling, grand=grand, k=consensus_k,
+                                   iterations=consensus_iterations, temperature=temperature)
         pairs = joint_parse(parser, other, sentences, options, options)
         count = _write_pairs(pairs, output_path, output_b_path)
     elif kind == "joint" and given is not None:
@@ -541,11 +546,17 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Most training iterations of each parser.")
 @click.option("--k", type=click.IntRange(1), default=16, show_default=True, help="k-best list size.")
 @click.option("--rounds", type=click.IntRange(1), default=4, show_default=True, help="Rounds of exchange between the parsers.")
-def experiment_consensus(setting, data, out, iterations, k, rounds):
-    """zhou-zhao2013 Tables 1 and 4 with dep1: baselines, consensus features, concatenation, sign tests."""
+@click.option("--parsers", default="dep1,dep2", show_default=True, help="Comma-separated parser kinds to run (dep1, dep2).")
+def experiment_consensus(setting, data, out, iterations, k, rounds, parsers):
+    """zhou-zhao2013 Tables 1 and 4: baselines, consensus features, concatenation, sign tests."""
     from .experiments import run_consensus_experiment
+    from .graph import KINDS
     from .training import TrainOptions
 
-    report = run_consensus_experiment(setting, Path(data), Path(out), options=TrainOptions(iterations=iterations, patience=3),
-                                      k=k, iterations=rounds, log=lambda message: click.echo(message, err=True))
+    kinds = tuple(kind.strip() for kind in parsers.split(",") if kind.strip())
+    if not kinds or any(kind not in KINDS for kind in kinds):
+        raise click.UsageError(f"--parsers {parsers!r}: give dep1, dep2 or both, separated by a comma")
+    report = run_consensus_experiment(setting, Path(data), Path(out), kinds=kinds,
+                                      options=TrainOptions(iterations=iterations, patience=3), k=k, iterations=rounds,
+                                      log=lambda message: click.echo(message, err=True))
     click.echo(f"report written to {report}", err=True)

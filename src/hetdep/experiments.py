@@ -233,86 +233,106 @@ def consensus_setting(name: str, data: Path) -> tuple[Treebank, Treebank]:
     raise ValueError(f"unknown setting {name!r}: fr or en")
 
 
-def run_consensus_experiment(setting: str, data: Path, out: Path, *, options: TrainOptions = TrainOptions(iterations=10, patience=3),
-                             k: int = 16, iterations: int = 4, grid: tuple[float, ...] = (0.0, 1.0, 2.0, 5.0, 10.0),
-                             log: Callable[[str], None] = print) -> Path:
-    """zhou-zhao2013 Tables 1 and 4 for dep1: baselines, consensus features (edge, root, both; weights
-    tuned on each treebank's dev set), the concatenation baseline, and sentence-level sign tests."""
-    from .consensus import ConsensusOptions, joint_parse, tune
-    from .graph import GraphParser, train_concatenated, train_graph
+CONSENSUS_SYSTEMS = {"+edge": ("edge",), "+root": ("root",), "+sib": ("sibling",), "+gp": ("grand",),
+                     "+all": ("edge", "root", "sibling", "grand")}
 
-    start = time.perf_counter()
+
+def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tuple[str, ...] = ("dep1", "dep2"),
+                             options: TrainOptions = TrainOptions(iterations=10, patience=3), k: int = 16, iterations: int = 4,
+                             grid: tuple[float, ...] = (0.0, 1.0, 2.0, 5.0, 10.0), log: Callable[[str], None] = print,
+                             treebanks: tuple[Treebank, Treebank] | None = None) -> Path:
+    """zhou-zhao2013 Tables 1 and 4 for each parser kind: baselines, consensus features (each alone
+    and all together, weights tuned on each treebank's dev set), concatenation baselines, and
+    sentence-level sign tests. ``treebanks`` replaces the setting's own (tests run it small)."""
+    from .consensus import ConsensusOptions, joint_parse, start, tune
+    from .graph import KINDS, GraphParser, train_concatenated, train_graph
+
+    began = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
-    a, b = consensus_setting(setting, data)
+    a, b = treebanks or consensus_setting(setting, data)
     models = out / "models"
 
-    def trained(name: str, train: Callable[[], object]) -> GraphParser:
-        directory = models / name
+    def trained(name: str, kind: str, train: Callable[[], object]) -> GraphParser:
+        directory = models / f"{kind}-{name}"
         config = directory / "config.json"
         if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
-            log(f"training dep1: {name}")
+            log(f"training {kind}: {name}")
             result = train()
             result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                                training_options=vars(options))
-        return GraphParser.load(directory, "dep1")
+        return GraphParser.load(directory, kind)
 
-    parser_a = trained("a", lambda: train_graph(a.train, a.dev, options))
-    parser_b = trained("b", lambda: train_graph(b.train, b.dev, options))
-    both = {"a": (a.train, a.dev), "b": (b.train, b.dev)}
-    concatenated = trained("concatenated", lambda: train_concatenated(both, options))
-    augmented = trained("concatenated-augmented", lambda: train_concatenated(both, options, augmented=True))
     base = ConsensusOptions(k=k, iterations=iterations)
-    rows: dict[str, tuple] = {}
-    evaluations: dict[str, tuple] = {}
+    rows: dict[tuple[str, str], tuple] = {}  # (kind, system) -> UAS a, UAS b, options a, options b
+    evaluations: dict[tuple[str, str], tuple] = {}
+    concatenation_rows: dict[tuple[str, str], tuple[float, float]] = {}
+    for kind in kinds:
+        order = KINDS[kind]
+        parser_a = trained("a", kind, lambda: train_graph(a.train, a.dev, options, order=order))
+        parser_b = trained("b", kind, lambda: train_graph(b.train, b.dev, options, order=order))
+        starts = {side: [start(first, second, sentence, base, base) for sentence in treebank.test]
+                  for side, first, second, treebank in (("a", parser_a, parser_b, a), ("b", parser_b, parser_a, b))}
 
-    def score(name: str, options_a: ConsensusOptions, options_b: ConsensusOptions) -> None:
-        parsed = list(joint_parse(parser_a, parser_b, a.test, options_a, base))
-        eval_a = evaluate(a.test, [x for x, _ in parsed])
-        parsed = list(joint_parse(parser_b, parser_a, b.test, options_b, base))
-        eval_b = evaluate(b.test, [x for x, _ in parsed])
-        rows[name] = (eval_a.uas, eval_b.uas, options_a, options_b)
-        evaluations[name] = (eval_a, eval_b)
-        log(f"test, {name}: {a.name} UAS {eval_a.uas:.2f}, {b.name} UAS {eval_b.uas:.2f}")
+        def score(system: str, options_a: ConsensusOptions, options_b: ConsensusOptions) -> None:
+            eval_a = evaluate(a.test, [x for x, _ in joint_parse(parser_a, parser_b, a.test, options_a, base, starts["a"])])
+            eval_b = evaluate(b.test, [x for x, _ in joint_parse(parser_b, parser_a, b.test, options_b, base, starts["b"])])
+            rows[kind, system] = (eval_a.uas, eval_b.uas, options_a, options_b)
+            evaluations[kind, system] = (eval_a, eval_b)
+            log(f"test, {kind} {system}: {a.name} UAS {eval_a.uas:.2f}, {b.name} UAS {eval_b.uas:.2f}")
 
-    score("baseline", base, base)
-    for name, edge_grid, root_grid in (("+edge", grid, (0.0,)), ("+root", (0.0,), grid), ("+edge +root", grid, grid)):
-        tuned = [tune(first, second, treebank.dev, edge_grid, root_grid, base)[0]
-                 for first, second, treebank in ((parser_a, parser_b, a), (parser_b, parser_a, b))]
-        score(name, *tuned)
-    concatenations = {
-        "concatenation, scheme unknown at parse time (the paper's)": (concatenated, concatenated),
-        "concatenation, parsed as its treebank (its labels only)": (concatenated.for_treebank("a"), concatenated.for_treebank("b")),
-        "concatenation with per-treebank feature copies (Daume 2007)": (augmented.for_treebank("a"), augmented.for_treebank("b")),
-    }
-    concatenation_rows = {name: (evaluate(a.test, list(first.parse(a.test))).uas, evaluate(b.test, list(second.parse(b.test))).uas)
-                          for name, (first, second) in concatenations.items()}
+        score("baseline", base, base)
+        for system, names in CONSENSUS_SYSTEMS.items():
+            grids = {name: grid for name in names}
+            tuned = [tune(first, second, treebank.dev, grids, base)[0]
+                     for first, second, treebank in ((parser_a, parser_b, a), (parser_b, parser_a, b))]
+            score(system, *tuned)
+        both = {"a": (a.train, a.dev), "b": (b.train, b.dev)}
+        concatenated = trained("concatenated", kind, lambda: train_concatenated(both, options, order=order))
+        augmented = trained("concatenated-augmented", kind, lambda: train_concatenated(both, options, order=order, augmented=True))
+        for system, (first, second) in {
+            "concatenation, scheme unknown at parse time (the paper's)": (concatenated, concatenated),
+            "concatenation, parsed as its treebank (its labels only)": (concatenated.for_treebank("a"), concatenated.for_treebank("b")),
+            "concatenation with per-treebank feature copies (Daume 2007)": (augmented.for_treebank("a"), augmented.for_treebank("b")),
+        }.items():
+            concatenation_rows[kind, system] = (evaluate(a.test, list(first.parse(a.test))).uas,
+                                                evaluate(b.test, list(second.parse(b.test))).uas)
+            log(f"test, {kind} {system}: {a.name} UAS {concatenation_rows[kind, system][0]:.2f}, "
+                f"{b.name} UAS {concatenation_rows[kind, system][1]:.2f}")
+
+    def weights(system: str, chosen: ConsensusOptions) -> str:
+        if system == "baseline":
+            return "-"
+        return ", ".join(f"{name} {getattr(chosen, name):g}" for name in ("edge", "root", "sibling", "grand")
+                         if name in CONSENSUS_SYSTEMS[system]) or "-"
 
     lines = [f"# Joint inference across treebanks, setting {setting}: {a.name} and {b.name}", "",
-             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out} "
+             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out} --parsers {','.join(kinds)} "
              f"--iterations {options.iterations} --k {k} --rounds {iterations}`.", "",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; dep1 (first order), "
-             f"at most {options.iterations} iterations (patience {options.patience}), tags from {options.tag_column}; "
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+             f"at most {options.iterations} training iterations (patience {options.patience}), tags from {options.tag_column}; "
              f"k-best lists of {k}, {iterations} rounds of exchange; consensus weights tuned on each treebank's dev set "
-             f"over {list(grid)}; punctuation (gold UPOS PUNCT) excluded.", "",
+             f"over {list(grid)}, one weight at a time (see `hetdep.consensus.tune`); punctuation (gold UPOS PUNCT) excluded.", "",
              f"Sentences train / dev / test: {a.name} {len(a.train)} / {len(a.dev)} / {len(a.test)}; "
              f"{b.name} {len(b.train)} / {len(b.dev)} / {len(b.test)}.", "",
              "## Table 1: test UAS", "", f"| system | {a.name} | {b.name} | weights ({a.name}) | weights ({b.name}) |",
              "|---|---|---|---|---|"]
-    for name, (uas_a, uas_b, options_a, options_b) in rows.items():
-        weights = lambda o: f"edge {o.edge:g}, root {o.root:g}" if name != "baseline" else "-"  # noqa: E731
-        lines.append(f"| dep1 {name} | {uas_a:.2f} | {uas_b:.2f} | {weights(options_a)} | {weights(options_b)} |")
-    lines += [f"| {name} | {uas_a:.2f} | {uas_b:.2f} | - | - |" for name, (uas_a, uas_b) in concatenation_rows.items()]
-    lines += ["", "Concatenation: one dep1 parser trained on both training sets, labels kept apart (`a:nsubj`, `b:subj`), "
-              "the iteration chosen by the mean dev UAS.", "",
+    for (kind, system), (uas_a, uas_b, options_a, options_b) in rows.items():
+        lines.append(f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | {weights(system, options_a)} | {weights(system, options_b)} |")
+    lines += [f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | - | - |" for (kind, system), (uas_a, uas_b) in concatenation_rows.items()]
+    lines += ["", "Concatenation: one parser trained on both training sets, labels kept apart (`a:nsubj`, `b:subj`), "
+              "the iteration chosen by the mean dev UAS. Every arc feature of these parsers is labeled, so parsed as its "
+              "treebank the concatenated parser shares only its vocabulary and (dep2) its unlabeled sibling and grandparent "
+              "weights between the schemes; the feature copies add unlabeled arc weights shared by both.", "",
               "## Table 4: sentences better / unchanged / worse than the baseline (test, UAS), sign test", "",
               "| system | treebank | better | unchanged | worse | sign test p |", "|---|---|---|---|---|---|"]
-    for name in rows:
-        if name == "baseline":
+    for kind, system in rows:
+        if system == "baseline":
             continue
         for side, treebank in ((0, a), (1, b)):
-            sign = compare(evaluations[name][side], evaluations["baseline"][side])["sign_test"]
-            lines.append(f"| {name} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | {sign['p']:.4f} |")
-    lines += ["", f"Wall time of this run: {time.perf_counter() - start:.0f} s (models in {models} are reused by a rerun).", ""]
+            sign = compare(evaluations[kind, system][side], evaluations[kind, "baseline"][side])["sign_test"]
+            lines.append(f"| {kind} {system} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | "
+                         f"{sign['p']:.4f} |")
+    lines += ["", f"Wall time of this run: {time.perf_counter() - began:.0f} s (models in {models} are reused by a rerun).", ""]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")
     return report

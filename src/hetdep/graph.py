@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -65,24 +65,50 @@ class Scoring:
     order: int
     domain: int = 0
 
-    def arc_scores(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple):
-        """Every arc's best label score and that label: (n+1, n+1) each."""
-        return _eisner.arc_scores(words, tags, len(words) - 1, table, rows, self.first, self.end,
-                                  weight_width(self.n_labels, self.order), self.domain)
+    def parts(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple) -> "Parts":
+        """The sentence's part scores under these weights (second-order ones for dep2 up to
+        SECOND_ORDER_MAX_WORDS words)."""
+        n = len(words) - 1
+        arcs, labels = _eisner.arc_scores(words, tags, n, table, rows, self.first, self.end,
+                                          weight_width(self.n_labels, self.order), self.domain)
+        if self.order == 2 and n <= SECOND_ORDER_MAX_WORDS:
+            column = sibling_column(self.n_labels)
+            return Parts(arcs, labels, _sibling.sibling_scores(words, tags, n, table, rows, column, self.domain),
+                         _grandparent.grand_scores(words, tags, n, table, rows, column, self.domain))
+        return Parts(arcs, labels)
 
     def best_tree(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray,
                   rows: tuple) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
-        n = len(words) - 1
-        scores, labels = self.arc_scores(words, tags, table, rows)
-        if self.order == 2 and n <= SECOND_ORDER_MAX_WORDS:
-            column = sibling_column(self.n_labels)
-            siblings = _sibling.sibling_scores(words, tags, n, table, rows, column, self.domain)
-            grands = _grandparent.grand_scores(words, tags, n, table, rows, column, self.domain)
-            heads, total = _grandparent.decode(scores, siblings, grands, n)
-        else:
-            heads, total = _eisner.eisner(scores, n)
-        return heads, labels[heads, np.arange(n + 1)], total
+        parts = self.parts(words, tags, table, rows)
+        heads, total = parts.best()
+        return heads, parts.labels[heads, np.arange(len(heads))], total
+
+
+class Parts(NamedTuple):
+    """A sentence's scores: arcs (n+1, n+1) with their best labels, and for second-order decoding
+    siblings[h, s, m] and grandparents[g, h, m] (None: first order)."""
+
+    arcs: np.ndarray
+    labels: np.ndarray
+    siblings: np.ndarray | None = None
+    grands: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.arcs) - 1
+
+    def best(self) -> tuple[np.ndarray, float]:
+        """Heads of the best tree and its score."""
+        if self.siblings is None:
+            return _eisner.eisner(self.arcs, self.n)
+        return _grandparent.decode(self.arcs, self.siblings, self.grands, self.n)
+
+    def kbest(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Heads of the k best trees (k', n+1) and their scores, best first."""
+        if self.siblings is None:
+            return _eisner.eisner_kbest(self.arcs, self.n, k)
+        return _grandparent.kbest(self.arcs, self.siblings, self.grands, self.n, k)
 
 
 def scoring_for(labels: Sequence[str], order: int, treebanks: Sequence[str] = (), augmented: bool = False,
@@ -143,9 +169,9 @@ class GraphParser:
     def width(self) -> int:
         return weight_width(len(self.labels), self.order)
 
-    def arc_scores(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every arc's best label score and that label: (n+1, n+1) each."""
-        return self.scoring.arc_scores(words, tags, self.weights.table, self.weights.rows)
+    def parts(self, words: np.ndarray, tags: np.ndarray) -> Parts:
+        """The sentence's part scores (arcs with labels; siblings and grandparents for dep2)."""
+        return self.scoring.parts(words, tags, self.weights.table, self.weights.rows)
 
     def with_tree(self, sentence: Sentence, heads: np.ndarray, label_ids: np.ndarray) -> Sentence:
         """The sentence with these heads and label ids (index 1..n), non-projective arcs restored."""
@@ -162,19 +188,17 @@ class GraphParser:
         return self.with_tree(sentence, heads, label_ids)
 
     def kbest(self, sentence: Sentence, k: int = 16, temperature: float = 1.0) -> list[tuple[Sentence, float]]:
-        """The k best trees (each arc with its best label), best first, with posteriors (dep1 only).
+        """The k best trees (each arc with its best label), best first, with posteriors.
 
         A tree's posterior is the softmax of the k trees' scores divided by ``temperature``
         (perceptron scores are not probabilities; the temperature sets how peaked the
         distribution over the list is, 1.0 by default).
         """
-        if self.order != 1:
-            raise HetdepError("k-best trees are available from dep1 models only")
         words, tags = self.encode(sentence)
-        scores, labels = self.arc_scores(words, tags)
-        all_heads, totals = _eisner.eisner_kbest(scores, len(words) - 1, k)
+        parts = self.parts(words, tags)
+        all_heads, totals = parts.kbest(k)
         columns = np.arange(len(words))
-        return [(self.with_tree(sentence, heads, labels[heads, columns]), float(p))
+        return [(self.with_tree(sentence, heads, parts.labels[heads, columns]), float(p))
                 for heads, p in zip(all_heads, posteriors(totals, temperature))]
 
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:

@@ -201,11 +201,12 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
+@click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update, tagger_dir, concatenate, feature_copies, names):
+                  tag_column, projective_encoding, update, tagger_dir, dp, concatenate, feature_copies, names):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
@@ -225,6 +226,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                "(or, with --concatenate, one parser on two treebanks)")
     if concatenate and (parser_kind == "arc-standard" or not train_b_path):
         raise click.UsageError("--concatenate needs --parser dep1 or dep2 and a second treebank in --train-b/--dev-b")
+    if dp and (train_b_path or parser_kind != "arc-standard"):
+        raise click.UsageError("--dp is for the single-scheme arc-standard parser (the joint model and the graph-based "
+                               "parsers do not have it)")
     if feature_copies and not concatenate:
         raise click.UsageError("--feature-copies applies to --concatenate only")
     treebank_names = [name.strip() for name in names.split(",")]
@@ -233,7 +237,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if tagger_dir:
         _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
-                           projective_encoding=projective_encoding, update=update)
+                           projective_encoding=projective_encoding, update=update, dp=dp)
     progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
     if concatenate:
         from .graph import KINDS, train_concatenated

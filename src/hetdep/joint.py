@@ -203,6 +203,8 @@ def train_joint(
     """Train the joint model; the best iteration is the one with the best mean dev UAS of the two schemes."""
     if not train_pairs:
         raise HetdepError("no training sentences")
+    if options.dp:
+        raise HetdepError("the joint model has no dynamic-programming beam yet (dp is for the arc-standard parser)")
     for pair in list(train_pairs) + list(dev_pairs):
         check_same_words(pair.a, pair.b)
     mode = update_mode(options)

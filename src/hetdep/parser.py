@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import _beam
+from . import _beam, _dp
 from .conllu import UPOS, XPOS, Sentence
 from .features import TEMPLATES, MAX_ATOMS_PER_TEMPLATE
 from .model import ModelFileError, TrainedWeights, load_model, save_model
@@ -58,7 +58,7 @@ class ArcStandardParser:
     """A trained arc-standard parser: vocabularies, label set, options and averaged weights."""
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, weights: TrainedWeights, *,
-                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head"):
+                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head", dp: bool = False):
         if tag_column not in TAG_COLUMNS:
             raise ValueError(f"tag column must be one of {sorted(TAG_COLUMNS)}")
         self.words = words
@@ -67,6 +67,7 @@ class ArcStandardParser:
         self.root_label = root_label
         self.weights = weights
         self.beam = beam
+        self.dp = dp  # merge equivalent beam states (hetdep._dp)
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
         self.templates = template_array()
@@ -84,8 +85,9 @@ class ArcStandardParser:
         """The best action sequence for encoded words and tags, its length (2n) and its score."""
         n = len(words) - 1
         gold = np.zeros(2 * n, dtype=np.int32)
-        return _beam.search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
-                            self.n_labels, gold, _beam.DECODE)
+        search = _dp.search if self.dp else _beam.search
+        return search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
+                      self.n_labels, gold, _beam.DECODE)
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (projectivized labels) of the best tree, and its score."""
@@ -112,6 +114,7 @@ class ArcStandardParser:
         return {
             "kind": KIND,
             "beam": self.beam,
+            "dp": self.dp,
             "tag_column": self.tag_column,
             "projective_encoding": self.projective_encoding,
             "templates": len(TEMPLATES),
@@ -135,7 +138,7 @@ class ArcStandardParser:
                     or config["templates"] != len(TEMPLATES):
                 raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
             return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
-                       weights, beam=int(config["beam"]), tag_column=config["tag_column"],
+                       weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)), tag_column=config["tag_column"],
                        projective_encoding=config["projective_encoding"])
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

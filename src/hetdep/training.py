@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import _beam
+from . import _beam, _dp
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
@@ -41,6 +41,7 @@ class TrainOptions:
     projective_encoding: str = "head"
     min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
     update: str = "early"  # or "max-violation"
+    dp: bool = False  # arc-standard: beam search with merged states (Huang & Sagae 2010)
 
 
 @dataclass
@@ -165,13 +166,13 @@ def train(
     n_labels = len(labels)
     weights = Weights(2 + 2 * n_labels)
     templates = template_array()
+    search = _dp.search if options.dp else _beam.search
 
     def learn(index: int) -> bool:
         w, t, gold = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(TEMPLATES))
-        actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows,
-                                          n_labels, gold, mode)
+        actions, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
         if length < len(gold) or not np.array_equal(actions, gold):
             _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
                          weights.rows, weights.sums, weights.counts, weights.counter, n_labels)
@@ -179,7 +180,7 @@ def train(
         return False
 
     def evaluate_model(averaged):
-        return dev_scores(ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam,
+        return dev_scores(ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam, dp=options.dp,
                                             tag_column=options.tag_column, projective_encoding=options.projective_encoding),
                           dev_sentences)
 

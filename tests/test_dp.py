@@ -1,0 +1,97 @@
+"""The dynamic-programming beam (Huang & Sagae 2010): merged states, prefix and inside scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from hetdep import _beam, _dp
+from hetdep.cli import main
+from hetdep.conllu import find_cycle, read_conllu
+from hetdep.errors import HetdepError
+from hetdep.parser import ArcStandardParser
+from hetdep.training import TrainOptions, train
+
+from conftest import SAMPLES
+
+TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
+DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return train(TRAIN, DEV[:20], TrainOptions(beam=4, iterations=2)).parser
+
+
+def search(parser, module, sentence, beam):
+    words, tags = parser.encode(sentence)
+    n = len(words) - 1
+    return module.search(words, tags, n, beam, parser.templates, parser.weights.table, parser.weights.rows, parser.n_labels,
+                         np.zeros(2 * n, dtype=np.int32), _beam.DECODE)
+
+
+def replayed_score(parser, sentence, actions):
+    """The model score of an action sequence, one state at a time (no beam, no merging)."""
+    words, tags = parser.encode(sentence)
+    n = len(words) - 1
+    stack, depth, queue = np.zeros((1, n + 1, _beam.FIELDS), dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
+    atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
+    scores, total = np.zeros(2 + 2 * parser.n_labels, dtype=np.float32), 0.0
+    for action in actions:
+        _beam.score_item(stack, depth, queue, 0, n, words, tags, parser.templates, parser.weights.table, parser.weights.rows,
+                         atoms, keys, scores)
+        total += float(scores[action])
+        _beam.apply(stack, depth, queue, 0, action, parser.n_labels)
+    return total
+
+
+@pytest.mark.parametrize("beam", [1, 4, 16])
+def test_prefix_scores_are_the_scores_of_the_returned_sequences(parser, beam):
+    for sentence in DEV[:40]:
+        actions, length, score = search(parser, _dp, sentence, beam)
+        assert length == 2 * len(sentence)
+        assert score == pytest.approx(replayed_score(parser, sentence, actions[:length]), rel=1e-5, abs=1e-3)
+
+
+def test_beam_one_is_greedy_and_merging_never_loses_at_a_wide_beam(parser):
+    for sentence in DEV[:40]:
+        assert np.array_equal(search(parser, _dp, sentence, 1)[0], search(parser, _beam, sentence, 1)[0])
+    # Merged states leave room for other analyses: at equal beam, the DP search finds a
+    # better-scoring sequence more often than a worse one.
+    better = worse = 0
+    for sentence in DEV[:100]:
+        dp_score, plain_score = search(parser, _dp, sentence, 4)[2], search(parser, _beam, sentence, 4)[2]
+        better += dp_score > plain_score + 1e-6
+        worse += dp_score < plain_score - 1e-6
+    assert better > worse
+
+
+def test_training_with_dp_learns_saves_and_parses(tmp_path):
+    result = train(TRAIN, DEV[:100], TrainOptions(beam=8, iterations=3, dp=True))
+    assert result.parser.dp and max(r.dev_uas for r in result.history) > 70
+    result.parser.save(tmp_path / "m")
+    loaded = ArcStandardParser.load(tmp_path / "m")
+    assert loaded.dp
+    parsed = list(loaded.parse(DEV[:30]))
+    assert len(parsed) == 30 and all(not find_cycle(s.heads) and s.heads.count(0) >= 1 for s in parsed)
+    assert [s.heads for s in parsed] == [s.heads for s in result.parser.parse(DEV[:30])]
+    max_violation = train(TRAIN, DEV[:100], TrainOptions(beam=8, iterations=3, dp=True, update="max-violation"))
+    assert max(r.dev_uas for r in max_violation.history) > 70
+
+
+def test_cli_train_dp_and_refusals(tmp_path):
+    run = CliRunner().invoke
+    train_file, dev_file = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")
+    result = run(main, ["train", "--train", train_file, "--dev", dev_file, "--model", str(tmp_path / "m"), "--beam", "4",
+                        "--iterations", "1", "--dp"])
+    assert result.exit_code == 0, result.output
+    assert ArcStandardParser.load(tmp_path / "m").dp
+    result = run(main, ["train", "--parser", "dep1", "--train", train_file, "--dev", dev_file, "--model", str(tmp_path / "x"),
+                        "--dp"])
+    assert result.exit_code == 2 and "--dp is for the single-scheme arc-standard parser" in result.output
+    from hetdep.joint import train_joint
+    from hetdep.pairs import read_pairs
+
+    with pytest.raises(HetdepError, match="no dynamic-programming beam"):
+        train_joint(read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"), [], TrainOptions(dp=True))

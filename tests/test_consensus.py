@@ -9,7 +9,7 @@ from hetdep.cli import main
 from hetdep.conllu import read_conllu
 from hetdep.consensus import ConsensusOptions, check_compatible, joint_parse, start, tune
 from hetdep.errors import HetdepError
-from hetdep.graph import train_graph
+from hetdep.graph import GraphParser, train_graph
 from hetdep.training import TrainOptions
 
 from conftest import SAMPLES, SHARED_DATA, needs_shared
@@ -106,3 +106,25 @@ def test_settings_split_as_documented(setting, sizes):
     else:  # WSJ sample: 3,914 sentences split by file number, one label
         assert len(b.train) + len(b.dev) + len(b.test) == 3914 and min(len(b.dev), len(b.test)) > 100
         assert {label for s in b.train for label in s.deprels} == {"dep"}
+
+
+def test_learned_agreement_features(parsers, tmp_path):
+    a, b = parsers
+    helped = train_graph(UD_TRAIN[:100], DEV[:20], TrainOptions(iterations=2), helper=b).parser
+    assert helped.helped and helped.helper is b
+    helped.save(tmp_path / "h")
+    loaded = GraphParser.load(tmp_path / "h")
+    assert loaded.helped and loaded.helper is None
+    with pytest.raises(HetdepError, match="parse with that parser beside it"):
+        loaded.parse_sentence(DEV[0])
+    loaded.helper = b
+    assert [s.heads for s in loaded.parse(DEV[:20])] == [s.heads for s in helped.parse(DEV[:20])]
+    # The agreement features are read: another helper's lists give other trees.
+    loaded.helper = a
+    assert [s.heads for s in loaded.parse(DEV[:20])] != [s.heads for s in helped.parse(DEV[:20])]
+    # Joint inference re-scores the helped parser's arcs with the other's current list.
+    pairs = list(joint_parse(helped, b, DEV[:10], ConsensusOptions(iterations=2), ConsensusOptions(iterations=2)))
+    assert [x.heads for x, _ in pairs] == [s.heads for s in helped.parse(DEV[:10])]  # b does not listen: one exchange
+    result = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "h"), "--input", str(SAMPLES / "dev.ud.conllu"),
+                                       "--output", str(tmp_path / "o.conllu")])
+    assert result.exit_code != 0 and "parse with that parser beside it" in result.output

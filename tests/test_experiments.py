@@ -53,12 +53,14 @@ def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
                                       grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
     text = report.read_text(encoding="utf-8")
     for kind in ("dep1", "dep2"):
-        for system in ("baseline", "+edge", "+root", "+sib", "+gp", "+all", "concatenation with per-treebank feature copies"):
+        for system in ("baseline", "+edge", "+root", "+sib", "+gp", "+all", "+learned",
+                       "concatenation with per-treebank feature copies"):
             assert f"| {kind} {system}" in text
     assert "## Table 4" in text and "| dep2 +all | sud half |" in text
     assert sorted(p.name for p in (tmp_path / "out" / "models").iterdir()) == sorted(
-        f"{kind}-{name}" for kind in ("dep1", "dep2") for name in ("a", "b", "concatenated", "concatenated-augmented"))
+        f"{kind}-{name}" for kind in ("dep1", "dep2")
+        for name in ("a", "b", "a-helped", "b-helped", "concatenated", "concatenated-augmented"))
     trained = sum(message.startswith("training") for message in messages)
     run_consensus_experiment("test", tmp_path, tmp_path / "out", options=TrainOptions(iterations=1), k=2, iterations=1,
                              grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
-    assert trained == 8 and sum(message.startswith("training") for message in messages) == 8  # the rerun reuses them
+    assert trained == 12 and sum(message.startswith("training") for message in messages) == 12  # the rerun reuses them

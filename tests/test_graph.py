@@ -47,8 +47,8 @@ def test_eisner_finds_the_best_projective_tree(n):
 def test_arc_features_see_direction_and_in_between_tags():
     words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
     keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)
-    right = set(keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, keys)].tolist())
-    count_left = _eisner.arc_keys(words, tags, 4, 4, 1, 0, keys)
+    right = set(keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, 0, keys)].tolist())
+    count_left = _eisner.arc_keys(words, tags, 4, 4, 1, 0, 0, keys)
     assert count_left == len(right) == 2 * _eisner.N_CORE + 1  # one distinct tag between 1 and 4
     assert right.isdisjoint(keys[:count_left].tolist())
 
@@ -56,9 +56,9 @@ def test_arc_features_see_direction_and_in_between_tags():
 def test_domain_copies_add_one_key_per_shared_key():
     words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
     keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)
-    shared = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, keys)].tolist()
-    first = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 1, keys)].tolist()
-    second = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 2, keys)].tolist()
+    shared = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, 0, keys)].tolist()
+    first = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, 1, keys)].tolist()
+    second = keys[:_eisner.arc_keys(words, tags, 4, 1, 4, 0, 2, keys)].tolist()
     assert first[:len(shared)] == second[:len(shared)] == shared
     assert len(first) == 2 * len(shared) and set(first[len(shared):]).isdisjoint(second[len(shared):])
 

@@ -28,7 +28,8 @@ from .features import MULTIPLIER, SEED
 
 BOUNDARY = 1 << 40  # the tag before the root / after the last word
 N_CORE = 17  # templates emitted with (direction, length) and with direction alone
-KEYS_PER_COPY = 2 * N_CORE + 64  # + in-between tags (distinct, at most 64 kept)
+N_AGREEMENT = 4  # templates conjoined with the other parser's agreement on the arc (learned consensus)
+KEYS_PER_COPY = 2 * N_CORE + 64 + N_AGREEMENT  # + in-between tags (distinct, at most 64 kept)
 MAX_KEYS = 2 * KEYS_PER_COPY  # shared keys and their domain copies
 SHARED = 1  # weight column of the unlabeled shared keys of a domain-augmented model
 
@@ -68,8 +69,12 @@ def length_bin(distance):
 
 
 @njit(cache=True)
-def arc_keys(words, tags, n, h, m, domain, out):
-    """Feature keys of the arc h -> m (0 <= h <= n, 1 <= m <= n), with domain copies; returns how many."""
+def arc_keys(words, tags, n, h, m, agreement, domain, out):
+    """Feature keys of the arc h -> m (0 <= h <= n, 1 <= m <= n), with domain copies; returns how many.
+
+    ``agreement`` > 0: how much another parser's candidates hold this arc (a bin, see
+    :func:`hetdep.graph.agreement_bins`), conjoined with the arc's direction, length and tags.
+    """
     direction = 1 if h < m else 0
     full = direction * 8 + length_bin(abs(h - m)) + 1
     short = 100 + direction
@@ -100,7 +105,7 @@ def arc_keys(words, tags, n, h, m, domain, out):
         k += N_CORE
     low, high = min(h, m), max(h, m)
     for b in range(low + 1, high):
-        if k == KEYS_PER_COPY:
+        if k == KEYS_PER_COPY - N_AGREEMENT:
             break
         seen = False
         for earlier in range(low + 1, b):
@@ -110,15 +115,22 @@ def arc_keys(words, tags, n, h, m, domain, out):
         if not seen:
             out[k] = _key(18, hp, tags[b], mp, 0, full)
             k += 1
+    if agreement > 0:
+        out[k] = _key(60, agreement, 0, 0, 0, full)
+        out[k + 1] = _key(61, agreement, hp, mp, 0, short)
+        out[k + 2] = _key(62, agreement, hp, 0, 0, short)
+        out[k + 3] = _key(63, agreement, mp, 0, 0, short)
+        k += N_AGREEMENT
     return add_domain_copies(out, k, domain)
 
 
 @njit(cache=True)
-def arc_scores(words, tags, n, table, rows, first_label, end_label, width, domain):
+def arc_scores(words, tags, n, table, rows, first_label, end_label, width, domain, agreement):
     """Best label score and best label of every arc h -> m: (n+1, n+1) each (NEG where no arc).
 
     Labels are chosen among ids first_label..end_label-1 (one treebank's labels in a parser
-    trained on several); ``width``: the weight rows' width (label i is column i + 2).
+    trained on several); ``width``: the weight rows' width (label i is column i + 2);
+    ``agreement``: (n+1, n+1) bins of another parser's arc mass, or an empty array.
     """
     best = np.full((n + 1, n + 1), NEG, dtype=np.float64)
     label = np.zeros((n + 1, n + 1), dtype=np.int64)
@@ -128,7 +140,7 @@ def arc_scores(words, tags, n, table, rows, first_label, end_label, width, domai
         for m in range(1, n + 1):
             if h == m:
                 continue
-            count = arc_keys(words, tags, n, h, m, domain, keys)
+            count = arc_keys(words, tags, n, h, m, agreement[h, m] if agreement.size else 0, domain, keys)
             acc[:] = 0.0
             for t in range(count):
                 _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, True, SHARED)
@@ -238,7 +250,8 @@ def eisner(scores, n):
 
 
 @njit(cache=True)
-def update(words, tags, n, domain, gold_heads, gold_labels, heads, labels, table, n_used, rows, sums, counts, counter):
+def update(words, tags, n, domain, agreement, gold_heads, gold_labels, heads, labels, table, n_used, rows, sums, counts,
+           counter):
     """Perceptron update: gold arcs' features +1 for their labels, predicted arcs' -1 (equal arcs cancel);
     with a domain, the shared keys' unlabeled column only where the heads differ."""
     keys = np.zeros(MAX_KEYS, dtype=np.uint64)
@@ -253,7 +266,7 @@ def update(words, tags, n, domain, gold_heads, gold_labels, heads, labels, table
             h = gold_heads[m] if side == 0 else heads[m]
             column = (gold_labels[m] if side == 0 else labels[m]) + 2
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            count = arc_keys(words, tags, n, h, m, domain, keys)
+            count = arc_keys(words, tags, n, h, m, agreement[h, m] if agreement.size else 0, domain, keys)
             shared = count // 2 if domain else 0
             for t in range(count):
                 if t < shared and not shared_too:

@@ -202,11 +202,12 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
+@click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update, tagger_dir, dp, concatenate, feature_copies, names):
+                  tag_column, projective_encoding, update, tagger_dir, dp, helper_dir, concatenate, feature_copies, names):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
@@ -229,6 +230,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if dp and (train_b_path or parser_kind != "arc-standard"):
         raise click.UsageError("--dp is for the single-scheme arc-standard parser (the joint model and the graph-based "
                                "parsers do not have it)")
+    if helper_dir and (parser_kind == "arc-standard" or concatenate):
+        raise click.UsageError("--helper is for a single-treebank graph-based parser (--parser dep1 or dep2)")
     if feature_copies and not concatenate:
         raise click.UsageError("--feature-copies applies to --concatenate only")
     treebank_names = [name.strip() for name in names.split(",")]
@@ -253,10 +256,17 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                              read_pairs(dev_path, dev_b_path, require_heads=True), options,
                              t=parse_t(t), guided=not no_guided, progress=progress)
     elif parser_kind in ("dep1", "dep2"):
-        from .graph import KINDS, train_graph
+        from .graph import KINDS, GraphParser, train_graph
+        from .model import read_kind
 
+        helper = None
+        if helper_dir:
+            helper_kind = read_kind(helper_dir)
+            if helper_kind not in KINDS:
+                raise click.UsageError(f"--helper {helper_dir} is a '{helper_kind}' model: give a dep1 or dep2 model")
+            helper = GraphParser.load(helper_dir, helper_kind)
         result = train_graph(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options,
-                             progress=progress, order=KINDS[parser_kind])
+                             progress=progress, order=KINDS[parser_kind], helper=helper)
     else:
         result = train(_read(train_path, require_heads=True), _read(dev_path, require_heads=True), options, progress=progress)
     for report in result.history:

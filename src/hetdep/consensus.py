@@ -26,7 +26,7 @@ from . import _sibling
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
-from .graph import SECOND_ORDER_MAX_WORDS, GraphParser, Parts, posteriors
+from .graph import SECOND_ORDER_MAX_WORDS, GraphParser, Parts, agreement_bins, arc_mass, posteriors
 from .parser import TAG_COLUMNS
 
 
@@ -58,11 +58,7 @@ class Candidates(NamedTuple):
 
     def arc_mass(self) -> np.ndarray:
         """mass[h, m]: the posterior probability that m's head is h."""
-        mass = np.zeros((self.n + 1, self.n + 1))
-        words = np.arange(1, self.n + 1)
-        for heads, p in zip(self.heads, self.posteriors):
-            mass[heads[1:], words] += p
-        return mass
+        return arc_mass(self.heads, self.posteriors)
 
     def second_order_mass(self) -> tuple[np.ndarray, np.ndarray]:
         """siblings[h, s, m] and grands[g, h, m]: posterior probabilities of those parts (s = 0: m is
@@ -98,9 +94,12 @@ def shifted(parts: Parts, other: Candidates, options: ConsensusOptions) -> Parts
 
 
 class Start(NamedTuple):
-    """Both parsers' part scores and first k-best lists for one sentence: what every setting of
-    the consensus weights starts from (computed once per sentence when tuning them)."""
+    """Both parsers' encoded words and tags, part scores and first k-best lists for one sentence:
+    what every setting of the consensus weights starts from (computed once per sentence when
+    tuning them)."""
 
+    encoded_a: tuple
+    encoded_b: tuple
     parts_a: Parts
     parts_b: Parts
     list_a: Candidates
@@ -109,12 +108,28 @@ class Start(NamedTuple):
 
 def start(a: GraphParser, b: GraphParser, sentence: Sentence, options_a: ConsensusOptions,
           options_b: ConsensusOptions) -> Start:
-    parts = []
+    """First lists: a parser trained with agreement features (``helped``) starts from the other's
+    first list (if both are, neither has one yet: they start without)."""
+    encoded, parts = [], []
     for parser in (a, b):
         words, tags = parser.encode(sentence)
         parser.stats.record(words, tags, sentence.column(TAG_COLUMNS[parser.tag_column]))
+        encoded.append((words, tags))
         parts.append(parser.parts(words, tags))
-    return Start(parts[0], parts[1], candidates(parts[0], options_a), candidates(parts[1], options_b))
+    lists = [candidates(parts[0], options_a), candidates(parts[1], options_b)]
+    for side, (parser, options) in enumerate(((a, options_a), (b, options_b))):
+        other = (b, a)[side]
+        if parser.helped and not other.helped:
+            parts[side] = parser.parts(*encoded[side], agreement_bins(lists[1 - side].arc_mass()))
+            lists[side] = candidates(parts[side], options)
+    return Start(encoded[0], encoded[1], parts[0], parts[1], lists[0], lists[1])
+
+
+def _reparse(parser: GraphParser, encoded: tuple, parts: Parts, other: Candidates, options: ConsensusOptions) -> Candidates:
+    """One parser's new list given the other's: a helped parser re-scores its arcs with the other's agreement."""
+    if parser.helped:
+        parts = parser.parts(*encoded, agreement_bins(other.arc_mass()))
+    return candidates(shifted(parts, other, options), options)
 
 
 def joint_parse_sentence(a: GraphParser, b: GraphParser, sentence: Sentence, options_a: ConsensusOptions,
@@ -124,12 +139,15 @@ def joint_parse_sentence(a: GraphParser, b: GraphParser, sentence: Sentence, opt
     list_a, list_b = begin.list_a, begin.list_b
     for _ in range(max(options_a.iterations, options_b.iterations)):
         # Both re-parse against the other's previous list; a parser that does not listen keeps its list.
-        list_a, list_b = (candidates(shifted(begin.parts_a, list_b, options_a), options_a) if options_a.listens else list_a,
-                          candidates(shifted(begin.parts_b, list_a, options_b), options_b) if options_b.listens else list_b)
+        list_a, list_b = (_reparse(a, begin.encoded_a, begin.parts_a, list_b, options_a) if options_a.listens or a.helped
+                          else list_a,
+                          _reparse(b, begin.encoded_b, begin.parts_b, list_a, options_b) if options_b.listens or b.helped
+                          else list_b)
     return _tree(a, begin.parts_a, list_a, sentence), _tree(b, begin.parts_b, list_b, sentence)
 
 
 def _tree(parser: GraphParser, parts: Parts, found: Candidates, sentence: Sentence) -> Sentence:
+    """The best tree of the final list, each arc with its best label (consensus moves heads, not labels)."""
     heads = found.heads[0]
     return parser.with_tree(sentence, heads, parts.labels[heads, np.arange(len(heads))])
 

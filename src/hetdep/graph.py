@@ -42,6 +42,23 @@ KINDS = {"dep1": 1, "dep2": 2}
 # dep2's decoder takes O(n^4) time and O(n^3) memory (1.4 GB at 300 words): longer sentences
 # are decoded with the arc scores alone (Eisner, O(n^3) time, O(n^2) memory), and counted.
 SECOND_ORDER_MAX_WORDS = 150
+NO_AGREEMENT = np.zeros((0, 0), dtype=np.int64)
+AGREEMENT_EDGES = (0.05, 0.5, 0.95)  # bins of another parser's posterior mass on an arc: 1..4
+
+
+def arc_mass(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """mass[h, m]: the probability that m's head is h, over k-best heads (k, n+1) with posteriors."""
+    n = heads.shape[1] - 1
+    mass = np.zeros((n + 1, n + 1))
+    words = np.arange(1, n + 1)
+    for tree, p in zip(heads, probabilities):
+        mass[tree[1:], words] += p
+    return mass
+
+
+def agreement_bins(mass: np.ndarray) -> np.ndarray:
+    """The agreement feature of each arc: its mass binned by :data:`AGREEMENT_EDGES` (1..4)."""
+    return np.digitize(mass, AGREEMENT_EDGES).astype(np.int64) + 1
 
 
 def sibling_column(n_labels: int) -> int:
@@ -65,22 +82,23 @@ class Scoring:
     order: int
     domain: int = 0
 
-    def parts(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple) -> "Parts":
+    def parts(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple,
+              agreement: np.ndarray = NO_AGREEMENT) -> "Parts":
         """The sentence's part scores under these weights (second-order ones for dep2 up to
-        SECOND_ORDER_MAX_WORDS words)."""
+        SECOND_ORDER_MAX_WORDS words), with ``agreement`` bins for a model trained with a helper."""
         n = len(words) - 1
         arcs, labels = _eisner.arc_scores(words, tags, n, table, rows, self.first, self.end,
-                                          weight_width(self.n_labels, self.order), self.domain)
+                                          weight_width(self.n_labels, self.order), self.domain, agreement)
         if self.order == 2 and n <= SECOND_ORDER_MAX_WORDS:
             column = sibling_column(self.n_labels)
             return Parts(arcs, labels, _sibling.sibling_scores(words, tags, n, table, rows, column, self.domain),
                          _grandparent.grand_scores(words, tags, n, table, rows, column, self.domain))
         return Parts(arcs, labels)
 
-    def best_tree(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray,
-                  rows: tuple) -> tuple[np.ndarray, np.ndarray, float]:
+    def best_tree(self, words: np.ndarray, tags: np.ndarray, table: np.ndarray, rows: tuple,
+                  agreement: np.ndarray = NO_AGREEMENT) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (index 1..n) of the best projective tree under these weights, and its score."""
-        parts = self.parts(words, tags, table, rows)
+        parts = self.parts(words, tags, table, rows, agreement)
         heads, total = parts.best()
         return heads, parts.labels[heads, np.arange(len(heads))], total
 
@@ -120,6 +138,13 @@ def scoring_for(labels: Sequence[str], order: int, treebanks: Sequence[str] = ()
     return Scoring(ids[0], ids[-1] + 1, len(labels), order, list(treebanks).index(treebank) + 1 if augmented else 0)
 
 
+def helper_agreement(helper: "GraphParser", sentence: Sentence, k: int) -> np.ndarray:
+    """Agreement bins of each arc of ``sentence`` under ``helper``'s k-best trees (posteriors at temperature 1)."""
+    words, tags = helper.encode(sentence)
+    heads, totals = helper.parts(words, tags).kbest(k)
+    return agreement_bins(arc_mass(heads, posteriors(totals, 1.0)))
+
+
 def posteriors(totals: np.ndarray, temperature: float) -> np.ndarray:
     """Softmax of k-best scores divided by ``temperature``."""
     weights = np.exp((totals - totals.max()) / temperature)
@@ -131,7 +156,7 @@ class GraphParser:
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *, order: int = 1,
                  tag_column: str = "upos", projective_encoding: str = "head", treebanks: Sequence[str] = (),
-                 augmented: bool = False, treebank: str | None = None):
+                 augmented: bool = False, treebank: str | None = None, helped: bool = False, helper_k: int = 16):
         self.order = order
         self.words = words
         self.tags = tags
@@ -142,6 +167,9 @@ class GraphParser:
         self.treebanks = list(treebanks)  # a concatenated model's treebanks, in training order
         self.augmented = augmented
         self.treebank = treebank
+        self.helped = helped  # trained with agreement features from another parser's k-best lists
+        self.helper_k = helper_k
+        self.helper: GraphParser | None = None  # that other parser, when parsing on its own
         self.stats = ParseStats()
         self.scoring = scoring_for(labels, order, self.treebanks, augmented, treebank)
 
@@ -153,7 +181,7 @@ class GraphParser:
             raise HetdepError(f"this model knows no treebank {name!r} (treebanks: {known})")
         return GraphParser(self.words, self.tags, self.labels, self.weights, order=self.order, tag_column=self.tag_column,
                            projective_encoding=self.projective_encoding, treebanks=self.treebanks,
-                           augmented=self.augmented, treebank=name)
+                           augmented=self.augmented, treebank=name, helped=self.helped, helper_k=self.helper_k)
 
     def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
         if self.augmented and self.treebank is None:
@@ -161,17 +189,22 @@ class GraphParser:
                               "say which treebank to parse as")
         return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
 
-    def parse_arrays(self, words: np.ndarray, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """Heads and label ids (index 1..n) of the best projective tree, and its score."""
-        return self.scoring.best_tree(words, tags, self.weights.table, self.weights.rows)
+    def agreement(self, sentence: Sentence) -> np.ndarray:
+        """For a helped model, the agreement bins of its helper's k-best list (else none)."""
+        if not self.helped:
+            return NO_AGREEMENT
+        if self.helper is None:
+            raise HetdepError("this model was trained with agreement features from another parser's k-best trees: "
+                              "parse with that parser beside it ('hetdep parse --with')")
+        return helper_agreement(self.helper, sentence, self.helper_k)
 
     @property
     def width(self) -> int:
         return weight_width(len(self.labels), self.order)
 
-    def parts(self, words: np.ndarray, tags: np.ndarray) -> Parts:
+    def parts(self, words: np.ndarray, tags: np.ndarray, agreement: np.ndarray = NO_AGREEMENT) -> Parts:
         """The sentence's part scores (arcs with labels; siblings and grandparents for dep2)."""
-        return self.scoring.parts(words, tags, self.weights.table, self.weights.rows)
+        return self.scoring.parts(words, tags, self.weights.table, self.weights.rows, agreement)
 
     def with_tree(self, sentence: Sentence, heads: np.ndarray, label_ids: np.ndarray) -> Sentence:
         """The sentence with these heads and label ids (index 1..n), non-projective arcs restored."""
@@ -184,7 +217,8 @@ class GraphParser:
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
         self.stats.first_order_only += self.order == 2 and len(sentence) > SECOND_ORDER_MAX_WORDS
-        heads, label_ids, _ = self.parse_arrays(words, tags)
+        heads, label_ids, _ = self.scoring.best_tree(words, tags, self.weights.table, self.weights.rows,
+                                                     self.agreement(sentence))
         return self.with_tree(sentence, heads, label_ids)
 
     def kbest(self, sentence: Sentence, k: int = 16, temperature: float = 1.0) -> list[tuple[Sentence, float]]:
@@ -195,7 +229,7 @@ class GraphParser:
         distribution over the list is, 1.0 by default).
         """
         words, tags = self.encode(sentence)
-        parts = self.parts(words, tags)
+        parts = self.parts(words, tags, self.agreement(sentence))
         all_heads, totals = parts.kbest(k)
         columns = np.arange(len(words))
         return [(self.with_tree(sentence, heads, parts.labels[heads, columns]), float(p))
@@ -208,7 +242,8 @@ class GraphParser:
 
     def config(self) -> dict:
         return {"kind": f"dep{self.order}", "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
-                "labels": self.labels, "treebanks": self.treebanks, "augmented": self.augmented,
+                "labels": self.labels, "treebanks": self.treebanks, "augmented": self.augmented, "helped": self.helped,
+                "helper_k": self.helper_k,
                 "words": self.words.to_list(), "tags": self.tags.to_list()}
 
     def save(self, directory: str | Path, **training_record) -> None:
@@ -221,7 +256,8 @@ class GraphParser:
             labels = list(config["labels"])
             parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
                          order=KINDS[kind], tag_column=config["tag_column"], projective_encoding=config["projective_encoding"],
-                         treebanks=config.get("treebanks", []), augmented=bool(config.get("augmented", False)))
+                         treebanks=config.get("treebanks", []), augmented=bool(config.get("augmented", False)),
+                         helped=bool(config.get("helped", False)), helper_k=int(config.get("helper_k", 16)))
             if (weights.act.size and weights.act.max() >= parser.width) or weights.dense.shape[1] != parser.width:
                 raise ModelFileError(f"{directory}: weights do not match the label set")
             if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
@@ -232,9 +268,16 @@ class GraphParser:
 
 
 def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
-                options: TrainOptions = TrainOptions(), progress: Callable | None = None, order: int = 1) -> TrainResult:
-    """Train dep1 (``order`` 1) or dep2 (2), choosing the iteration by dev UAS (``options.beam`` is unused)."""
-    return _train({"": (train_sentences, dev_sentences)}, options, progress, order)
+                options: TrainOptions = TrainOptions(), progress: Callable | None = None, order: int = 1,
+                helper: "GraphParser | None" = None, helper_k: int = 16) -> TrainResult:
+    """Train dep1 (``order`` 1) or dep2 (2), choosing the iteration by dev UAS (``options.beam`` is unused).
+
+    With a ``helper`` (a parser trained on another treebank, which never saw these sentences),
+    every arc also has agreement features: how much the helper's ``helper_k``-best trees hold
+    that arc, conjoined with its direction, length and tags (the learned consensus features of
+    zhou-zhao2013), so the parser learns when to trust the other scheme's attachments.
+    """
+    return _train({"": (train_sentences, dev_sentences)}, options, progress, order, helper=helper, helper_k=helper_k)
 
 
 def train_concatenated(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], options: TrainOptions = TrainOptions(),
@@ -248,7 +291,8 @@ def train_concatenated(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[S
 
 
 def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], options: TrainOptions,
-           progress: Callable | None, order: int, augmented: bool = False) -> TrainResult:
+           progress: Callable | None, order: int, augmented: bool = False, helper: "GraphParser | None" = None,
+           helper_k: int = 16) -> TrainResult:
     """The perceptron training of :func:`train_graph` (one treebank, named "") and :func:`train_concatenated`."""
     concatenated = "" not in treebanks
     all_train = [sentence for train, _ in treebanks.values() for sentence in train]
@@ -273,17 +317,18 @@ def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], 
     names = list(treebanks) if concatenated else []
     scorings = {name: scoring_for(labels, order, names, augmented, name if concatenated else None) for name in treebanks}
     encoded = [(words.encode(s.forms), tags.encode(s.column(column)), np.array([0] + heads, dtype=np.int64),
-                np.array([0] + [label_index[label] for label in tree_labels], dtype=np.int64), scorings[name])
+                np.array([0] + [label_index[label] for label in tree_labels], dtype=np.int64), scorings[name],
+                helper_agreement(helper, s, helper_k) if helper else NO_AGREEMENT)
                for s, heads, tree_labels, name in examples]
     weights = Weights(weight_width(len(labels), order))
 
     def learn(index: int) -> bool:
-        w, t, gold_heads, gold_labels, scoring = encoded[index]
+        w, t, gold_heads, gold_labels, scoring, agreement = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * n * (_eisner.MAX_KEYS + _sibling.MAX_SIBLING_KEYS + _grandparent.MAX_GRAND_KEYS))
-        heads, predicted_labels, _ = scoring.best_tree(w, t, weights.table, weights.rows)
-        changed = _eisner.update(w, t, n, scoring.domain, gold_heads, gold_labels, heads, predicted_labels, weights.table,
-                                 weights.n_used, weights.rows, weights.sums, weights.counts, weights.counter)
+        heads, predicted_labels, _ = scoring.best_tree(w, t, weights.table, weights.rows, agreement)
+        changed = _eisner.update(w, t, n, scoring.domain, agreement, gold_heads, gold_labels, heads, predicted_labels,
+                                 weights.table, weights.n_used, weights.rows, weights.sums, weights.counts, weights.counter)
         if order == 2:
             for part in (_sibling, _grandparent):
                 part.update(w, t, n, scoring.domain, gold_heads, heads, weights.table, weights.n_used, weights.rows,
@@ -292,7 +337,9 @@ def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], 
 
     def evaluate_model(averaged):
         parser = GraphParser(words, tags, labels, averaged, order=order, tag_column=options.tag_column,
-                             projective_encoding=options.projective_encoding, treebanks=names, augmented=augmented)
+                             projective_encoding=options.projective_encoding, treebanks=names, augmented=augmented,
+                             helped=helper is not None, helper_k=helper_k)
+        parser.helper = helper
         if not concatenated:
             return dev_scores(parser, treebanks[""][1])
         scored = {name: dev_scores(parser.for_treebank(name), dev)[1:3] for name, (_, dev) in treebanks.items() if dev}

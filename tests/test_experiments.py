@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from click.testing import CliRunner
 
 from hetdep.cli import main
@@ -64,3 +66,4 @@ def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
     run_consensus_experiment("test", tmp_path, tmp_path / "out", options=TrainOptions(iterations=1), k=2, iterations=1,
                              grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
     assert trained == 12 and sum(message.startswith("training") for message in messages) == 12  # the rerun reuses them
+    assert len(json.loads((tmp_path / "out" / "tuned.json").read_text(encoding="utf-8"))) == 10  # and the tuned weights

@@ -15,7 +15,7 @@ import json
 import os
 import platform
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -257,12 +257,16 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
         config = directory / "config.json"
         if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
             log(f"training {kind}: {name}")
+            for key in [key for key in tuned_cache if key.startswith(f"{kind} ") and name in ("a", "b")]:
+                del tuned_cache[key]  # weights tuned for the older baselines no longer apply
             result = train()
             result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                                training_options=vars(options))
         return GraphParser.load(directory, kind)
 
     base = ConsensusOptions(k=k, iterations=iterations)
+    tuned_file = out / "tuned.json"  # tuned weights, reused by a rerun with the same models
+    tuned_cache = json.loads(tuned_file.read_text(encoding="utf-8")) if tuned_file.exists() else {}
     rows: dict[tuple[str, str], tuple] = {}  # (kind, system) -> UAS a, UAS b, options a, options b
     evaluations: dict[tuple[str, str], tuple] = {}
     concatenation_rows: dict[tuple[str, str], tuple[float, float]] = {}
@@ -286,9 +290,12 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
         score("baseline", base, base)
         for system, names in CONSENSUS_SYSTEMS.items():
             grids = {name: grid for name in names}
-            tuned = [tune(first, second, treebank.dev, grids, base)[0]
-                     for first, second, treebank in ((parser_a, parser_b, a), (parser_b, parser_a, b))]
-            score(system, *tuned)
+            key = f"{kind} {system} grid={list(grid)} k={k} rounds={iterations}"
+            if key not in tuned_cache:
+                tuned_cache[key] = [asdict(tune(first, second, treebank.dev, grids, base)[0])
+                                    for first, second, treebank in ((parser_a, parser_b, a), (parser_b, parser_a, b))]
+                tuned_file.write_text(json.dumps(tuned_cache, indent=1), encoding="utf-8")
+            score(system, *(ConsensusOptions(**chosen) for chosen in tuned_cache[key]))
         helped_a = trained("a-helped", kind, lambda: train_graph(a.train, a.dev, options, order=order, helper=parser_b, helper_k=k))
         helped_b = trained("b-helped", kind, lambda: train_graph(b.train, b.dev, options, order=order, helper=parser_a, helper_k=k))
         score("+learned", base, base, helped_a, helped_b)

@@ -12,14 +12,19 @@ from hetdep.conllu import read_conllu
 from conftest import SAMPLES
 
 
-def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
-    folder = tmp_path / "tiny"
+def tiny_pair_treebank(folder):
+    """train (60), dev (30) and test (30) of the sample, in UD and SUD."""
     folder.mkdir()
     for scheme in ("ud", "sud"):
         train = list(read_conllu(SAMPLES / f"train.{scheme}.conllu"))
         dev = list(read_conllu(SAMPLES / f"dev.{scheme}.conllu"))
         for name, sentences in (("train", train[:60]), ("dev", dev[:30]), ("test", dev[30:60])):
             (folder / f"{name}.{scheme}.conllu").write_text("".join(s.to_text() for s in sentences), encoding="utf-8")
+    return folder
+
+
+def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
+    folder = tiny_pair_treebank(tmp_path / "tiny")
     out = tmp_path / "run"
     args = ["experiment", "joint", "--treebank", str(folder), "--out", str(out), "--ts", "1,-inf", "--beam", "2",
             "--iterations", "1"]
@@ -67,3 +72,22 @@ def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
                              grid=(0.0, 1.0), treebanks=(a, b), log=messages.append)
     assert trained == 12 and sum(message.startswith("training") for message in messages) == 12  # the rerun reuses them
     assert len(json.loads((tmp_path / "out" / "tuned.json").read_text(encoding="utf-8"))) == 10  # and the tuned weights
+
+
+def test_predicted_tags_experiment(tmp_path):
+    folder = tiny_pair_treebank(tmp_path / "tiny")
+    args = ["experiment", "predicted-tags", "--treebank", str(folder), "--out", str(tmp_path / "run"), "--beam", "2",
+            "--iterations", "1", "--folds", "3", "--tagger-iterations", "2"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "jackknifing train in 3 folds" in result.output and "fold 3/3 tagged" in result.output
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "| baseline |" in report and "| joint t = inf |" in report and "sign test p" in report
+    tagged = list(read_conllu(tmp_path / "run" / "tagged" / "train.ud.conllu"))
+    gold = list(read_conllu(folder / "train.ud.conllu"))
+    assert [s.forms for s in tagged] == [s.forms for s in gold] and [s.heads for s in tagged] == [s.heads for s in gold]
+    sud = list(read_conllu(tmp_path / "run" / "tagged" / "train.sud.conllu"))
+    assert [s.column(3) for s in sud] == [s.column(3) for s in tagged]  # one tagging for both schemes
+    assert [s.column(3) for s in tagged] != [s.column(3) for s in gold]  # two-iteration taggers make mistakes
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "jackknifing" not in again.output and "training" not in again.output

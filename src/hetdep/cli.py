@@ -553,6 +553,31 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
     click.echo(f"models trained in {out}/models" if train_only else f"report written to {report}", err=True)
 
 
+@experiment_group.command("predicted-tags")
+@click.option("--treebank", required=True, type=click.Path(file_okay=False, exists=True), help="Folder with {train,dev,test}.{A,B}.conllu, e.g. ../shared/data/fr-sequoia.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for tagged files, models and report.md (rerunning reuses them).")
+@click.option("--scheme-a", default="sud", show_default=True, help="File infix of scheme a.")
+@click.option("--scheme-b", default="ud", show_default=True, help="File infix of scheme b.")
+@click.option("--t", "t", default="inf", show_default=True, help="Interleaving of the joint model (the best t of 'experiment joint').")
+@click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
+@click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations of each parser.")
+@click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update.")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds over train.")
+@click.option("--tagger-iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each tagger.")
+def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations):
+    """Baseline and joint parsers trained on jackknifed tags and tested on predicted tags."""
+    from .experiments import run_predicted_tags_experiment
+    from .joint import parse_t
+    from .training import TrainOptions
+
+    parse_t(t)
+    report = run_predicted_tags_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, t=t,
+                                           options=TrainOptions(beam=beam, iterations=iterations, update=update),
+                                           folds=folds, tagger_iterations=tagger_iterations,
+                                           log=lambda message: click.echo(message, err=True))
+    click.echo(f"report written to {report}", err=True)
+
+
 @experiment_group.command("consensus")
 @click.option("--setting", type=click.Choice(["fr", "en"]), required=True, help="fr: fr-sequoia UD with fr-gsd SUD; en: en-ewt UD with the WSJ sample in Penn2Malt style (see 'hetdep.experiments.consensus_setting').")
 @click.option("--data", type=click.Path(file_okay=False, exists=True), default="../shared/data", show_default=True, help="Folder holding the treebanks.")

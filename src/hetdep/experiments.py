@@ -43,6 +43,37 @@ def _row(name: str, scores: Scores) -> str:
             f"| {(a.uas + b.uas) / 2:.2f} |")
 
 
+def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], object], log: Callable[[str], None],
+                 message: str, train_model: Callable[[], object]) -> object:
+    """The model in ``directory`` if it was trained with these options, else trained now and saved
+    there (with its history and options); experiments rerun with the same options reuse it."""
+    config = directory / "config.json"
+    if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
+        log(message)
+        result = train_model()
+        result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                           training_options=vars(options))
+    return load(directory)
+
+
+def _significance(schemes) -> tuple[list[str], dict]:
+    """Table rows and a JSON-able record of joint-vs-baseline tests, for (scheme, joint, baseline) evaluations."""
+    lines = ["Significance, joint against baseline (per-sentence correct attachments; two-sided p-values; "
+             "bootstrap one-sided):", "",
+             "| scheme | metric | joint | baseline | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    significance = {}
+    for scheme, j, b in schemes:
+        for labeled in (False, True):
+            r = compare(j, b, labeled=labeled)
+            significance[f"{scheme} {r['metric']}"] = r
+            sign = r["sign_test"]
+            lines.append(f"| {scheme} | {r['metric']} | {r['a']:.2f} | {r['b']:.2f} | {sign['better']}/{sign['ties']}/{sign['worse']} "
+                         f"| {r['sign_test']['p']:.4f} | {r['paired_t_test']['p']:.4f} | {r['approximate_randomization']['p']:.4f} "
+                         f"| {r['paired_bootstrap']['p']:.4f} |")
+    return lines + [""], significance
+
+
 def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
                          ts: tuple[str, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(),
                          log: Callable[[str], None] = print, train_only: bool = False) -> Path | None:
@@ -59,29 +90,16 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     dev_pairs = read_pairs(split("dev", scheme_a), split("dev", scheme_b), require_heads=True)
     test_pairs = read_pairs(split("test", scheme_a), split("test", scheme_b), require_heads=True)
 
-    def reusable(directory: Path) -> bool:
-        """A model trained earlier with the same options (a model trained otherwise is retrained)."""
-        config = directory / "config.json"
-        return config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)
-
-    def save(result, directory: Path) -> None:
-        result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                           training_options=vars(options))
-
     def baseline(scheme: str) -> ArcStandardParser:
-        directory = models / f"baseline-{scheme}"
-        if not reusable(directory):
-            log(f"training the baseline of scheme {scheme}")
-            side = "a" if scheme == scheme_a else "b"
-            save(train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options), directory)
-        return ArcStandardParser.load(directory)
+        side = "a" if scheme == scheme_a else "b"
+        return cached_model(models / f"baseline-{scheme}", options, ArcStandardParser.load, log,
+                            f"training the baseline of scheme {scheme}",
+                            lambda: train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options))
 
     def joint(t: str, guided: bool = True) -> JointParser:
-        directory = models / f"joint-t{t_text(parse_t(t))}{'' if guided else '-noguide'}"
-        if not reusable(directory):
-            log(f"training the joint model, t = {t}{'' if guided else ', without guided features'}")
-            save(train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guided=guided), directory)
-        return JointParser.load(directory)
+        return cached_model(models / f"joint-t{t_text(parse_t(t))}{'' if guided else '-noguide'}", options, JointParser.load,
+                            log, f"training the joint model, t = {t}{'' if guided else ', without guided features'}",
+                            lambda: train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guided=guided))
 
     def score_baselines(pairs) -> Scores:
         a, b = baseline(scheme_a), baseline(scheme_b)
@@ -129,20 +147,8 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     test_base = score_baselines(test_pairs)
     test_joint = score_joint(joint(best_t), test_pairs)
     lines += ["## Table 4: test set", "", header, _row("baseline", test_base), _row(f"joint t = {best_t}", test_joint), ""]
-    lines += ["Significance, joint against baseline (per-sentence correct attachments; two-sided p-values; "
-              "bootstrap one-sided):", "",
-              "| scheme | metric | joint | baseline | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    significance = {}
-    for scheme, j, b in ((scheme_a, test_joint.a, test_base.a), (scheme_b, test_joint.b, test_base.b)):
-        for labeled in (False, True):
-            r = compare(j, b, labeled=labeled)
-            significance[f"{scheme} {r['metric']}"] = r
-            sign = r["sign_test"]
-            lines.append(f"| {scheme} | {r['metric']} | {r['a']:.2f} | {r['b']:.2f} | {sign['better']}/{sign['ties']}/{sign['worse']} "
-                         f"| {r['sign_test']['p']:.4f} | {r['paired_t_test']['p']:.4f} | {r['approximate_randomization']['p']:.4f} "
-                         f"| {r['paired_bootstrap']['p']:.4f} |")
-    lines.append("")
+    rows, significance = _significance(((scheme_a, test_joint.a, test_base.a), (scheme_b, test_joint.b, test_base.b)))
+    lines += rows
 
     # Table 5: shared vs different arcs (test).
     lines += ["## Table 5: arcs shared by the two gold trees vs arcs that differ (test, UAS)", "",
@@ -253,16 +259,13 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     models = out / "models"
 
     def trained(name: str, kind: str, train: Callable[[], object]) -> GraphParser:
-        directory = models / f"{kind}-{name}"
-        config = directory / "config.json"
-        if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
-            log(f"training {kind}: {name}")
+        def train_afresh():
             for key in [key for key in tuned_cache if key.startswith(f"{kind} ") and name in ("a", "b")]:
                 del tuned_cache[key]  # weights tuned for the older baselines no longer apply
-            result = train()
-            result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                               training_options=vars(options))
-        return GraphParser.load(directory, kind)
+            return train()
+
+        return cached_model(models / f"{kind}-{name}", options, lambda directory: GraphParser.load(directory, kind), log,
+                            f"training {kind}: {name}", train_afresh)
 
     base = ConsensusOptions(k=k, iterations=iterations)
     tuned_file = out / "tuned.json"  # tuned weights, reused by a rerun with the same models
@@ -351,4 +354,80 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     lines += ["", f"Wall time of this run: {time.perf_counter() - began:.0f} s (models in {models} are reused by a rerun).", ""]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")
+    return report
+
+
+def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud", t: str = "inf",
+                                  options: TrainOptions = TrainOptions(), folds: int = 10, tagger_iterations: int = 10,
+                                  log: Callable[[str], None] = print) -> Path:
+    """Baseline and joint parsers with predicted tags, as the papers parse (issue 7).
+
+    UPOS of train is jackknifed (``folds`` taggers, each never seeing its fold); a tagger trained
+    on all of train tags dev and test. Both schemes share the words, so one tagging serves both
+    files. The parsers train on the jackknifed train, pick their iteration on tagged dev, and
+    are scored on tagged test against the gold trees (punctuation by gold UPOS). Tagged files
+    (OUT/tagged) and models (OUT/models) are reused by a rerun with the same options.
+    """
+    from .conllu import UPOS, write_conllu
+    from .tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+
+    start = time.perf_counter()
+    tagged_dir, models = out / "tagged", out / "models"
+    tagged_dir.mkdir(parents=True, exist_ok=True)
+    split = lambda name, scheme: treebank / f"{name}.{scheme}.conllu"  # noqa: E731
+    gold = {name: read_pairs(split(name, scheme_a), split(name, scheme_b), require_heads=True) for name in ("train", "dev", "test")}
+    tagger_options = TaggerOptions(column="upos", iterations=tagger_iterations, seed=options.seed)
+    record = tagged_dir / "options.json"
+    wanted = {"folds": folds, "tagger_iterations": tagger_iterations, "seed": options.seed}
+    if not (record.exists() and json.loads(record.read_text(encoding="utf-8")) == wanted):
+        log(f"jackknifing train in {folds} folds")
+        tagged = {"train": jackknife([p.a for p in gold["train"]], folds, ["upos"], tagger_options,
+                                     progress=lambda message: log(f"  {message}"))}
+        log("training the tagger on all of train")
+        tagger = train_tagger([p.a for p in gold["train"]], [p.a for p in gold["dev"]], tagger_options).parser
+        for name in ("dev", "test"):
+            tagged[name] = list(tagger.tag(p.a for p in gold[name]))
+        for name, sentences in tagged.items():
+            for side, scheme in (("a", scheme_a), ("b", scheme_b)):
+                write_conllu((getattr(p, side).with_column(UPOS, s.column(UPOS)) for p, s in zip(gold[name], sentences)),
+                             tagged_dir / f"{name}.{scheme}.conllu")
+        record.write_text(json.dumps(wanted), encoding="utf-8")
+    pairs = {name: read_pairs(tagged_dir / f"{name}.{scheme_a}.conllu", tagged_dir / f"{name}.{scheme_b}.conllu",
+                              require_heads=True) for name in ("train", "dev", "test")}
+    accuracy = {name: tag_accuracy([p.a for p in gold[name]], [p.a for p in pairs[name]]) for name in pairs}
+
+    def baseline(side: str, scheme: str) -> ArcStandardParser:
+        return cached_model(models / f"baseline-{scheme}", options, ArcStandardParser.load, log,
+                            f"training the baseline of scheme {scheme} on predicted tags",
+                            lambda: train([getattr(p, side) for p in pairs["train"]], [getattr(p, side) for p in pairs["dev"]],
+                                          options))
+
+    joint = cached_model(models / f"joint-t{t_text(parse_t(t))}", options, JointParser.load, log,
+                         f"training the joint model, t = {t}, on predicted tags",
+                         lambda: train_joint(pairs["train"], pairs["dev"], options, t=parse_t(t)))
+    test_in = [p.a for p in pairs["test"]]
+    gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
+    base = Scores(evaluate(gold_a, baseline("a", scheme_a).parse(test_in)),
+                  evaluate(gold_b, baseline("b", scheme_b).parse(p.b for p in pairs["test"])))
+    parsed = list(joint.parse(test_in))
+    joined = Scores(evaluate(gold_a, [x for x, _ in parsed]), evaluate(gold_b, [y for _, y in parsed]))
+    header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
+              f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
+    rows, significance = _significance(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
+    lines = [f"# Parsing with predicted tags on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
+             f"Produced by `hetdep experiment predicted-tags --treebank {treebank} --out {out} --scheme-a {scheme_a} "
+             f"--scheme-b {scheme_b} --t {t} --beam {options.beam} --iterations {options.iterations} --update {options.update} "
+             f"--folds {folds} --tagger-iterations {tagger_iterations}`.", "",
+             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; beam {options.beam}, "
+             f"at most {options.iterations} iterations (patience {options.patience}), {options.update} update; "
+             f"punctuation (gold UPOS PUNCT) excluded.", "",
+             "UPOS accuracy of the tags the parsers read (every word): "
+             f"train (jackknifed, {folds} folds) {accuracy['train']:.2f}%, dev {accuracy['dev']:.2f}%, "
+             f"test {accuracy['test']:.2f}%.", "",
+             "## Test set, predicted tags", "", header, _row("baseline", base), _row(f"joint t = {t}", joined), ""]
+    lines += rows
+    lines += [f"Wall time of this run: {time.perf_counter() - start:.0f} s (tagged files and models of earlier runs reused).", ""]
+    report = out / "report.md"
+    report.write_text("\n".join(lines), encoding="utf-8")
+    (out / "significance.json").write_text(json.dumps(significance, indent=1))
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from hetdep.cli import main
@@ -91,3 +92,19 @@ def test_predicted_tags_experiment(tmp_path):
     assert [s.column(3) for s in tagged] != [s.column(3) for s in gold]  # two-iteration taggers make mistakes
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "jackknifing" not in again.output and "training" not in again.output
+
+
+def test_cached_models_survive_new_training_options(tmp_path):
+    from hetdep.experiments import cached_model
+    from hetdep.training import TrainOptions
+
+    directory = tmp_path / "m"
+    directory.mkdir()
+    old = {key: value for key, value in vars(TrainOptions()).items() if key != "dp"}  # trained before 'dp' existed
+    (directory / "config.json").write_text(json.dumps({"training_options": old}), encoding="utf-8")
+    messages = []
+    loaded = cached_model(directory, TrainOptions(), lambda d: d, messages.append, "training", lambda: 1 / 0)
+    assert loaded == directory and not messages
+    (directory / "config.json").write_text(json.dumps({"training_options": {**old, "beam": 3}}), encoding="utf-8")
+    with pytest.raises(ZeroDivisionError):  # other options: trained again
+        cached_model(directory, TrainOptions(), lambda d: d, messages.append, "training", lambda: 1 / 0)

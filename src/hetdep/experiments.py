@@ -48,7 +48,9 @@ def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], 
     """The model in ``directory`` if it was trained with these options, else trained now and saved
     there (with its history and options); experiments rerun with the same options reuse it."""
     config = directory / "config.json"
-    if not (config.exists() and json.loads(config.read_text(encoding="utf-8")).get("training_options") == vars(options)):
+    stored = json.loads(config.read_text(encoding="utf-8")).get("training_options") if config.exists() else None
+    # Options added to TrainOptions after a model was trained count as their defaults.
+    if stored is None or {**vars(TrainOptions()), **stored} != vars(options):
         log(message)
         result = train_model()
         result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,

@@ -34,8 +34,9 @@ from .conllu import Sentence
 from .errors import HetdepError
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
 from .parser import TAG_COLUMNS, ParseStats
-from .projectivity import deprojectivize, projectivize
-from .training import TrainOptions, TrainResult, _label_inventory, dev_scores, perceptron_loop, vocabularies
+from .projectivity import deprojectivize
+from .training import (TrainOptions, TrainResult, _label_inventory, dev_scores, perceptron_loop, projective_trees,
+                       vocabularies)
 from .vocab import Vocab
 
 KINDS = {"dep1": 1, "dep2": 2}
@@ -301,11 +302,7 @@ def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], 
     labels: list[str] = []
     examples = []  # (sentence, projective heads, labels with rare lifted ones replaced, treebank)
     for name, (train, _) in treebanks.items():
-        trees = []
-        for sentence in train:
-            if any(h < 0 for h in sentence.heads):
-                raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
-            trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
+        trees = projective_trees(train, options)
         own, rare = _label_inventory(trees, options.min_lifted_label)
         prefix = f"{name}:" if concatenated else ""
         labels += [prefix + label for label in own]

@@ -71,13 +71,19 @@ def _label_inventory(trees: list[tuple[list[int], list[str]]], min_lifted: int) 
     return kept, rare
 
 
-def scheme_oracles(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[list[str], int, list[np.ndarray]]:
-    """Labels, the root label, and the oracle action sequence of each projectivized training tree."""
+def projective_trees(sentences: Sequence[Sentence], options: TrainOptions) -> list[tuple[list[int], list[str]]]:
+    """Each training sentence's tree made projective (heads, labels); a sentence without a tree is refused."""
     trees = []
     for sentence in sentences:
         if any(h < 0 for h in sentence.heads):
             raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
         trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
+    return trees
+
+
+def scheme_oracles(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[list[str], int, list[np.ndarray]]:
+    """Labels, the root label, and the oracle action sequence of each projectivized training tree."""
+    trees = projective_trees(sentences, options)
     labels, rare = _label_inventory(trees, options.min_lifted_label)
     moves = Moves(labels)
     roots = Counter(rare.get(tree_labels[heads.index(0)], tree_labels[heads.index(0)]) for heads, tree_labels in trees)

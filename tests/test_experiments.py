@@ -37,10 +37,11 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
     assert result.exit_code == 0, result.output
     assert "training the joint model, t = -inf" not in result.output
     report = (out / "report.md").read_text()
-    for heading in ("Table 2", "Table 3", "Table 4", "Table 5", "Figure 3"):
+    for heading in ("Table 2", "Table 3", "Table 4", "Table 5", "Figure 3", "Treebank conversion"):
         assert heading in report
     assert "| joint t = 1 |" in report and "| joint t = -inf |" in report and "paired t-test" in report
     assert "| joint-t-inf | 1 | 1 |" in report  # training time of every model
+    assert "| ud (gold) | sud | rules" in report and "| sud (gold) | ud | joint" in report
     assert (out / "distance-sud.png").stat().st_size > 1000 and (out / "distance-ud.png").exists()
     # A rerun reuses the trained models; other options retrain them.
     again = CliRunner().invoke(main, args)

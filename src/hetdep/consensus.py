@@ -10,9 +10,12 @@ parser with only edge and root consensus, the second-order search otherwise (a d
 own sibling and grandparent scores are then zero). The lists are replaced and the exchange
 repeated for a set number of iterations (paper: 4).
 
-Only heads are exchanged: the two treebanks' label sets are unrelated. The consensus weights
-are tuned on dev (:func:`tune`), not learned: tuning two weights needs no training data
-parsed by the other parser, and the paper reports them chosen on dev too.
+Only heads are exchanged: the two treebanks' label sets are unrelated. The four consensus
+weights are tuned on dev (:func:`tune`): that needs no training data parsed by the other
+parser, and the paper reports them chosen on dev too. The learned alternative, features
+conjoined with the other parser's agreement, is a parser trained with a helper
+(:func:`hetdep.graph.train_graph`); joint inference re-scores its arcs from the other's
+current list in every round.
 """
 
 from __future__ import annotations
@@ -160,7 +163,6 @@ def joint_parse(a: GraphParser, b: GraphParser, sentences: Iterable[Sentence], o
 
 
 WEIGHTS = ("edge", "root", "sibling", "grand")
-GRID = (0.0, 1.0, 2.0, 5.0, 10.0)
 
 
 def tune(a: GraphParser, b: GraphParser, dev: Sequence[Sentence], grids: dict[str, Sequence[float]],

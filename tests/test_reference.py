@@ -53,7 +53,7 @@ def test_training_matches_reference_weights():
                                           moves.n_labels, gold, _beam.EARLY)
         if length < len(gold) or not np.array_equal(actions, gold):
             _beam.update(w, t, len(w) - 1, gold, actions, length, templates, weights.table, weights.n_used,
-                         weights.rows, weights.sums, weights.counts, weights.counter, moves.n_labels)
+                         weights.rows, weights.sums, weights.counts, weights.counter, moves.n_labels, t)
         weights.counter += 1
     # Reference.
     table = reference.DictWeights(moves.n_actions)

@@ -326,15 +326,20 @@ def _backtrack(hist_parent, hist_action, last, out):
 
 
 @njit(cache=True)
-def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels):
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels, pred_tags):
     """Perceptron update: +1 for gold's features, -1 for the prediction's, over ``length`` steps.
 
-    Steps before the first difference have the same state and action on both sides and
-    cancel, so they are skipped. Returns the number of steps updated.
+    ``tags`` are the gold path's tags, ``pred_tags`` the prediction's (equal, but for a tag
+    lattice). Steps before the first difference have the same state and action on both sides
+    and cancel, so they are skipped when the tags are equal. Returns the number of steps updated.
     """
     first = 0
     while first < length and gold[first] == pred[first]:
         first += 1
+    for w in range(1, n + 1):
+        if tags[w] != pred_tags[w]:  # other tags: the two sides' features may differ from the start
+            first = 0
+            break
     if first == length:
         return 0
     stk = np.zeros((2, n + 1, FIELDS), dtype=np.int64)
@@ -352,7 +357,7 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            fill_atoms(stk, slen, nxt, side, words, tags, n, atoms)
+            fill_atoms(stk, slen, nxt, side, words, tags if side == 0 else pred_tags, n, atoms)
             feature_keys(atoms, templates, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])

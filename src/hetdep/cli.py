@@ -201,13 +201,15 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
+@click.option("--lattice", is_flag=True, help="Arc-standard parser: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
 @click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update, tagger_dir, dp, helper_dir, concatenate, feature_copies, names):
+                  tag_column, projective_encoding, update, tagger_dir, lattice, dp, helper_dir, concatenate, feature_copies,
+                  names):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
@@ -227,6 +229,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                "(or, with --concatenate, one parser on two treebanks)")
     if concatenate and (parser_kind == "arc-standard" or not train_b_path):
         raise click.UsageError("--concatenate needs --parser dep1 or dep2 and a second treebank in --train-b/--dev-b")
+    if lattice and (train_b_path or parser_kind != "arc-standard"):
+        raise click.UsageError("--lattice is for the single-scheme arc-standard parser (the joint model and the "
+                               "graph-based parsers do not have it yet)")
     if dp and (train_b_path or parser_kind != "arc-standard"):
         raise click.UsageError("--dp is for the single-scheme arc-standard parser (the joint model and the graph-based "
                                "parsers do not have it)")
@@ -240,7 +245,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if tagger_dir:
         _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
-                           projective_encoding=projective_encoding, update=update, dp=dp)
+                           projective_encoding=projective_encoding, update=update, dp=dp, lattice=lattice)
     progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
     if concatenate:
         from .graph import KINDS, train_concatenated
@@ -301,15 +306,16 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
+@click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
-                  sibling, grand, consensus_k, consensus_iterations, temperature, input_format, treebank):
+                  sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, treebank):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
     from .joint import JointParser
     from .graph import KINDS, GraphParser
-    from .model import read_kind
+    from .model import read_config, read_kind
     from .parser import ArcStandardParser
 
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
@@ -324,8 +330,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     else:
         sentences = read_conllu(sources[0], require_heads=given is not None)
     taggers = _load_taggers(Path(model_dir) / "tagger") if input_path and (Path(model_dir) / "tagger").is_dir() else []
-    for tagger in taggers:  # the model's own tagger tags the input first
-        sentences = tagger.tag(sentences)
+    lattice = kind == "arc-standard" and bool(read_config(model_dir).get("lattice"))
+    for tagger in taggers:  # the model's own tagger tags the input first (with candidates for a lattice model)
+        sentences = tagger.tag(sentences, k=lattice_k if lattice and tagger.column == read_config(model_dir)["tag_column"] else 0)
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
     if with_model:
         from .consensus import ConsensusOptions, check_compatible, joint_parse
@@ -363,6 +370,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     if stats.unknown_labels:
         click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
                    "their base relation stood in for them", err=True)
+    if stats.lattice_words:
+        click.echo(f"{stats.lattice_words} words had several candidate tags; the tags chosen with the tree are in the "
+                   "tag column", err=True)
     if stats.first_order_only:
         from .graph import SECOND_ORDER_MAX_WORDS
 
@@ -458,16 +468,19 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam):
 @click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Tagger beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each fold's tagger.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
-def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed):
+@click.option("--k", "kbest", type=click.IntRange(0), default=0, show_default=True, help="Keep the gold tags in the column and write each word's k best tags to MISC (TagKBest), for 'hetdep train --lattice'.")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: drop candidates whose probability is below this (the best is kept).")
+def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed, kbest, threshold):
     """Tag a training file by jackknifing: each fold by a tagger trained on the others."""
     from .tagger import TaggerOptions, jackknife, tag_accuracy
 
     sentences = _read(train_path)
     tagged = jackknife(sentences, folds, list(dict.fromkeys(columns)), TaggerOptions(beam=beam, iterations=iterations, seed=seed),
-                       progress=lambda message: click.echo(message, err=True))
+                       progress=lambda message: click.echo(message, err=True), k=kbest, threshold=threshold)
     write_conllu(tagged, output_path)
-    for column in dict.fromkeys(columns):
-        click.echo(f"{column}: {tag_accuracy(sentences, tagged, column):.2f}% of the gold tags kept", err=True)
+    if not kbest:
+        for column in dict.fromkeys(columns):
+            click.echo(f"{column}: {tag_accuracy(sentences, tagged, column):.2f}% of the gold tags kept", err=True)
 
 
 @main.command("convert")

@@ -153,7 +153,12 @@ def _read_config(directory: Path) -> dict:
 
 def read_kind(directory: str | Path) -> str:
     """The kind of model saved in a directory ('arc-standard', 'joint')."""
-    return str(_read_config(Path(directory))["kind"])
+    return str(read_config(directory)["kind"])
+
+
+def read_config(directory: str | Path) -> dict:
+    """A saved model's configuration (refusing a missing or damaged config.json)."""
+    return _read_config(Path(directory))
 
 
 def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:

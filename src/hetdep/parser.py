@@ -12,8 +12,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from . import _beam, _dp
-from .conllu import UPOS, XPOS, Sentence
+from . import _beam, _dp, _lattice
+from .conllu import MISC, UPOS, XPOS, Sentence
 from .features import TEMPLATES, MAX_ATOMS_PER_TEMPLATE
 from .model import ModelFileError, TrainedWeights, load_model, save_model
 from .projectivity import deprojectivize
@@ -42,6 +42,7 @@ class ParseStats:
     unknown_labels: int = 0  # words of a given tree whose label the model did not know
     unknown_tag_examples: set = field(default_factory=set)
     first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
+    lattice_words: int = 0  # tag lattices: words with more than one candidate tag
 
     def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:
         """Count one encoded sentence (id 1 is "unknown" in both vocabularies)."""
@@ -54,11 +55,42 @@ class ParseStats:
             self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
 
 
+def lattice_candidates(sentence: Sentence, column: int) -> list[list[str]]:
+    """Each word's candidate tags, best first: MISC ``TagKBest`` if the word has it, else its tag column."""
+    from .tagger import KBEST_KEY, parse_kbest  # the tagger imports this module
+
+    out = []
+    for tag, misc in zip(sentence.column(column), sentence.column(MISC)):
+        listed = [candidate for candidate, _ in parse_kbest(misc)] if KBEST_KEY in misc else []
+        out.append(list(dict.fromkeys(listed)) or [tag])
+    return out
+
+
+def encode_lattice(tags: Vocab, options: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """candidates[k, :counts[k]]: word k's candidate tag ids (rows 0 and n + 1 empty)."""
+    n = len(options)
+    width = max((len(o) for o in options), default=1)
+    candidates = np.zeros((n + 2, width), dtype=np.int64)
+    counts = np.zeros(n + 2, dtype=np.int64)
+    for k, listed in enumerate(options, 1):
+        ids = tags.encode(listed)[1:]
+        candidates[k, :len(ids)] = ids
+        counts[k] = len(ids)
+    counts[n + 1] = 1
+    return candidates, counts
+
+
+def no_gold_tags(n: int) -> np.ndarray:
+    """The gold tags argument of a lattice search that is not training."""
+    return np.zeros(n + 2, dtype=np.int64)
+
+
 class ArcStandardParser:
     """A trained arc-standard parser: vocabularies, label set, options and averaged weights."""
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, weights: TrainedWeights, *,
-                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head", dp: bool = False):
+                 beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head", dp: bool = False,
+                 lattice: bool = False):
         if tag_column not in TAG_COLUMNS:
             raise ValueError(f"tag column must be one of {sorted(TAG_COLUMNS)}")
         self.words = words
@@ -68,6 +100,7 @@ class ArcStandardParser:
         self.weights = weights
         self.beam = beam
         self.dp = dp  # merge equivalent beam states (hetdep._dp)
+        self.lattice = lattice  # parse over each word's candidate tags (parse_lattice)
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
         self.templates = template_array()
@@ -103,10 +136,32 @@ class ArcStandardParser:
         heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
         return sentence.with_tree(heads, labels)
 
+    def parse_lattice(self, sentence: Sentence, beam: int | None = None) -> Sentence:
+        """The sentence parsed over its tag lattice: each word's candidate tags from MISC
+        ``TagKBest`` (``hetdep tag --k``; a word without them has its tag column alone), the
+        tags chosen with the tree written into the tag column."""
+        column = TAG_COLUMNS[self.tag_column]
+        words = self.words.encode(sentence.forms)
+        n = len(sentence)
+        if n == 0:
+            return self.parse_sentence(sentence, beam)
+        options = lattice_candidates(sentence, column)
+        self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
+        candidates, counts = encode_lattice(self.tags, options)
+        self.stats.record(words, candidates[:n + 1, 0], [tags[0] for tags in options])
+        actions, _, _, chosen = _lattice.search(words, candidates, counts, n, beam or self.beam, self.templates,
+                                                self.weights.table, self.weights.rows, self.n_labels,
+                                                np.zeros(2 * n, dtype=np.int32), no_gold_tags(n), _beam.DECODE)
+        heads, label_ids = _beam.actions_to_tree(actions, n, self.n_labels, self.root_label)
+        heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
+        picked = [next(tag for tag, tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
+                  for k, tags in enumerate(options)]
+        return sentence.with_tree(heads, labels).with_column(column, picked)
+
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Sentence]:
-        """One output sentence per input sentence, in order."""
+        """One output sentence per input sentence, in order (over tag lattices for a lattice model)."""
         for sentence in sentences:
-            yield self.parse_sentence(sentence, beam)
+            yield self.parse_lattice(sentence, beam) if self.lattice else self.parse_sentence(sentence, beam)
 
     # Model files -------------------------------------------------------------------------
 
@@ -115,6 +170,7 @@ class ArcStandardParser:
             "kind": KIND,
             "beam": self.beam,
             "dp": self.dp,
+            "lattice": self.lattice,
             "tag_column": self.tag_column,
             "projective_encoding": self.projective_encoding,
             "templates": len(TEMPLATES),
@@ -138,7 +194,8 @@ class ArcStandardParser:
                     or config["templates"] != len(TEMPLATES):
                 raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
             return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
-                       weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)), tag_column=config["tag_column"],
+                       weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)),
+                       lattice=bool(config.get("lattice", False)), tag_column=config["tag_column"],
                        projective_encoding=config["projective_encoding"])
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

@@ -250,12 +250,14 @@ def tag_accuracy(gold: Iterable[Sentence], predicted: Iterable[Sentence], column
 
 
 def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str], options: TaggerOptions = TaggerOptions(),
-              progress: Callable | None = None) -> list[Sentence]:
+              progress: Callable | None = None, k: int = 0, threshold: float = 0.0) -> list[Sentence]:
     """The sentences with each column tagged by a tagger that never saw them (Collins 2000's jackknifing).
 
     Sentence i is in fold i mod ``folds``; each fold is tagged by a tagger trained on the other
     folds, with ``options.iterations`` iterations (no dev set: the last one is kept). Parsers
-    trained on the result see tags as noisy as at parsing time.
+    trained on the result see tags as noisy as at parsing time. With ``k``, the column keeps
+    its gold tags and MISC gets each word's k-best tags instead (``TagKBest``; what a parser
+    trained on tag lattices reads, next to the gold tags).
     """
     if folds < 2 or folds > len(sentences):
         raise HetdepError(f"jackknifing needs 2..{len(sentences)} folds (one sentence at least in each), not {folds}")
@@ -267,8 +269,8 @@ def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str],
             train_part = [s for i, s in enumerate(tagged) if i % folds != fold]
             held_out = [i for i in range(len(tagged)) if i % folds == fold]
             tagger = train_tagger(train_part, [], column_options).parser
-            for i, sentence in zip(held_out, tagger.tag(tagged[i] for i in held_out)):
-                tagged[i] = sentence
+            for i, sentence in zip(held_out, tagger.tag((tagged[i] for i in held_out), k=k, threshold=threshold)):
+                tagged[i] = sentence.with_column(COLUMNS[column], tagged[i].column(COLUMNS[column])) if k else sentence
             if progress:
                 progress(f"{column}: fold {fold + 1}/{folds} tagged")
     return tagged

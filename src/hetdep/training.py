@@ -16,13 +16,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import _beam, _dp
+from . import _beam, _dp, _lattice
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
 from .features import TEMPLATES
 from .model import Weights
-from .parser import TAG_COLUMNS, ArcStandardParser, template_array
+from .parser import TAG_COLUMNS, ArcStandardParser, encode_lattice, lattice_candidates, template_array
 from .projectivity import LIFT, projectivize
 from .transition import Moves, oracle
 from .vocab import Vocab
@@ -42,6 +42,7 @@ class TrainOptions:
     min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
     update: str = "early"  # or "max-violation"
     dp: bool = False  # arc-standard: beam search with merged states (Huang & Sagae 2010)
+    lattice: bool = False  # arc-standard: search over each word's candidate tags (MISC TagKBest)
 
 
 @dataclass
@@ -96,8 +97,10 @@ def scheme_oracles(sentences: Sequence[Sentence], options: TrainOptions) -> tupl
 def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:
     column = TAG_COLUMNS[options.tag_column]
     words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
-    tags = Vocab.from_counts(Counter(tag for s in sentences for tag in s.column(column)))
-    return words, tags
+    tags = Counter(tag for s in sentences for tag in s.column(column))
+    if getattr(options, "lattice", False):  # the tagger's other candidates are tags to know too
+        tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag in listed[1:])
+    return words, Vocab.from_counts(tags)
 
 
 def prepare(sentences: Sequence[Sentence], options: TrainOptions):
@@ -158,6 +161,19 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
     return best[1], best[0].iteration, history
 
 
+def _lattice_example(sentence: Sentence, tags: Vocab, options: TrainOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A training sentence's lattice (candidates from MISC TagKBest, as ``hetdep jackknife --k`` writes
+    them) and its gold path's tags: the gold tag (the tag column) where it is a candidate, else the
+    best candidate (the parser cannot choose a tag the tagger did not offer)."""
+    column = TAG_COLUMNS[options.tag_column]
+    options_of_words = lattice_candidates(sentence, column)
+    candidates, counts = encode_lattice(tags, options_of_words)
+    gold = np.zeros(len(sentence) + 2, dtype=np.int64)
+    for k, (tag, listed) in enumerate(zip(sentence.column(column), options_of_words), 1):
+        gold[k] = candidates[k, listed.index(tag)] if tag in listed else candidates[k, 0]
+    return candidates, counts, gold
+
+
 def train(
     train_sentences: Sequence[Sentence],
     dev_sentences: Sequence[Sentence],
@@ -172,22 +188,32 @@ def train(
     n_labels = len(labels)
     weights = Weights(2 + 2 * n_labels)
     templates = template_array()
+    if options.lattice and options.dp:
+        raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
     search = _dp.search if options.dp else _beam.search
+    lattices = [_lattice_example(sentence, tags, options) for sentence in train_sentences] if options.lattice else []
 
     def learn(index: int) -> bool:
         w, t, gold = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(TEMPLATES))
-        actions, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
-        if length < len(gold) or not np.array_equal(actions, gold):
+        if options.lattice:
+            candidates, counts, t = lattices[index]  # the gold path's tags: the gold tag where a candidate
+            actions, length, _, predicted_tags = _lattice.search(w, candidates, counts, n, options.beam, templates,
+                                                                 weights.table, weights.rows, n_labels, gold, t, mode)
+        else:
+            actions, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
+            predicted_tags = t
+        if length < len(gold) or not np.array_equal(actions, gold) or not np.array_equal(predicted_tags[:n + 1], t[:n + 1]):
             _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
-                         weights.rows, weights.sums, weights.counts, weights.counter, n_labels)
+                         weights.rows, weights.sums, weights.counts, weights.counter, n_labels, predicted_tags)
             return True
         return False
 
     def evaluate_model(averaged):
         return dev_scores(ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam, dp=options.dp,
-                                            tag_column=options.tag_column, projective_encoding=options.projective_encoding),
+                                            lattice=options.lattice, tag_column=options.tag_column,
+                                            projective_encoding=options.projective_encoding),
                           dev_sentences)
 
     parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)

@@ -1,0 +1,91 @@
+"""Tag lattices in the arc-standard parser: each word's candidate tags, chosen with the tree."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from hetdep.cli import main
+from hetdep.conllu import MISC, UPOS, read_conllu, write_conllu
+from hetdep.evaluation import evaluate
+from hetdep.parser import ArcStandardParser
+from hetdep.training import TrainOptions, train
+
+from conftest import SAMPLES
+
+TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
+DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+TAGSET = sorted({tag for s in TRAIN for tag in s.column(UPOS)})
+
+
+def with_wrong_first_tags(sentences, rate, seed=0):
+    """Each word's tag replaced, at ``rate``, by a wrong one offered first, the gold one second (MISC TagKBest)."""
+    rng = random.Random(seed)
+    out = []
+    for sentence in sentences:
+        tags, miscs = [], []
+        for tag, misc in zip(sentence.column(UPOS), sentence.column(MISC)):
+            if rng.random() < rate:
+                wrong = rng.choice([t for t in TAGSET if t != tag])
+                tags.append(wrong)
+                kbest = f"TagKBest={wrong}:0.6,{tag}:0.4"
+            else:
+                tags.append(tag)
+                kbest = f"TagKBest={tag}:1"
+            miscs.append(kbest if misc == "_" else f"{misc}|{kbest}")
+        out.append(sentence.with_column(UPOS, tags).with_column(MISC, miscs))
+    return out
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return train(TRAIN, DEV[:50], TrainOptions(beam=8, iterations=3)).parser
+
+
+def test_one_candidate_per_word_is_plain_parsing(parser):
+    for sentence in DEV[:30]:
+        assert parser.parse_lattice(sentence).heads == parser.parse_sentence(sentence).heads
+
+
+def test_the_lattice_recovers_tags_and_attachments(parser):
+    noisy = with_wrong_first_tags(DEV, 0.2)
+    plain = evaluate(DEV, [parser.parse_sentence(s) for s in noisy])
+    parsed = [parser.parse_lattice(s) for s in noisy]
+    lattice = evaluate(DEV, parsed)
+    right = lambda sentences: sum(a == b for s, g in zip(sentences, DEV)  # noqa: E731
+                                  for a, b in zip(s.column(UPOS), g.column(UPOS)))
+    assert right(parsed) > right(noisy) and lattice.uas > plain.uas + 5
+    assert all(s.column(UPOS)[k] in (n.column(UPOS)[k], g.column(UPOS)[k])
+               for s, n, g in zip(parsed, noisy, DEV) for k in range(len(s)))
+
+
+def test_training_on_lattices_saves_and_parses(tmp_path):
+    noisy_train = [s.with_column(UPOS, g.column(UPOS)) for s, g in zip(with_wrong_first_tags(TRAIN, 0.1, 1), TRAIN)]
+    result = train(noisy_train, with_wrong_first_tags(DEV[:50], 0.1, 2), TrainOptions(beam=8, iterations=2, lattice=True))
+    assert result.parser.lattice and max(r.dev_uas for r in result.history) > 60
+    result.parser.save(tmp_path / "m")
+    loaded = ArcStandardParser.load(tmp_path / "m")
+    assert loaded.lattice
+    noisy = with_wrong_first_tags(DEV[50:80], 0.1, 3)
+    assert [s.heads for s in loaded.parse(noisy)] == [s.heads for s in result.parser.parse(noisy)]
+    write_conllu(noisy, tmp_path / "in.conllu")
+    out = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "m"), "--input", str(tmp_path / "in.conllu"),
+                                    "--output", str(tmp_path / "out.conllu")])
+    assert out.exit_code == 0 and "candidate tags" in out.output
+    assert len(list(read_conllu(tmp_path / "out.conllu"))) == 30
+
+
+def test_cli_jackknife_keeps_gold_tags_and_writes_candidates(tmp_path):
+    sample = tmp_path / "train.conllu"
+    write_conllu(TRAIN[:60], sample)
+    result = CliRunner().invoke(main, ["jackknife", "--train", str(sample), "--output", str(tmp_path / "jk.conllu"),
+                                       "--folds", "3", "--iterations", "2", "--k", "3"])
+    assert result.exit_code == 0, result.output
+    tagged = list(read_conllu(tmp_path / "jk.conllu"))
+    assert [s.column(UPOS) for s in tagged] == [s.column(UPOS) for s in TRAIN[:60]]
+    assert all("TagKBest=" in misc for s in tagged for misc in s.column(MISC))
+    refused = CliRunner().invoke(main, ["train", "--parser", "dep1", "--train", str(sample), "--dev", str(sample),
+                                        "--model", str(tmp_path / "x"), "--lattice"])
+    assert refused.exit_code == 2 and "--lattice is for the single-scheme arc-standard parser" in refused.output

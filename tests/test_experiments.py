@@ -85,12 +85,15 @@ def test_predicted_tags_experiment(tmp_path):
     assert "jackknifing train in 3 folds" in result.output and "fold 3/3 tagged" in result.output
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "| baseline |" in report and "| joint t = inf |" in report and "sign test p" in report
+    assert "| lattice, k = 3 |" in report and "lattice against baseline" in report
     tagged = list(read_conllu(tmp_path / "run" / "tagged" / "train.ud.conllu"))
     gold = list(read_conllu(folder / "train.ud.conllu"))
     assert [s.forms for s in tagged] == [s.forms for s in gold] and [s.heads for s in tagged] == [s.heads for s in gold]
     sud = list(read_conllu(tmp_path / "run" / "tagged" / "train.sud.conllu"))
     assert [s.column(3) for s in sud] == [s.column(3) for s in tagged]  # one tagging for both schemes
     assert [s.column(3) for s in tagged] != [s.column(3) for s in gold]  # two-iteration taggers make mistakes
+    lattice = list(read_conllu(tmp_path / "run" / "tagged" / "train-lattice.ud.conllu"))
+    assert [s.column(3) for s in lattice] == [s.column(3) for s in gold] and "TagKBest=" in lattice[0].column(9)[0]
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "jackknifing" not in again.output and "training" not in again.output
 

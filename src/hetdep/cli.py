@@ -577,7 +577,8 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds over train.")
 @click.option("--tagger-iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each tagger.")
-def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations):
+@click.option("--lattice-k", type=click.IntRange(0), default=3, show_default=True, help="Also train and test arc-standard parsers over each word's k best tags (0: no lattice parsers).")
+def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations, lattice_k):
     """Baseline and joint parsers trained on jackknifed tags and tested on predicted tags."""
     from .experiments import run_predicted_tags_experiment
     from .joint import parse_t
@@ -586,7 +587,7 @@ def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterat
     parse_t(t)
     report = run_predicted_tags_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, t=t,
                                            options=TrainOptions(beam=beam, iterations=iterations, update=update),
-                                           folds=folds, tagger_iterations=tagger_iterations,
+                                           folds=folds, tagger_iterations=tagger_iterations, lattice_k=lattice_k,
                                            log=lambda message: click.echo(message, err=True))
     click.echo(f"report written to {report}", err=True)
 

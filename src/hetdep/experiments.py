@@ -58,11 +58,11 @@ def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], 
     return load(directory)
 
 
-def _significance(schemes) -> tuple[list[str], dict]:
-    """Table rows and a JSON-able record of joint-vs-baseline tests, for (scheme, joint, baseline) evaluations."""
-    lines = ["Significance, joint against baseline (per-sentence correct attachments; two-sided p-values; "
+def _significance(schemes, system: str = "joint") -> tuple[list[str], dict]:
+    """Table rows and a JSON-able record of system-vs-baseline tests, for (scheme, system, baseline) evaluations."""
+    lines = [f"Significance, {system} against baseline (per-sentence correct attachments; two-sided p-values; "
              "bootstrap one-sided):", "",
-             "| scheme | metric | joint | baseline | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
+             f"| scheme | metric | {system} | baseline | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
              "|---|---|---|---|---|---|---|---|---|"]
     significance = {}
     for scheme, j, b in schemes:
@@ -380,17 +380,21 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
 
 def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud", t: str = "inf",
                                   options: TrainOptions = TrainOptions(), folds: int = 10, tagger_iterations: int = 10,
-                                  log: Callable[[str], None] = print) -> Path:
-    """Baseline and joint parsers with predicted tags, as the papers parse (issue 7).
+                                  lattice_k: int = 3, log: Callable[[str], None] = print) -> Path:
+    """Baseline and joint parsers with predicted tags, as the papers parse (issue 7), and
+    arc-standard parsers over tag lattices of the ``lattice_k`` best tags (0: none).
 
     UPOS of train is jackknifed (``folds`` taggers, each never seeing its fold); a tagger trained
     on all of train tags dev and test. Both schemes share the words, so one tagging serves both
     files. The parsers train on the jackknifed train, pick their iteration on tagged dev, and
-    are scored on tagged test against the gold trees (punctuation by gold UPOS). Tagged files
+    are scored on tagged test against the gold trees (punctuation by gold UPOS). Lattice
+    parsers train on the gold tags with the jackknifed candidates beside them. Tagged files
     (OUT/tagged) and models (OUT/models) are reused by a rerun with the same options.
     """
-    from .conllu import UPOS, write_conllu
-    from .tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+    from dataclasses import replace
+
+    from .conllu import MISC, UPOS, write_conllu
+    from .tagger import TaggerOptions, jackknife, parse_kbest, tag_accuracy, train_tagger
 
     start = time.perf_counter()
     tagged_dir, models = out / "tagged", out / "models"
@@ -399,23 +403,26 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     gold = {name: read_pairs(split(name, scheme_a), split(name, scheme_b), require_heads=True) for name in ("train", "dev", "test")}
     tagger_options = TaggerOptions(column="upos", iterations=tagger_iterations, seed=options.seed)
     record = tagged_dir / "options.json"
-    wanted = {"folds": folds, "tagger_iterations": tagger_iterations, "seed": options.seed}
+    k = max(lattice_k, 1)
+    wanted = {"folds": folds, "tagger_iterations": tagger_iterations, "seed": options.seed, "k": k}
     if not (record.exists() and json.loads(record.read_text(encoding="utf-8")) == wanted):
         log(f"jackknifing train in {folds} folds")
-        tagged = {"train": jackknife([p.a for p in gold["train"]], folds, ["upos"], tagger_options,
-                                     progress=lambda message: log(f"  {message}"))}
+        candidates = jackknife([p.a for p in gold["train"]], folds, ["upos"], tagger_options, k=k,
+                               progress=lambda message: log(f"  {message}"))
+        tagged = {"train-lattice": candidates,  # gold tags, candidates in MISC
+                  "train": [s.with_column(UPOS, [parse_kbest(misc)[0][0] for misc in s.column(MISC)]) for s in candidates]}
         log("training the tagger on all of train")
         tagger = train_tagger([p.a for p in gold["train"]], [p.a for p in gold["dev"]], tagger_options).parser
         for name in ("dev", "test"):
-            tagged[name] = list(tagger.tag(p.a for p in gold[name]))
+            tagged[name] = list(tagger.tag((p.a for p in gold[name]), k=k))
         for name, sentences in tagged.items():
             for side, scheme in (("a", scheme_a), ("b", scheme_b)):
-                write_conllu((getattr(p, side).with_column(UPOS, s.column(UPOS)) for p, s in zip(gold[name], sentences)),
-                             tagged_dir / f"{name}.{scheme}.conllu")
+                write_conllu((getattr(p, side).with_column(UPOS, s.column(UPOS)).with_column(MISC, s.column(MISC))
+                              for p, s in zip(gold[name.split("-")[0]], sentences)), tagged_dir / f"{name}.{scheme}.conllu")
         record.write_text(json.dumps(wanted), encoding="utf-8")
     pairs = {name: read_pairs(tagged_dir / f"{name}.{scheme_a}.conllu", tagged_dir / f"{name}.{scheme_b}.conllu",
-                              require_heads=True) for name in ("train", "dev", "test")}
-    accuracy = {name: tag_accuracy([p.a for p in gold[name]], [p.a for p in pairs[name]]) for name in pairs}
+                              require_heads=True) for name in ("train", "train-lattice", "dev", "test")}
+    accuracy = {name: tag_accuracy([p.a for p in gold[name]], [p.a for p in pairs[name]]) for name in ("train", "dev", "test")}
 
     def baseline(side: str, scheme: str) -> ArcStandardParser:
         return cached_model(models / f"baseline-{scheme}", options, ArcStandardParser.load, log,
@@ -435,10 +442,33 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
     rows, significance = _significance(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
+    lattice_lines: list[str] = []
+    if lattice_k:
+        lattice_options = replace(options, lattice=True)
+
+        def lattice_parser(side: str, scheme: str) -> ArcStandardParser:
+            return cached_model(models / f"lattice-{scheme}", lattice_options, ArcStandardParser.load, log,
+                                f"training the lattice parser of scheme {scheme}",
+                                lambda: train([getattr(p, side) for p in pairs["train-lattice"]],
+                                              [getattr(p, side) for p in pairs["dev"]], lattice_options))
+
+        outputs = {side: list(lattice_parser(side, scheme).parse(getattr(p, side) for p in pairs["test"]))
+                   for side, scheme in (("a", scheme_a), ("b", scheme_b))}
+        lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
+        lattice_rows, lattice_significance = _significance(((scheme_a, lattice.a, base.a), (scheme_b, lattice.b, base.b)),
+                                                           "lattice")
+        significance.update({f"lattice {key}": value for key, value in lattice_significance.items()})
+        chosen = tag_accuracy(gold_a, outputs["a"])
+        lattice_lines = ["## Test set, tag lattices (arc-standard parsers)", "",
+                         f"Each word's {lattice_k} best tags (their probabilities not used); the lattice parser chooses "
+                         f"among them with the tree. UPOS accuracy of the tags it chose on test ({scheme_a} parser): "
+                         f"{chosen:.2f}%, against {accuracy['test']:.2f}% for the tagger's best.", "",
+                         header, _row("baseline (1-best tags)", base), _row(f"lattice, k = {lattice_k}", lattice), ""]
+        lattice_lines += lattice_rows
     lines = [f"# Parsing with predicted tags on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
              f"Produced by `hetdep experiment predicted-tags --treebank {treebank} --out {out} --scheme-a {scheme_a} "
              f"--scheme-b {scheme_b} --t {t} --beam {options.beam} --iterations {options.iterations} --update {options.update} "
-             f"--folds {folds} --tagger-iterations {tagger_iterations}`.", "",
+             f"--folds {folds} --tagger-iterations {tagger_iterations} --lattice-k {lattice_k}`.", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; beam {options.beam}, "
              f"at most {options.iterations} iterations (patience {options.patience}), {options.update} update; "
              f"punctuation (gold UPOS PUNCT) excluded.", "",
@@ -446,7 +476,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
              f"train (jackknifed, {folds} folds) {accuracy['train']:.2f}%, dev {accuracy['dev']:.2f}%, "
              f"test {accuracy['test']:.2f}%.", "",
              "## Test set, predicted tags", "", header, _row("baseline", base), _row(f"joint t = {t}", joined), ""]
-    lines += rows
+    lines += rows + lattice_lines
     lines += [f"Wall time of this run: {time.perf_counter() - start:.0f} s (tagged files and models of earlier runs reused).", ""]
     report = out / "report.md"
     report.write_text("\n".join(lines), encoding="utf-8")

@@ -88,4 +88,28 @@ def test_cli_jackknife_keeps_gold_tags_and_writes_candidates(tmp_path):
     assert all("TagKBest=" in misc for s in tagged for misc in s.column(MISC))
     refused = CliRunner().invoke(main, ["train", "--parser", "dep1", "--train", str(sample), "--dev", str(sample),
                                         "--model", str(tmp_path / "x"), "--lattice"])
-    assert refused.exit_code == 2 and "--lattice is for the single-scheme arc-standard parser" in refused.output
+    assert refused.exit_code == 2 and "--lattice is for the arc-standard parser and the joint model" in refused.output
+
+
+def test_joint_model_over_lattices():
+    from hetdep.joint import JointParser, train_joint
+    from hetdep.pairs import read_pairs
+
+    pairs = read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu")
+    dev = read_pairs(SAMPLES / "dev.sud.conllu", SAMPLES / "dev.ud.conllu")
+    plain = train_joint(pairs[:120], dev[:30], TrainOptions(beam=4, iterations=2)).parser
+    single = JointParser(plain.words, plain.tags, plain.labels, plain.root_labels, plain.weights, t=plain.t, beam=4,
+                         lattice=True)
+    for pair in dev[30:45]:  # one candidate per word: the same trees as without a lattice
+        assert [tree.heads for tree in single.parse_sentence(pair.a)] == [tree.heads for tree in plain.parse_sentence(pair.a)]
+    noisy_train = [type(p)(s.with_column(UPOS, p.a.column(UPOS)), p.b) for p, s in
+                   zip(pairs[:120], with_wrong_first_tags([p.a for p in pairs[:120]], 0.1, 4))]
+    noisy_dev = [type(p)(s, p.b) for p, s in zip(dev[:30], with_wrong_first_tags([p.a for p in dev[:30]], 0.1, 5))]
+    result = train_joint(noisy_train, noisy_dev, TrainOptions(beam=4, iterations=2, lattice=True))
+    assert result.parser.lattice and max(r.dev_uas for r in result.history) > 50
+    noisy = with_wrong_first_tags([p.a for p in dev[30:60]], 0.2, 6)
+    for sentence, (tree_a, tree_b) in zip(noisy, result.parser.parse(noisy)):
+        assert tree_a.column(UPOS) == tree_b.column(UPOS)  # one tag per word for both schemes
+        offered = [[tag for tag in misc.split("TagKBest=")[1].split("|")[0].split(",")] for misc in sentence.column(MISC)]
+        assert all(any(option.startswith(tag + ":") for option in options)
+                   for tag, options in zip(tree_a.column(UPOS), offered))

@@ -207,11 +207,16 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
 
 @njit(cache=True)
 def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter,
-                 n_labels_a, n_labels_b, who):
-    """Perceptron update over the joint sequences (see ``_beam.update``)."""
+                 n_labels_a, n_labels_b, who, pred_tags):
+    """Perceptron update over the joint sequences (see ``_beam.update``; ``pred_tags``: the
+    prediction's tags, which differ from ``tags`` over a tag lattice)."""
     first = 0
     while first < length and gold[first] == pred[first]:
         first += 1
+    for w in range(1, n + 1):
+        if tags[w] != pred_tags[w]:
+            first = 0
+            break
     if first == length:
         return 0
     sides = _new_items(2, n)
@@ -233,7 +238,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            joint_atoms(stk, slen, nxt, hd, lb, side, s, words, tags, n, atoms)
+            joint_atoms(stk, slen, nxt, hd, lb, side, s, words, tags if side == 0 else pred_tags, n, atoms)
             joint_keys(atoms, templates, s, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])

@@ -5,7 +5,8 @@ tag for each word its features can see, the words up to q1: the start items fix 
 two words' tags (one item per combination), and a shift, which brings word nxt + 2 into the
 window, is split once per candidate tag of that word. The parser's features choose among the
 candidates; equal scores keep the tagger's order. Otherwise the search is
-:func:`hetdep._beam.search` (same modes), and it also returns the chosen tags.
+:func:`hetdep._beam.search` (same modes), and it also returns the chosen tags;
+:func:`joint_search` does the same for the joint model, whose two schemes share the tags.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from numba import njit
 
 from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, offer, score_item,
                     sort_survivors)
+from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_score
 
 
 @njit(cache=True)
@@ -132,3 +134,115 @@ def search(words, candidates, counts, n, beam, templates, table, rows, n_labels,
         _backtrack(hist_parent, hist_action, steps - 1, actions)
         return actions, steps, score[0], itags[0].copy()
     return actions, steps, 0.0, itags[0].copy()
+
+
+@njit(cache=True)
+def joint_search(words, candidates, counts, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, gold_tags,
+                 mode):
+    """:func:`hetdep._joint.joint_search` over a tag lattice (no forced actions): one tag per word
+    for both schemes, chosen when the word first enters either scheme's window. Returns
+    (actions, length, score, tags) as :func:`search`."""
+    kinds = candidates.shape[1]
+    steps = 4 * n
+    width = max(2 + 2 * n_labels_a, 2 + 2 * n_labels_b)
+    span = width * kinds
+    cur = _new_items(beam, n)
+    nxt_items = _new_items(beam, n)
+    gold_item = _new_items(1, n)
+    itags = np.zeros((beam, n + 2), dtype=np.int64)
+    nitags = np.zeros((beam, n + 2), dtype=np.int64)
+    score = np.zeros(beam, dtype=np.float64)
+    nscore = np.zeros(beam, dtype=np.float64)
+    is_gold = np.zeros(beam, dtype=np.bool_)
+    nis_gold = np.zeros(beam, dtype=np.bool_)
+    hist_parent = np.zeros((steps, beam), dtype=np.int32)
+    hist_action = np.zeros((steps, beam), dtype=np.int32)
+    atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    acc = np.zeros(width, dtype=np.float32)
+    hs = np.zeros(beam, dtype=np.float64)
+    ho = np.zeros(beam, dtype=np.int64)
+    actions = np.zeros(steps, dtype=np.int32)
+    train = mode != DECODE
+    size = 0
+    second = counts[2] if n >= 2 else 1
+    for rank in range(counts[1] + second - 1):
+        for c1 in range(counts[1]):
+            c2 = rank - c1
+            if 0 <= c2 < second and size < beam:
+                itags[size, 1] = candidates[1, c1]
+                if n >= 2:
+                    itags[size, 2] = candidates[2, c2]
+                is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
+                size += 1
+    gold_score = 0.0
+    worst_violation = 0.0
+    worst_step = -1
+    worst_tags = np.zeros(n + 2, dtype=np.int64)
+    for step in range(steps):
+        s = who[step]
+        n_labels = n_labels_a if s == 0 else n_labels_b
+        n_actions = 2 + 2 * n_labels
+        if mode == MAX_VIOLATION:
+            g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
+            joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
+                        n_actions, atoms, keys, acc)
+            gold_score += np.float64(acc[gold[step]])
+            joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
+        stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
+        filled = 0
+        for b in range(size):
+            first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
+                                             n_actions, atoms, keys, acc)
+            base = score[b]
+            entering = nxt[b] + 2
+            new_word = entering <= n and entering > max(cur[2][b], cur[5][b]) + 1
+            for i in range(-1 if extra >= 0 else 0, last - first):
+                a = extra if i < 0 else first + i
+                value = base + np.float64(acc[a])
+                choices = counts[entering] if a == SH and new_word else 1
+                for c in range(choices):
+                    order = b * span + a * kinds + c
+                    if beats(hs, ho, filled, beam, value, order):
+                        filled = offer(hs, ho, filled, beam, value, order)
+        sort_survivors(hs, ho, filled)
+        any_gold = False
+        for j in range(filled):
+            parent = ho[j] // span
+            action = (ho[j] % span) // kinds
+            choice = ho[j] % kinds
+            entering = nxt[parent] + 2
+            new_word = action == SH and entering <= n and entering > max(cur[2][parent], cur[5][parent]) + 1
+            _copy_item(cur, nxt_items, j, parent, cur[1][parent], cur[4][parent])
+            nitags[j, :] = itags[parent, :]
+            if new_word:
+                nitags[j, entering] = candidates[entering, choice]
+            n_stk, n_slen, n_nxt = (nxt_items[0], nxt_items[1], nxt_items[2]) if s == 0 else (nxt_items[3], nxt_items[4], nxt_items[5])
+            joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
+            nscore[j] = hs[j]
+            nis_gold[j] = (train and is_gold[parent] and action == gold[step]
+                           and (not new_word or nitags[j, entering] == gold_tags[entering]))
+            any_gold = any_gold or nis_gold[j]
+            hist_parent[step, j] = parent
+            hist_action[step, j] = action
+        cur, nxt_items = nxt_items, cur
+        itags, nitags = nitags, itags
+        score, nscore = nscore, score
+        is_gold, nis_gold = nis_gold, is_gold
+        size = filled
+        if mode == EARLY and not any_gold:
+            _backtrack(hist_parent, hist_action, step, actions)
+            return actions, step + 1, score[0], itags[0].copy()
+        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
+            worst_violation = score[0] - gold_score
+            worst_step = step
+            worst_tags[:] = itags[0]
+    if mode == MAX_VIOLATION:
+        if worst_step < 0:
+            actions[:] = gold
+            return actions, steps, gold_score, gold_tags.copy()
+        _backtrack(hist_parent, hist_action, worst_step, actions)
+        return actions, worst_step + 1, score[0], worst_tags
+    if steps:
+        _backtrack(hist_parent, hist_action, steps - 1, actions)
+    return actions, steps, score[0], itags[0].copy()

@@ -201,7 +201,7 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
-@click.option("--lattice", is_flag=True, help="Arc-standard parser: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
+@click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
 @click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
@@ -229,9 +229,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                "(or, with --concatenate, one parser on two treebanks)")
     if concatenate and (parser_kind == "arc-standard" or not train_b_path):
         raise click.UsageError("--concatenate needs --parser dep1 or dep2 and a second treebank in --train-b/--dev-b")
-    if lattice and (train_b_path or parser_kind != "arc-standard"):
-        raise click.UsageError("--lattice is for the single-scheme arc-standard parser (the joint model and the "
-                               "graph-based parsers do not have it yet)")
+    if lattice and parser_kind != "arc-standard":
+        raise click.UsageError("--lattice is for the arc-standard parser and the joint model (the graph-based parsers "
+                               "do not have it yet)")
     if dp and (train_b_path or parser_kind != "arc-standard"):
         raise click.UsageError("--dp is for the single-scheme arc-standard parser (the joint model and the graph-based "
                                "parsers do not have it)")
@@ -330,7 +330,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     else:
         sentences = read_conllu(sources[0], require_heads=given is not None)
     taggers = _load_taggers(Path(model_dir) / "tagger") if input_path and (Path(model_dir) / "tagger").is_dir() else []
-    lattice = kind == "arc-standard" and bool(read_config(model_dir).get("lattice"))
+    lattice = kind in ("arc-standard", "joint") and bool(read_config(model_dir).get("lattice"))
     for tagger in taggers:  # the model's own tagger tags the input first (with candidates for a lattice model)
         sentences = tagger.tag(sentences, k=lattice_k if lattice and tagger.column == read_config(model_dir)["tag_column"] else 0)
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)

@@ -13,16 +13,17 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import _beam, _joint
+from . import _beam, _joint, _lattice
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
 from .features import GUIDED_TEMPLATES, TEMPLATES
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
 from .pairs import Pair, check_same_words
-from .parser import TAG_COLUMNS, ParseStats, template_array
+from .parser import TAG_COLUMNS, ParseStats, encode_lattice, lattice_candidates, no_gold_tags, template_array
 from .projectivity import LIFT, deprojectivize, projectivize
-from .training import TrainOptions, TrainResult, perceptron_loop, scheme_oracles, update_mode, vocabularies
+from .training import (TrainOptions, TrainResult, lattice_example, perceptron_loop, scheme_oracles, update_mode,
+                       vocabularies)
 from .transition import Moves, oracle
 from .vocab import Vocab
 
@@ -86,8 +87,9 @@ class JointParser:
 
     def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
                  weights: TrainedWeights, *, t: int = INFINITE, guided: bool = True, beam: int = 64,
-                 tag_column: str = "upos", projective_encoding: str = "head"):
+                 tag_column: str = "upos", projective_encoding: str = "head", lattice: bool = False):
         self.words, self.tags = words, tags
+        self.lattice = lattice  # parse over each word's candidate tags (MISC TagKBest), one tag for both schemes
         self.labels = labels
         self.root_labels = root_labels
         self.weights = weights
@@ -139,6 +141,8 @@ class JointParser:
         ``given`` = 0 (or 1) keeps the sentence's own tree as scheme a's (or b's) and parses only
         the other scheme, with the guided features reading the given tree: treebank conversion.
         """
+        if self.lattice and given is None and len(sentence):
+            return self._parse_lattice(sentence, beam)
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
         forced = None
@@ -157,6 +161,29 @@ class JointParser:
             trees.append(sentence.with_tree(heads, labels))
         return trees[0], trees[1]
 
+    def _parse_lattice(self, sentence: Sentence, beam: int | None) -> tuple[Sentence, Sentence]:
+        """Both trees over the sentence's tag lattice; the chosen tags go into both outputs' tag column."""
+        column = TAG_COLUMNS[self.tag_column]
+        n = len(sentence)
+        words = self.words.encode(sentence.forms)
+        options = lattice_candidates(sentence, column)
+        self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
+        candidates, counts = encode_lattice(self.tags, options)
+        self.stats.record(words, candidates[:n + 1, 0], [tags[0] for tags in options])
+        who = schedule(n, self.t)
+        actions, _, _, chosen = _lattice.joint_search(words, candidates, counts, n, beam or self.beam, self.templates,
+                                                      self.weights.table, self.weights.rows, len(self.labels[0]),
+                                                      len(self.labels[1]), who, np.zeros(4 * n, dtype=np.int32),
+                                                      no_gold_tags(n), _beam.DECODE)
+        picked = [next(tag for tag, tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
+                  for k, tags in enumerate(options)]
+        trees = []
+        for s in (0, 1):
+            heads, label_ids = _beam.actions_to_tree(actions[who == s], n, len(self.labels[s]), self.root_labels[s])
+            heads, labels = deprojectivize([int(h) for h in heads], [self.labels[s][i] for i in label_ids])
+            trees.append(sentence.with_tree(heads, labels).with_column(column, picked))
+        return trees[0], trees[1]
+
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None,
               given: int | None = None) -> Iterator[tuple[Sentence, Sentence]]:
         for sentence in sentences:
@@ -168,6 +195,7 @@ class JointParser:
             "projective_encoding": self.projective_encoding, "templates": len(self.templates),
             "labels_a": self.labels[0], "labels_b": self.labels[1], "root_label_a": self.root_labels[0],
             "root_label_b": self.root_labels[1], "words": self.words.to_list(), "tags": self.tags.to_list(),
+            "lattice": self.lattice,
         }
 
     def save(self, directory: str | Path, **training_record) -> None:
@@ -182,7 +210,7 @@ class JointParser:
             parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
                          (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
                          guided=bool(config["guided"]), beam=int(config["beam"]), tag_column=config["tag_column"],
-                         projective_encoding=config["projective_encoding"])
+                         projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)))
         except (KeyError, TypeError, ValueError, HetdepError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid joint model configuration ({error!r})") from None
         if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width \
@@ -220,25 +248,34 @@ def train_joint(
     weights = Weights(max(2 + 2 * n_labels[0], 2 + 2 * n_labels[1]))
     templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
     free = np.full(4 * max(len(p.a) for p in train_pairs), -1, dtype=np.int32)
+    lattices = [lattice_example(pair.a, tags, options) for pair in train_pairs] if options.lattice else []
 
     def learn(index: int) -> bool:
         w, tg, gold, who = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(templates))
-        actions, length, _ = _joint.joint_search(w, tg, n, options.beam, templates, weights.table, weights.rows,
-                                                 n_labels[0], n_labels[1], who, gold, mode, free[: len(gold)])
-        if length < len(gold) or not np.array_equal(actions, gold):
+        if options.lattice:
+            candidates, counts, tg = lattices[index]
+            actions, length, _, predicted_tags = _lattice.joint_search(w, candidates, counts, n, options.beam, templates,
+                                                                       weights.table, weights.rows, n_labels[0],
+                                                                       n_labels[1], who, gold, tg, mode)
+        else:
+            actions, length, _ = _joint.joint_search(w, tg, n, options.beam, templates, weights.table, weights.rows,
+                                                     n_labels[0], n_labels[1], who, gold, mode, free[: len(gold)])
+            predicted_tags = tg
+        if length < len(gold) or not np.array_equal(actions, gold) or not np.array_equal(predicted_tags[:n + 1], tg[:n + 1]):
             _joint.joint_update(w, tg, n, gold, actions, length, templates, weights.table, weights.n_used, weights.rows,
-                                weights.sums, weights.counts, weights.counter, n_labels[0], n_labels[1], who)
+                                weights.sums, weights.counts, weights.counter, n_labels[0], n_labels[1], who,
+                                predicted_tags)
             return True
         return False
 
     def evaluate_model(averaged):
         parser = JointParser(words, tags, (labels_a, labels_b), (root_a, root_b), averaged, t=t, guided=guided,
                              beam=options.beam, tag_column=options.tag_column,
-                             projective_encoding=options.projective_encoding)
+                             projective_encoding=options.projective_encoding, lattice=options.lattice)
         if not dev_pairs:
-            return parser, 0.0, 0.0, {}
+            return parser, None, None, {}
         parsed = list(parser.parse(p.a for p in dev_pairs))
         a = evaluate([p.a for p in dev_pairs], [x for x, _ in parsed])
         b = evaluate([p.b for p in dev_pairs], [y for _, y in parsed])

@@ -161,7 +161,7 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
     return best[1], best[0].iteration, history
 
 
-def _lattice_example(sentence: Sentence, tags: Vocab, options: TrainOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lattice_example(sentence: Sentence, tags: Vocab, options: TrainOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A training sentence's lattice (candidates from MISC TagKBest, as ``hetdep jackknife --k`` writes
     them) and its gold path's tags: the gold tag (the tag column) where it is a candidate, else the
     best candidate (the parser cannot choose a tag the tagger did not offer)."""
@@ -191,7 +191,7 @@ def train(
     if options.lattice and options.dp:
         raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
     search = _dp.search if options.dp else _beam.search
-    lattices = [_lattice_example(sentence, tags, options) for sentence in train_sentences] if options.lattice else []
+    lattices = [lattice_example(sentence, tags, options) for sentence in train_sentences] if options.lattice else []
 
     def learn(index: int) -> bool:
         w, t, gold = encoded[index]

@@ -85,7 +85,8 @@ def test_predicted_tags_experiment(tmp_path):
     assert "jackknifing train in 3 folds" in result.output and "fold 3/3 tagged" in result.output
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "| baseline |" in report and "| joint t = inf |" in report and "sign test p" in report
-    assert "| lattice, k = 3 |" in report and "lattice against baseline" in report
+    assert "| baseline, lattice k = 3 |" in report and "| joint t = inf, lattice k = 3 |" in report
+    assert "lattice against baseline" in report and "joint lattice against joint 1-best" in report
     tagged = list(read_conllu(tmp_path / "run" / "tagged" / "train.ud.conllu"))
     gold = list(read_conllu(folder / "train.ud.conllu"))
     assert [s.forms for s in tagged] == [s.forms for s in gold] and [s.heads for s in tagged] == [s.heads for s in gold]

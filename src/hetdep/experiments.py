@@ -58,11 +58,11 @@ def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], 
     return load(directory)
 
 
-def _significance(schemes, system: str = "joint") -> tuple[list[str], dict]:
-    """Table rows and a JSON-able record of system-vs-baseline tests, for (scheme, system, baseline) evaluations."""
-    lines = [f"Significance, {system} against baseline (per-sentence correct attachments; two-sided p-values; "
+def _significance(schemes, system: str = "joint", against: str = "baseline") -> tuple[list[str], dict]:
+    """Table rows and a JSON-able record of system-vs-reference tests, for (scheme, system, reference) evaluations."""
+    lines = [f"Significance, {system} against {against} (per-sentence correct attachments; two-sided p-values; "
              "bootstrap one-sided):", "",
-             f"| scheme | metric | {system} | baseline | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
+             f"| scheme | metric | {system} | {against} | sentences better/same/worse | sign test p | paired t-test p | approx. randomization p | bootstrap p |",
              "|---|---|---|---|---|---|---|---|---|"]
     significance = {}
     for scheme, j, b in schemes:
@@ -455,15 +455,28 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         outputs = {side: list(lattice_parser(side, scheme).parse(getattr(p, side) for p in pairs["test"]))
                    for side, scheme in (("a", scheme_a), ("b", scheme_b))}
         lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
+        joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice", lattice_options, JointParser.load, log,
+                                     f"training the joint model, t = {t}, over tag lattices",
+                                     lambda: train_joint(pairs["train-lattice"], pairs["dev"], lattice_options, t=parse_t(t)))
+        parsed_lattice = list(joint_lattice.parse(test_in))
+        joined_lattice = Scores(evaluate(gold_a, [x for x, _ in parsed_lattice]), evaluate(gold_b, [y for _, y in parsed_lattice]))
         lattice_rows, lattice_significance = _significance(((scheme_a, lattice.a, base.a), (scheme_b, lattice.b, base.b)),
                                                            "lattice")
+        joint_rows, joint_significance = _significance(((scheme_a, joined_lattice.a, joined.a),
+                                                        (scheme_b, joined_lattice.b, joined.b)), "joint lattice", "joint 1-best")
         significance.update({f"lattice {key}": value for key, value in lattice_significance.items()})
+        significance.update({f"joint lattice {key}": value for key, value in joint_significance.items()})
         chosen = tag_accuracy(gold_a, outputs["a"])
-        lattice_lines = ["## Test set, tag lattices (arc-standard parsers)", "",
-                         f"Each word's {lattice_k} best tags (their probabilities not used); the lattice parser chooses "
-                         f"among them with the tree. UPOS accuracy of the tags it chose on test ({scheme_a} parser): "
-                         f"{chosen:.2f}%, against {accuracy['test']:.2f}% for the tagger's best.", "",
-                         header, _row("baseline (1-best tags)", base), _row(f"lattice, k = {lattice_k}", lattice), ""]
+        chosen_joint = tag_accuracy(gold_a, [x for x, _ in parsed_lattice])
+        lattice_lines = ["## Test set, tag lattices", "",
+                         f"Each word's {lattice_k} best tags (their probabilities not used); the lattice parsers choose "
+                         f"among them with the tree. UPOS accuracy of the tags chosen on test: {chosen:.2f}% "
+                         f"({scheme_a} arc-standard parser), {chosen_joint:.2f}% (joint model), against "
+                         f"{accuracy['test']:.2f}% for the tagger's best.", "",
+                         header, _row("baseline (1-best tags)", base), _row(f"baseline, lattice k = {lattice_k}", lattice),
+                         _row(f"joint t = {t} (1-best tags)", joined), _row(f"joint t = {t}, lattice k = {lattice_k}",
+                                                                               joined_lattice), ""]
+        lattice_lines += joint_rows
         lattice_lines += lattice_rows
     lines = [f"# Parsing with predicted tags on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
              f"Produced by `hetdep experiment predicted-tags --treebank {treebank} --out {out} --scheme-a {scheme_a} "

@@ -294,6 +294,49 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     rows: dict[tuple[str, str], tuple] = {}  # (kind, system) -> UAS a, UAS b, options a, options b
     evaluations: dict[tuple[str, str], tuple] = {}
     concatenation_rows: dict[tuple[str, str], tuple[float, float]] = {}
+    def write_report() -> Path:
+        """The report of the kinds done so far (written after each, so a long run leaves one behind)."""
+        def weights(system: str, chosen: ConsensusOptions) -> str:
+            if system not in CONSENSUS_SYSTEMS:
+                return "-"
+            return ", ".join(f"{name} {getattr(chosen, name):g}" for name in ("edge", "root", "sibling", "grand")
+                             if name in CONSENSUS_SYSTEMS[system]) or "-"
+
+        lines = [f"# Joint inference across treebanks, setting {setting}: {a.name} and {b.name}", "",
+                 f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out} --parsers {','.join(kinds)} "
+                 f"--iterations {options.iterations} --k {k} --rounds {iterations}`.", "",
+                 f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+                 f"at most {options.iterations} training iterations (patience {options.patience}), tags from {options.tag_column}; "
+                 f"k-best lists of {k}, {iterations} rounds of exchange; consensus weights tuned on each treebank's dev set "
+                 f"over {list(grid)}, one weight at a time (see `hetdep.consensus.tune`); punctuation (gold UPOS PUNCT) excluded.", "",
+                 f"Sentences train / dev / test: {a.name} {len(a.train)} / {len(a.dev)} / {len(a.test)}; "
+                 f"{b.name} {len(b.train)} / {len(b.dev)} / {len(b.test)}.", "",
+                 "## Table 1: test UAS", "", f"| system | {a.name} | {b.name} | weights ({a.name}) | weights ({b.name}) |",
+                 "|---|---|---|---|---|"]
+        for (kind, system), (uas_a, uas_b, options_a, options_b) in rows.items():
+            lines.append(f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | {weights(system, options_a)} | {weights(system, options_b)} |")
+        lines += [f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | - | - |" for (kind, system), (uas_a, uas_b) in concatenation_rows.items()]
+        lines += ["", "+learned: each parser retrained with agreement features (the other baseline's k-best arc mass, binned, "
+                  "conjoined with arc direction, length and tags; `hetdep train --helper`), parsing with the other baseline's "
+                  "list (one exchange; no weight tuned).", "",
+                  "Concatenation: one parser trained on both training sets, labels kept apart (`a:nsubj`, `b:subj`), "
+                  "the iteration chosen by the mean dev UAS. Every arc feature of these parsers is labeled, so parsed as its "
+                  "treebank the concatenated parser shares only its vocabulary and (dep2) its unlabeled sibling and grandparent "
+                  "weights between the schemes; the feature copies add unlabeled arc weights shared by both.", "",
+                  "## Table 4: sentences better / unchanged / worse than the baseline (test, UAS), sign test", "",
+                  "| system | treebank | better | unchanged | worse | sign test p |", "|---|---|---|---|---|---|"]
+        for kind, system in rows:
+            if system == "baseline":
+                continue
+            for side, treebank in ((0, a), (1, b)):
+                sign = compare(evaluations[kind, system][side], evaluations[kind, "baseline"][side])["sign_test"]
+                lines.append(f"| {kind} {system} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | "
+                             f"{sign['p']:.4f} |")
+        lines += ["", f"Wall time of this run: {time.perf_counter() - began:.0f} s (models in {models} are reused by a rerun).", ""]
+        report = out / "report.md"
+        report.write_text("\n".join(lines), encoding="utf-8")
+        return report
+
     for kind in kinds:
         order = KINDS[kind]
         parser_a = trained("a", kind, lambda: train_graph(a.train, a.dev, options, order=order))
@@ -335,46 +378,7 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
                                                 evaluate(b.test, list(second.parse(b.test))).uas)
             log(f"test, {kind} {system}: {a.name} UAS {concatenation_rows[kind, system][0]:.2f}, "
                 f"{b.name} UAS {concatenation_rows[kind, system][1]:.2f}")
-
-    def weights(system: str, chosen: ConsensusOptions) -> str:
-        if system not in CONSENSUS_SYSTEMS:
-            return "-"
-        return ", ".join(f"{name} {getattr(chosen, name):g}" for name in ("edge", "root", "sibling", "grand")
-                         if name in CONSENSUS_SYSTEMS[system]) or "-"
-
-    lines = [f"# Joint inference across treebanks, setting {setting}: {a.name} and {b.name}", "",
-             f"Produced by `hetdep experiment consensus --setting {setting} --data {data} --out {out} --parsers {','.join(kinds)} "
-             f"--iterations {options.iterations} --k {k} --rounds {iterations}`.", "",
-             f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-             f"at most {options.iterations} training iterations (patience {options.patience}), tags from {options.tag_column}; "
-             f"k-best lists of {k}, {iterations} rounds of exchange; consensus weights tuned on each treebank's dev set "
-             f"over {list(grid)}, one weight at a time (see `hetdep.consensus.tune`); punctuation (gold UPOS PUNCT) excluded.", "",
-             f"Sentences train / dev / test: {a.name} {len(a.train)} / {len(a.dev)} / {len(a.test)}; "
-             f"{b.name} {len(b.train)} / {len(b.dev)} / {len(b.test)}.", "",
-             "## Table 1: test UAS", "", f"| system | {a.name} | {b.name} | weights ({a.name}) | weights ({b.name}) |",
-             "|---|---|---|---|---|"]
-    for (kind, system), (uas_a, uas_b, options_a, options_b) in rows.items():
-        lines.append(f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | {weights(system, options_a)} | {weights(system, options_b)} |")
-    lines += [f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | - | - |" for (kind, system), (uas_a, uas_b) in concatenation_rows.items()]
-    lines += ["", "+learned: each parser retrained with agreement features (the other baseline's k-best arc mass, binned, "
-              "conjoined with arc direction, length and tags; `hetdep train --helper`), parsing with the other baseline's "
-              "list (one exchange; no weight tuned).", "",
-              "Concatenation: one parser trained on both training sets, labels kept apart (`a:nsubj`, `b:subj`), "
-              "the iteration chosen by the mean dev UAS. Every arc feature of these parsers is labeled, so parsed as its "
-              "treebank the concatenated parser shares only its vocabulary and (dep2) its unlabeled sibling and grandparent "
-              "weights between the schemes; the feature copies add unlabeled arc weights shared by both.", "",
-              "## Table 4: sentences better / unchanged / worse than the baseline (test, UAS), sign test", "",
-              "| system | treebank | better | unchanged | worse | sign test p |", "|---|---|---|---|---|---|"]
-    for kind, system in rows:
-        if system == "baseline":
-            continue
-        for side, treebank in ((0, a), (1, b)):
-            sign = compare(evaluations[kind, system][side], evaluations[kind, "baseline"][side])["sign_test"]
-            lines.append(f"| {kind} {system} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | "
-                         f"{sign['p']:.4f} |")
-    lines += ["", f"Wall time of this run: {time.perf_counter() - began:.0f} s (models in {models} are reused by a rerun).", ""]
-    report = out / "report.md"
-    report.write_text("\n".join(lines), encoding="utf-8")
+        report = write_report()
     return report
 
 

@@ -75,6 +75,11 @@ def test_training_on_lattices_saves_and_parses(tmp_path):
                                     "--output", str(tmp_path / "out.conllu")])
     assert out.exit_code == 0 and "candidate tags" in out.output
     assert len(list(read_conllu(tmp_path / "out.conllu"))) == 30
+    # A large weight on the tagger's log-probabilities keeps its first choice everywhere.
+    out = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "m"), "--input", str(tmp_path / "in.conllu"),
+                                    "--output", str(tmp_path / "first.conllu"), "--lattice-weight", "1000"])
+    assert out.exit_code == 0
+    assert [s.column(UPOS) for s in read_conllu(tmp_path / "first.conllu")] == [s.column(UPOS) for s in noisy]
 
 
 def test_cli_jackknife_keeps_gold_tags_and_writes_candidates(tmp_path):

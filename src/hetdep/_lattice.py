@@ -4,7 +4,8 @@ Each word comes with up to K candidate tags (tag ids, best first). A beam item c
 tag for each word its features can see, the words up to q1: the start items fix the first
 two words' tags (one item per combination), and a shift, which brings word nxt + 2 into the
 window, is split once per candidate tag of that word. The parser's features choose among the
-candidates; equal scores keep the tagger's order. Otherwise the search is
+candidates, with the tagger's log-probability of each added times a weight (0: the features
+alone; ties keep the tagger's order). Otherwise the search is
 :func:`hetdep._beam.search` (same modes), and it also returns the chosen tags;
 :func:`joint_search` does the same for the joint model, whose two schemes share the tags.
 """
@@ -20,12 +21,13 @@ from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_sc
 
 
 @njit(cache=True)
-def search(words, candidates, counts, n, beam, templates, table, rows, n_labels, gold, gold_tags, mode):
+def search(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels, gold, gold_tags, mode):
     """Returns (actions, length, score, tags): as :func:`hetdep._beam.search`, and the tag ids
     (index k for word k) of the item returned.
 
-    ``candidates[k, :counts[k]]``: word k's candidate tag ids; ``gold_tags``: the tags of the gold
-    path (each one of the word's candidates) when training.
+    ``candidates[k, :counts[k]]``: word k's candidate tag ids, ``logp`` their log-probabilities
+    under the tagger, added times ``weight`` when a candidate is chosen; ``gold_tags``: the tags
+    of the gold path (each one of the word's candidates) when training.
     """
     kinds = candidates.shape[1]
     n_actions = 2 + 2 * n_labels
@@ -60,8 +62,10 @@ def search(words, candidates, counts, n, beam, templates, table, rows, n_labels,
             c2 = rank - c1
             if 0 <= c2 < second and size < beam:
                 itags[size, 1] = candidates[1, c1]
+                score[size] = weight * logp[1, c1]
                 if n >= 2:
                     itags[size, 2] = candidates[2, c2]
+                    score[size] += weight * logp[2, c2]
                 is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
                 size += 1
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
@@ -87,8 +91,9 @@ def search(words, candidates, counts, n, beam, templates, table, rows, n_labels,
                 choices = counts[entering] if a == SH and entering <= n else 1
                 for c in range(choices):
                     order = b * width + a * kinds + c
-                    if beats(hs, ho, filled, beam, value, order):
-                        filled = offer(hs, ho, filled, beam, value, order)
+                    chosen = value + weight * logp[entering, c] if choices > 1 else value
+                    if beats(hs, ho, filled, beam, chosen, order):
+                        filled = offer(hs, ho, filled, beam, chosen, order)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
@@ -137,8 +142,8 @@ def search(words, candidates, counts, n, beam, templates, table, rows, n_labels,
 
 
 @njit(cache=True)
-def joint_search(words, candidates, counts, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, gold_tags,
-                 mode):
+def joint_search(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels_a, n_labels_b, who,
+                 gold, gold_tags, mode):
     """:func:`hetdep._joint.joint_search` over a tag lattice (no forced actions): one tag per word
     for both schemes, chosen when the word first enters either scheme's window. Returns
     (actions, length, score, tags) as :func:`search`."""
@@ -171,8 +176,10 @@ def joint_search(words, candidates, counts, n, beam, templates, table, rows, n_l
             c2 = rank - c1
             if 0 <= c2 < second and size < beam:
                 itags[size, 1] = candidates[1, c1]
+                score[size] = weight * logp[1, c1]
                 if n >= 2:
                     itags[size, 2] = candidates[2, c2]
+                    score[size] += weight * logp[2, c2]
                 is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
                 size += 1
     gold_score = 0.0
@@ -203,8 +210,9 @@ def joint_search(words, candidates, counts, n, beam, templates, table, rows, n_l
                 choices = counts[entering] if a == SH and new_word else 1
                 for c in range(choices):
                     order = b * span + a * kinds + c
-                    if beats(hs, ho, filled, beam, value, order):
-                        filled = offer(hs, ho, filled, beam, value, order)
+                    chosen = value + weight * logp[entering, c] if choices > 1 else value
+                    if beats(hs, ho, filled, beam, chosen, order):
+                        filled = offer(hs, ho, filled, beam, chosen, order)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):

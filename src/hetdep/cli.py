@@ -202,14 +202,15 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012).")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
 @click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
+@click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
 @click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
-                  tag_column, projective_encoding, update, tagger_dir, lattice, dp, helper_dir, concatenate, feature_copies,
-                  names):
+                  tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
+                  feature_copies, names):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
@@ -245,7 +246,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if tagger_dir:
         _load_taggers(tagger_dir)  # refuse a wrong directory before training
     options = TrainOptions(beam=beam, iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
-                           projective_encoding=projective_encoding, update=update, dp=dp, lattice=lattice)
+                           projective_encoding=projective_encoding, update=update, dp=dp, lattice=lattice,
+                           lattice_weight=lattice_weight)
     progress = lambda **kw: tqdm(mininterval=1.0, **kw)  # noqa: E731
     if concatenate:
         from .graph import KINDS, train_concatenated
@@ -307,9 +309,11 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
+@click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
-                  sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, treebank):
+                  sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
+                  treebank):
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
@@ -354,6 +358,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         if not output_b_path:
             raise click.UsageError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
         parser = JointParser.load(model_dir)
+        if lattice_weight is not None:
+            parser.lattice_weight = lattice_weight
         count = _write_pairs(parser.parse(sentences, beam), output_path, output_b_path)
     else:
         if output_b_path:
@@ -363,6 +369,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
             if kind not in KINDS:
                 raise click.UsageError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
             parser = parser.for_treebank(treebank)
+        if lattice_weight is not None and kind not in KINDS:
+            parser.lattice_weight = lattice_weight
         count = write_conllu(parser.parse(sentences, beam), output_path)
     stats = parser.stats
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""

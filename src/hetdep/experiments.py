@@ -382,6 +382,9 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     return report
 
 
+LATTICE_WEIGHTS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # weights of the tagger's log-probabilities tried on dev
+
+
 def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud", t: str = "inf",
                                   options: TrainOptions = TrainOptions(), folds: int = 10, tagger_iterations: int = 10,
                                   lattice_k: int = 3, log: Callable[[str], None] = print) -> Path:
@@ -456,12 +459,33 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                                 lambda: train([getattr(p, side) for p in pairs["train-lattice"]],
                                               [getattr(p, side) for p in pairs["dev"]], lattice_options))
 
-        outputs = {side: list(lattice_parser(side, scheme).parse(getattr(p, side) for p in pairs["test"]))
-                   for side, scheme in (("a", scheme_a), ("b", scheme_b))}
+        weights_chosen = {}
+
+        def tuned(parser, scheme: str, dev_uas: Callable[[object], float]):
+            """The parser with the weight of the tagger's log-probabilities that parses dev best."""
+            scores = {}
+            for weight in LATTICE_WEIGHTS:
+                parser.lattice_weight = weight
+                scores[weight] = dev_uas(parser)
+            parser.lattice_weight = weights_chosen[scheme] = max(LATTICE_WEIGHTS, key=lambda w: scores[w])
+            log(f"lattice weight of {scheme}: {parser.lattice_weight:g} (dev UAS {scores[parser.lattice_weight]:.2f})")
+            return parser
+
+        outputs = {}
+        for side, scheme in (("a", scheme_a), ("b", scheme_b)):
+            parser = tuned(lattice_parser(side, scheme), scheme, lambda p: evaluate(
+                [getattr(g, side) for g in gold["dev"]], p.parse(getattr(x, side) for x in pairs["dev"])).uas)
+            outputs[side] = list(parser.parse(getattr(p, side) for p in pairs["test"]))
         lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
         joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice", lattice_options, JointParser.load, log,
                                      f"training the joint model, t = {t}, over tag lattices",
                                      lambda: train_joint(pairs["train-lattice"], pairs["dev"], lattice_options, t=parse_t(t)))
+        def joint_dev_uas(parser) -> float:
+            parsed_dev = list(parser.parse(p.a for p in pairs["dev"]))
+            return (evaluate([g.a for g in gold["dev"]], [x for x, _ in parsed_dev]).uas
+                    + evaluate([g.b for g in gold["dev"]], [y for _, y in parsed_dev]).uas) / 2
+
+        joint_lattice = tuned(joint_lattice, "joint", joint_dev_uas)
         parsed_lattice = list(joint_lattice.parse(test_in))
         joined_lattice = Scores(evaluate(gold_a, [x for x, _ in parsed_lattice]), evaluate(gold_b, [y for _, y in parsed_lattice]))
         lattice_rows, lattice_significance = _significance(((scheme_a, lattice.a, base.a), (scheme_b, lattice.b, base.b)),
@@ -473,8 +497,10 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         chosen = tag_accuracy(gold_a, outputs["a"])
         chosen_joint = tag_accuracy(gold_a, [x for x, _ in parsed_lattice])
         lattice_lines = ["## Test set, tag lattices", "",
-                         f"Each word's {lattice_k} best tags (their probabilities not used); the lattice parsers choose "
-                         f"among them with the tree. UPOS accuracy of the tags chosen on test: {chosen:.2f}% "
+                         f"Each word's {lattice_k} best tags; the lattice parsers choose among them with the tree, adding "
+                         f"the tagger's log-probability of each choice times a weight chosen on dev from "
+                         f"{list(LATTICE_WEIGHTS)} (chosen: " + ", ".join(f"{k} {v:g}" for k, v in weights_chosen.items())
+                         + f"). UPOS accuracy of the tags chosen on test: {chosen:.2f}% "
                          f"({scheme_a} arc-standard parser), {chosen_joint:.2f}% (joint model), against "
                          f"{accuracy['test']:.2f}% for the tagger's best.", "",
                          header, _row("baseline (1-best tags)", base), _row(f"baseline, lattice k = {lattice_k}", lattice),

@@ -87,9 +87,11 @@ class JointParser:
 
     def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
                  weights: TrainedWeights, *, t: int = INFINITE, guided: bool = True, beam: int = 64,
-                 tag_column: str = "upos", projective_encoding: str = "head", lattice: bool = False):
+                 tag_column: str = "upos", projective_encoding: str = "head", lattice: bool = False,
+                 lattice_weight: float = 0.0):
         self.words, self.tags = words, tags
         self.lattice = lattice  # parse over each word's candidate tags (MISC TagKBest), one tag for both schemes
+        self.lattice_weight = lattice_weight  # times the tagger's log-probability of a chosen candidate
         self.labels = labels
         self.root_labels = root_labels
         self.weights = weights
@@ -168,14 +170,15 @@ class JointParser:
         words = self.words.encode(sentence.forms)
         options = lattice_candidates(sentence, column)
         self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
-        candidates, counts = encode_lattice(self.tags, options)
-        self.stats.record(words, candidates[:n + 1, 0], [tags[0] for tags in options])
+        candidates, counts, logp = encode_lattice(self.tags, options)
+        self.stats.record(words, candidates[:n + 1, 0], [tags[0][0] for tags in options])
         who = schedule(n, self.t)
-        actions, _, _, chosen = _lattice.joint_search(words, candidates, counts, n, beam or self.beam, self.templates,
+        actions, _, _, chosen = _lattice.joint_search(words, candidates, counts, logp, self.lattice_weight, n,
+                                                      beam or self.beam, self.templates,
                                                       self.weights.table, self.weights.rows, len(self.labels[0]),
                                                       len(self.labels[1]), who, np.zeros(4 * n, dtype=np.int32),
                                                       no_gold_tags(n), _beam.DECODE)
-        picked = [next(tag for tag, tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
+        picked = [next(tag for (tag, _), tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
                   for k, tags in enumerate(options)]
         trees = []
         for s in (0, 1):
@@ -195,7 +198,7 @@ class JointParser:
             "projective_encoding": self.projective_encoding, "templates": len(self.templates),
             "labels_a": self.labels[0], "labels_b": self.labels[1], "root_label_a": self.root_labels[0],
             "root_label_b": self.root_labels[1], "words": self.words.to_list(), "tags": self.tags.to_list(),
-            "lattice": self.lattice,
+            "lattice": self.lattice, "lattice_weight": self.lattice_weight,
         }
 
     def save(self, directory: str | Path, **training_record) -> None:
@@ -210,7 +213,8 @@ class JointParser:
             parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
                          (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
                          guided=bool(config["guided"]), beam=int(config["beam"]), tag_column=config["tag_column"],
-                         projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)))
+                         projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
+                         lattice_weight=float(config.get("lattice_weight", 0.0)))
         except (KeyError, TypeError, ValueError, HetdepError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid joint model configuration ({error!r})") from None
         if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width \
@@ -255,8 +259,9 @@ def train_joint(
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(templates))
         if options.lattice:
-            candidates, counts, tg = lattices[index]
-            actions, length, _, predicted_tags = _lattice.joint_search(w, candidates, counts, n, options.beam, templates,
+            candidates, counts, logp, tg = lattices[index]
+            actions, length, _, predicted_tags = _lattice.joint_search(w, candidates, counts, logp, options.lattice_weight, n,
+                                                                       options.beam, templates,
                                                                        weights.table, weights.rows, n_labels[0],
                                                                        n_labels[1], who, gold, tg, mode)
         else:
@@ -273,7 +278,8 @@ def train_joint(
     def evaluate_model(averaged):
         parser = JointParser(words, tags, (labels_a, labels_b), (root_a, root_b), averaged, t=t, guided=guided,
                              beam=options.beam, tag_column=options.tag_column,
-                             projective_encoding=options.projective_encoding, lattice=options.lattice)
+                             projective_encoding=options.projective_encoding, lattice=options.lattice,
+                             lattice_weight=options.lattice_weight)
         if not dev_pairs:
             return parser, None, None, {}
         parsed = list(parser.parse(p.a for p in dev_pairs))

@@ -55,29 +55,34 @@ class ParseStats:
             self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
 
 
-def lattice_candidates(sentence: Sentence, column: int) -> list[list[str]]:
-    """Each word's candidate tags, best first: MISC ``TagKBest`` if the word has it, else its tag column."""
+def lattice_candidates(sentence: Sentence, column: int) -> list[list[tuple[str, float]]]:
+    """Each word's candidate tags with their probabilities, best first: MISC ``TagKBest`` if the
+    word has it, else its tag column (probability 1)."""
     from .tagger import KBEST_KEY, parse_kbest  # the tagger imports this module
 
     out = []
     for tag, misc in zip(sentence.column(column), sentence.column(MISC)):
-        listed = [candidate for candidate, _ in parse_kbest(misc)] if KBEST_KEY in misc else []
-        out.append(list(dict.fromkeys(listed)) or [tag])
+        listed: dict[str, float] = {}
+        for candidate, probability in (parse_kbest(misc) if KBEST_KEY in misc else []):
+            listed.setdefault(candidate, probability)
+        out.append(list(listed.items()) or [(tag, 1.0)])
     return out
 
 
-def encode_lattice(tags: Vocab, options: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """candidates[k, :counts[k]]: word k's candidate tag ids (rows 0 and n + 1 empty)."""
+def encode_lattice(tags: Vocab, options: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """candidates[k, :counts[k]]: word k's candidate tag ids (rows 0 and n + 1 empty), and their log-probabilities."""
     n = len(options)
     width = max((len(o) for o in options), default=1)
     candidates = np.zeros((n + 2, width), dtype=np.int64)
+    logp = np.zeros((n + 2, width), dtype=np.float64)
     counts = np.zeros(n + 2, dtype=np.int64)
     for k, listed in enumerate(options, 1):
-        ids = tags.encode(listed)[1:]
+        ids = tags.encode([tag for tag, _ in listed])[1:]
         candidates[k, :len(ids)] = ids
+        logp[k, :len(ids)] = np.log(np.maximum([p for _, p in listed], 1e-6))
         counts[k] = len(ids)
     counts[n + 1] = 1
-    return candidates, counts
+    return candidates, counts, logp
 
 
 def no_gold_tags(n: int) -> np.ndarray:
@@ -90,7 +95,7 @@ class ArcStandardParser:
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, weights: TrainedWeights, *,
                  beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head", dp: bool = False,
-                 lattice: bool = False):
+                 lattice: bool = False, lattice_weight: float = 0.0):
         if tag_column not in TAG_COLUMNS:
             raise ValueError(f"tag column must be one of {sorted(TAG_COLUMNS)}")
         self.words = words
@@ -101,6 +106,7 @@ class ArcStandardParser:
         self.beam = beam
         self.dp = dp  # merge equivalent beam states (hetdep._dp)
         self.lattice = lattice  # parse over each word's candidate tags (parse_lattice)
+        self.lattice_weight = lattice_weight  # times the tagger's log-probability of a chosen candidate
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
         self.templates = template_array()
@@ -147,14 +153,15 @@ class ArcStandardParser:
             return self.parse_sentence(sentence, beam)
         options = lattice_candidates(sentence, column)
         self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
-        candidates, counts = encode_lattice(self.tags, options)
-        self.stats.record(words, candidates[:n + 1, 0], [tags[0] for tags in options])
-        actions, _, _, chosen = _lattice.search(words, candidates, counts, n, beam or self.beam, self.templates,
+        candidates, counts, logp = encode_lattice(self.tags, options)
+        self.stats.record(words, candidates[:n + 1, 0], [tags[0][0] for tags in options])
+        actions, _, _, chosen = _lattice.search(words, candidates, counts, logp, self.lattice_weight, n,
+                                                beam or self.beam, self.templates,
                                                 self.weights.table, self.weights.rows, self.n_labels,
                                                 np.zeros(2 * n, dtype=np.int32), no_gold_tags(n), _beam.DECODE)
         heads, label_ids = _beam.actions_to_tree(actions, n, self.n_labels, self.root_label)
         heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
-        picked = [next(tag for tag, tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
+        picked = [next(tag for (tag, _), tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
                   for k, tags in enumerate(options)]
         return sentence.with_tree(heads, labels).with_column(column, picked)
 
@@ -171,6 +178,7 @@ class ArcStandardParser:
             "beam": self.beam,
             "dp": self.dp,
             "lattice": self.lattice,
+            "lattice_weight": self.lattice_weight,
             "tag_column": self.tag_column,
             "projective_encoding": self.projective_encoding,
             "templates": len(TEMPLATES),
@@ -195,7 +203,8 @@ class ArcStandardParser:
                 raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
             return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
                        weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)),
-                       lattice=bool(config.get("lattice", False)), tag_column=config["tag_column"],
+                       lattice=bool(config.get("lattice", False)),
+                       lattice_weight=float(config.get("lattice_weight", 0.0)), tag_column=config["tag_column"],
                        projective_encoding=config["projective_encoding"])
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

@@ -42,7 +42,8 @@ class TrainOptions:
     min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
     update: str = "early"  # or "max-violation"
     dp: bool = False  # arc-standard: beam search with merged states (Huang & Sagae 2010)
-    lattice: bool = False  # arc-standard: search over each word's candidate tags (MISC TagKBest)
+    lattice: bool = False  # arc-standard and joint: search over each word's candidate tags (MISC TagKBest)
+    lattice_weight: float = 0.0  # times the tagger's log-probability of each chosen candidate
 
 
 @dataclass
@@ -99,7 +100,7 @@ def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[
     words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
     tags = Counter(tag for s in sentences for tag in s.column(column))
     if getattr(options, "lattice", False):  # the tagger's other candidates are tags to know too
-        tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag in listed[1:])
+        tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag, _ in listed[1:])
     return words, Vocab.from_counts(tags)
 
 
@@ -161,17 +162,19 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
     return best[1], best[0].iteration, history
 
 
-def lattice_example(sentence: Sentence, tags: Vocab, options: TrainOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lattice_example(sentence: Sentence, tags: Vocab, options: TrainOptions) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                                       np.ndarray]:
     """A training sentence's lattice (candidates from MISC TagKBest, as ``hetdep jackknife --k`` writes
     them) and its gold path's tags: the gold tag (the tag column) where it is a candidate, else the
     best candidate (the parser cannot choose a tag the tagger did not offer)."""
     column = TAG_COLUMNS[options.tag_column]
     options_of_words = lattice_candidates(sentence, column)
-    candidates, counts = encode_lattice(tags, options_of_words)
+    candidates, counts, logp = encode_lattice(tags, options_of_words)
     gold = np.zeros(len(sentence) + 2, dtype=np.int64)
     for k, (tag, listed) in enumerate(zip(sentence.column(column), options_of_words), 1):
-        gold[k] = candidates[k, listed.index(tag)] if tag in listed else candidates[k, 0]
-    return candidates, counts, gold
+        offered = [candidate for candidate, _ in listed]
+        gold[k] = candidates[k, offered.index(tag)] if tag in offered else candidates[k, 0]
+    return candidates, counts, logp, gold
 
 
 def train(
@@ -198,9 +201,10 @@ def train(
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(TEMPLATES))
         if options.lattice:
-            candidates, counts, t = lattices[index]  # the gold path's tags: the gold tag where a candidate
-            actions, length, _, predicted_tags = _lattice.search(w, candidates, counts, n, options.beam, templates,
-                                                                 weights.table, weights.rows, n_labels, gold, t, mode)
+            candidates, counts, logp, t = lattices[index]  # the gold path's tags: the gold tag where a candidate
+            actions, length, _, predicted_tags = _lattice.search(w, candidates, counts, logp, options.lattice_weight, n,
+                                                                 options.beam, templates, weights.table, weights.rows,
+                                                                 n_labels, gold, t, mode)
         else:
             actions, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
             predicted_tags = t
@@ -212,7 +216,8 @@ def train(
 
     def evaluate_model(averaged):
         return dev_scores(ArcStandardParser(words, tags, labels, root_label, averaged, beam=options.beam, dp=options.dp,
-                                            lattice=options.lattice, tag_column=options.tag_column,
+                                            lattice=options.lattice, lattice_weight=options.lattice_weight,
+                                            tag_column=options.tag_column,
                                             projective_encoding=options.projective_encoding),
                           dev_sentences)
 

@@ -21,6 +21,25 @@ from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_sc
 
 
 @njit(cache=True)
+def _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags):
+    """The start items: every combination of the first two words' candidates, better-ranked first; returns how many."""
+    size = 0
+    second = counts[2] if n >= 2 else 1
+    for rank in range(counts[1] + second - 1):
+        for c1 in range(counts[1]):
+            c2 = rank - c1
+            if 0 <= c2 < second and size < beam:
+                itags[size, 1] = candidates[1, c1]
+                score[size] = weight * logp[1, c1]
+                if n >= 2:
+                    itags[size, 2] = candidates[2, c2]
+                    score[size] += weight * logp[2, c2]
+                is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
+                size += 1
+    return size
+
+
+@njit(cache=True)
 def search(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels, gold, gold_tags, mode):
     """Returns (actions, length, score, tags): as :func:`hetdep._beam.search`, and the tag ids
     (index k for word k) of the item returned.
@@ -54,20 +73,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)
     train = mode != DECODE
-    # Start items: every combination of the first two words' candidates, better-ranked first.
-    size = 0
-    second = counts[2] if n >= 2 else 1
-    for rank in range(counts[1] + second - 1):
-        for c1 in range(counts[1]):
-            c2 = rank - c1
-            if 0 <= c2 < second and size < beam:
-                itags[size, 1] = candidates[1, c1]
-                score[size] = weight * logp[1, c1]
-                if n >= 2:
-                    itags[size, 2] = candidates[2, c2]
-                    score[size] += weight * logp[2, c2]
-                is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
-                size += 1
+    size = _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
@@ -169,19 +175,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)
     train = mode != DECODE
-    size = 0
-    second = counts[2] if n >= 2 else 1
-    for rank in range(counts[1] + second - 1):
-        for c1 in range(counts[1]):
-            c2 = rank - c1
-            if 0 <= c2 < second and size < beam:
-                itags[size, 1] = candidates[1, c1]
-                score[size] = weight * logp[1, c1]
-                if n >= 2:
-                    itags[size, 2] = candidates[2, c2]
-                    score[size] += weight * logp[2, c2]
-                is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
-                size += 1
+    size = _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
     gold_score = 0.0
     worst_violation = 0.0
     worst_step = -1

@@ -99,7 +99,7 @@ def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[
     column = TAG_COLUMNS[options.tag_column]
     words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
     tags = Counter(tag for s in sentences for tag in s.column(column))
-    if getattr(options, "lattice", False):  # the tagger's other candidates are tags to know too
+    if options.lattice:  # the tagger's other candidates are tags to know too
         tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag, _ in listed[1:])
     return words, Vocab.from_counts(tags)
 

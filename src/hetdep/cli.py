@@ -325,7 +325,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --input, --gold-a and --gold-b")
-    kind = read_kind(model_dir)
+    config = read_config(model_dir)
+    kind = str(config["kind"])
     given = 0 if gold_a_path else 1 if gold_b_path else None
     if kind != "joint" and given is not None:
         raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
@@ -334,9 +335,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     else:
         sentences = read_conllu(sources[0], require_heads=given is not None)
     taggers = _load_taggers(Path(model_dir) / "tagger") if input_path and (Path(model_dir) / "tagger").is_dir() else []
-    lattice = kind in ("arc-standard", "joint") and bool(read_config(model_dir).get("lattice"))
+    lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     for tagger in taggers:  # the model's own tagger tags the input first (with candidates for a lattice model)
-        sentences = tagger.tag(sentences, k=lattice_k if lattice and tagger.column == read_config(model_dir)["tag_column"] else 0)
+        sentences = tagger.tag(sentences, k=lattice_k if lattice and tagger.column == config["tag_column"] else 0)
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
     if with_model:
         from .consensus import ConsensusOptions, check_compatible, joint_parse

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, offer, score_item,
-                    sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, offer,
+                    score_item, sort_survivors)
 from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_score
 
 
@@ -37,6 +37,17 @@ def _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gol
                 is_gold[size] = train and itags[size, 1] == gold_tags[1] and (n < 2 or itags[size, 2] == gold_tags[2])
                 size += 1
     return size
+
+
+@njit(cache=True)
+def _finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions, gold_tags, worst_tags,
+            last_tags):
+    """:func:`hetdep._beam.finish`, with the tags of the sequence returned: the gold path's when
+    max-violation found nothing to learn, the most violating item's, or the best final item's."""
+    actions, length, score = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions)
+    if mode == MAX_VIOLATION:
+        return actions, length, score, (gold_tags if worst_step < 0 else worst_tags).copy()
+    return actions, length, score, last_tags.copy()
 
 
 @njit(cache=True)
@@ -135,16 +146,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             worst_violation = score[0] - gold_score
             worst_step = step
             worst_tags[:] = itags[0]
-    if mode == MAX_VIOLATION:
-        if worst_step < 0:  # the gold path ends best: nothing to learn
-            actions[:] = gold
-            return actions, steps, gold_score, gold_tags.copy()
-        _backtrack(hist_parent, hist_action, worst_step, actions)
-        return actions, worst_step + 1, score[0], worst_tags
-    if steps:
-        _backtrack(hist_parent, hist_action, steps - 1, actions)
-        return actions, steps, score[0], itags[0].copy()
-    return actions, steps, 0.0, itags[0].copy()
+    return _finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions, gold_tags,
+                   worst_tags, itags[0])
 
 
 @njit(cache=True)
@@ -239,12 +242,5 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
             worst_violation = score[0] - gold_score
             worst_step = step
             worst_tags[:] = itags[0]
-    if mode == MAX_VIOLATION:
-        if worst_step < 0:
-            actions[:] = gold
-            return actions, steps, gold_score, gold_tags.copy()
-        _backtrack(hist_parent, hist_action, worst_step, actions)
-        return actions, worst_step + 1, score[0], worst_tags
-    if steps:
-        _backtrack(hist_parent, hist_action, steps - 1, actions)
-    return actions, steps, score[0], itags[0].copy()
+    return _finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions, gold_tags,
+                   worst_tags, itags[0])

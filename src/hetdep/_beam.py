@@ -218,6 +218,16 @@ def sort_survivors(hs, ho, filled):
         ho[j + 1] = order
 
 
+@njit(cache=True, inline="always")
+def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, action, n_labels):
+    """The score of the gold prefix's next action, which is then applied to it (max-violation
+    keeps the gold prefix beside the beam, in its own one-item state)."""
+    score_item(gstk, gslen, gnxt, 0, n, words, tags, templates, table, rows, atoms, keys, acc)
+    value = np.float64(acc[action])
+    apply(gstk, gslen, gnxt, 0, action, n_labels)
+    return value
+
+
 @njit(cache=True)
 def finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions):
     """The result of a search that ran to the end (see ``search``)."""
@@ -275,9 +285,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     worst_step = -1
     for step in range(steps):
         if mode == MAX_VIOLATION:
-            score_item(gstk, gslen, gnxt, 0, n, words, tags, templates, table, rows, atoms, keys, acc)
-            gold_score += np.float64(acc[gold[step]])
-            apply(gstk, gslen, gnxt, 0, gold[step], n_labels)
+            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, gold[step],
+                                    n_labels)
         filled = 0
         for b in range(size):
             first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, offer, score_item,
-                    sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, gold_step, offer,
+                    score_item, sort_survivors)
 
 START, SHIFTED, REDUCED, POPPED = 0, 1, 2, 3
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -154,9 +154,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     actions = np.zeros(steps, dtype=np.int32)
     for step in range(steps):
         if mode == MAX_VIOLATION:
-            score_item(gstk, gslen, gnxt, 0, n, words, tags, templates, table, rows, atoms, keys, acc)
-            gold_score += np.float64(acc[gold[step]])
-            apply(gstk, gslen, gnxt, 0, gold[step], n_labels)
+            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, gold[step],
+                                    n_labels)
         filled = 0
         for bi in range(size):
             p = current[bi]

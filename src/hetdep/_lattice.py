@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, offer,
-                    score_item, sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, gold_step,
+                    offer, score_item, sort_survivors)
 from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_score
 
 
@@ -94,9 +94,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
         if mode == MAX_VIOLATION:
-            score_item(gstk, gslen, gnxt, 0, n, words, gold_tags, templates, table, rows, atoms, keys, acc)
-            gold_score += np.float64(acc[gold[step]])
-            apply(gstk, gslen, gnxt, 0, gold[step], n_labels)
+            gold_score += gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc, gold[step],
+                                    n_labels)
         filled = 0
         for b in range(size):
             first, last, extra = score_item(stk, slen, nxt, b, n, words, itags[b], templates, table, rows, atoms, keys, acc)

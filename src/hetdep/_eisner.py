@@ -195,9 +195,10 @@ def best_root(complete, arcs, n):
 
 
 @njit(cache=True, inline="always")
-def push(stack, top, s, t, direction, kind):
-    """Push a span (s, t, direction, kind) onto a backtracking stack; returns the new top."""
-    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s, t, direction, kind
+def push(stack, top, a, b, c, d):
+    """Push a four-field item onto a backtracking stack (Eisner's spans: s, t, direction, kind;
+    :mod:`hetdep._grandparent`'s items: kind and three indices); returns the new top."""
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = a, b, c, d
     return top + 1
 
 

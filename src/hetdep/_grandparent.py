@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from . import _weights
-from ._eisner import BOUNDARY, NEG, _key, add_domain_copies
+from ._eisner import BOUNDARY, NEG, _key, add_domain_copies, push
 
 N_GRAND_KEYS = 5
 MAX_GRAND_KEYS = 2 * N_GRAND_KEYS  # with domain copies (see hetdep._eisner)
@@ -154,8 +154,8 @@ def decode(arcs, siblings, grands, n):
     heads = np.zeros(size, dtype=np.int64)
     heads[root] = 0
     stack = np.zeros((6 * n + 8, 4), dtype=np.int64)  # (kind, g or h, h or x, e or m or y)
-    top = _push(stack, 0, COMPLETE, 0, root, 1)
-    top = _push(stack, top, COMPLETE, 0, root, n)
+    top = push(stack, 0, COMPLETE, 0, root, 1)
+    top = push(stack, top, COMPLETE, 0, root, n)
     while top > 0:
         top -= 1
         kind, a, b, c = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
@@ -163,27 +163,21 @@ def decode(arcs, siblings, grands, n):
             if b == c:
                 continue
             k = c_split[a, b, c]
-            top = _push(stack, top, INCOMPLETE, a, b, k)
-            top = _push(stack, top, COMPLETE, b, k, c)
+            top = push(stack, top, INCOMPLETE, a, b, k)
+            top = push(stack, top, COMPLETE, b, k, c)
         elif kind == INCOMPLETE:
             heads[c] = b
             s = i_split[a, b, c]
             if s < 0:
-                top = _push(stack, top, COMPLETE, b, c, b + (1 if c > b else -1))
+                top = push(stack, top, COMPLETE, b, c, b + (1 if c > b else -1))
             else:
-                top = _push(stack, top, INCOMPLETE, a, b, s)
-                top = _push(stack, top, SIBLING, b, min(s, c), max(s, c))
+                top = push(stack, top, INCOMPLETE, a, b, s)
+                top = push(stack, top, SIBLING, b, min(s, c), max(s, c))
         else:
             r = s_split[a, b, c]
-            top = _push(stack, top, COMPLETE, a, b, r)
-            top = _push(stack, top, COMPLETE, a, c, r + 1)
+            top = push(stack, top, COMPLETE, a, b, r)
+            top = push(stack, top, COMPLETE, a, c, r + 1)
     return heads, total
-
-
-@njit(cache=True, inline="always")
-def _push(stack, top, kind, a, b, c):
-    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = kind, a, b, c
-    return top + 1
 
 
 @njit(cache=True)

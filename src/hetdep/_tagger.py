@@ -1,7 +1,7 @@
 """Compiled hot path of the POS tagger: feature keys, beam search over tag sequences, update.
 
-Each word has ``N_ATOMS`` integer atoms (word, lower-cased word, prefixes, suffixes, shape;
-see :mod:`hetdep.tagger`). Static templates read atoms at offsets -2..+2 and are scored once
+Each word has ``N_ATOMS`` integer atoms (word, lower-cased word, prefixes, suffixes, shape,
+ambiguity class; see :mod:`hetdep.tagger`). Static templates read atoms at offsets -2..+2 and are scored once
 per word; the tag templates add the previous one or two tags, scored per beam item. Tag k is
 weight column k + 2 (so that :func:`hetdep._weights.add_scores` with ``arcs`` adds exactly
 the tag columns).
@@ -15,8 +15,8 @@ from numba import njit
 from . import _weights
 from .features import MULTIPLIER, SEED
 
-N_ATOMS = 10
-W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE = range(N_ATOMS)
+N_ATOMS = 13
+W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5 = range(N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
@@ -45,9 +45,23 @@ STATIC_TEMPLATES = np.array([
     [(-1, SHAPE), (0, SHAPE), (1, SHAPE)],
     [(0, S3), (1, L), (0, UNUSED)],
     [(-1, L), (0, S3), (0, UNUSED)],
+    [(0, CLASS), (0, UNUSED), (0, UNUSED)],
+    [(1, CLASS), (0, UNUSED), (0, UNUSED)],
+    [(2, CLASS), (0, UNUSED), (0, UNUSED)],
+    [(0, CLASS), (1, CLASS), (0, UNUSED)],
+    [(0, L), (1, CLASS), (0, UNUSED)],
+    [(1, CLASS), (2, CLASS), (0, UNUSED)],
+    [(-1, L), (0, CLASS), (0, UNUSED)],
+    [(0, L), (2, L), (0, UNUSED)],
+    [(-2, L), (0, L), (0, UNUSED)],
+    [(1, L), (2, L), (0, UNUSED)],
+    [(-1, SHAPE), (0, SHAPE), (0, UNUSED)],
+    [(0, P4), (0, UNUSED), (0, UNUSED)],
+    [(0, S5), (0, UNUSED), (0, UNUSED)],
 ], dtype=np.int64)
-# Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix.
-N_TAG_TEMPLATES = 4
+# Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
+# with the next word's ambiguity class.
+N_TAG_TEMPLATES = 6
 
 _SEED = np.uint64(SEED)
 _MULT = np.uint64(MULTIPLIER)
@@ -86,6 +100,8 @@ def tag_keys(atoms, n, i, prev, prev2, out):
     out[1] = _finish(_mix(_mix(np.uint64(2001) * _SEED, prev2), prev))
     out[2] = _finish(_mix(_mix(np.uint64(2002) * _SEED, prev), atoms[i, L]))
     out[3] = _finish(_mix(_mix(np.uint64(2003) * _SEED, prev), atoms[i, S3]))
+    out[4] = _finish(_mix(_mix(np.uint64(2004) * _SEED, prev), atoms[i + 1, CLASS] if i + 1 < n else 0))
+    out[5] = _finish(_mix(_mix(np.uint64(2005) * _SEED, prev), atoms[i + 1, L] if i + 1 < n else 0))
 
 
 @njit(cache=True)
@@ -112,12 +128,12 @@ def _tag_scores(atoms, n, i, prev, prev2, table, rows, keys, static_row, acc):
 
 
 @njit(cache=True)
-def search(atoms, n, beam, templates, table, rows, n_tags, gold, early):
-    """Beam search for the best tag sequence (tags 1..n_tags).
+def search(atoms, n, beam, templates, table, rows, n_tags, gold, early, extra):
+    """Beam search for the best tag sequence (tags 1..n_tags), ``extra[i, k]`` added to tag k + 1 at word i.
 
     Returns (tags, length, scores): the best sequence, how much of it is decided (n, or with
     ``early`` the position + 1 where the gold sequence fell out of the beam), and each word's
-    scores of every tag given the best sequence's previous tags (for k-best output).
+    scores of every tag given the best sequence's previous tags, ``extra`` included (for k-best output).
     """
     n_columns = n_tags + FIRST_TAG_COLUMN
     static = static_scores(atoms, n, templates, table, rows, n_columns)
@@ -137,7 +153,7 @@ def search(atoms, n, beam, templates, table, rows, n_tags, gold, early):
         for b in range(size):
             _tag_scores(atoms, n, i, prev[b], prev2[b], table, rows, keys, static[i], acc)
             for k in range(n_tags):
-                candidates[b * n_tags + k] = score[b] + acc[k + FIRST_TAG_COLUMN]
+                candidates[b * n_tags + k] = score[b] + acc[k + FIRST_TAG_COLUMN] + extra[i, k]
         count = size * n_tags
         order = np.argsort(-candidates[:count], kind="mergesort")  # stable: ties keep (item, tag) order
         new_size = min(beam, count)
@@ -170,7 +186,7 @@ def search(atoms, n, beam, templates, table, rows, n_tags, gold, early):
         p1 = tags[i - 1] if i >= 1 else NO_TAG
         p2 = tags[i - 2] if i >= 2 else NO_TAG
         _tag_scores(atoms, n, i, p1, p2, table, rows, keys, static[i], acc)
-        scores[i, :] = acc[FIRST_TAG_COLUMN:]
+        scores[i, :] = acc[FIRST_TAG_COLUMN:] + extra[i]
     return tags, length, scores
 
 

@@ -434,7 +434,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterati
     """Train a POS tagger (averaged perceptron, beam search) for UPOS and/or XPOS."""
     from tqdm import tqdm
 
-    from .tagger import TaggerOptions, train_tagger
+    from .tagger import TaggerOptions, tag_accuracy, train_tagger
 
     train_sentences = _read(train_path)
     dev_sentences = _read(dev_path) if dev_path else []
@@ -444,7 +444,12 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterati
         best = result.history[result.best_iteration - 1]
         result.parser.save(Path(model_dir) / column, history=[vars(r) for r in result.history],
                            best_iteration=result.best_iteration)
-        score = f", dev accuracy {best.dev_uas:.2f}%" if dev_sentences else ""
+        score = ""
+        if dev_sentences:
+            score = f", dev accuracy {tag_accuracy(dev_sentences, result.parser.tag(dev_sentences), column):.2f}%"
+            if result.parser.backward is not None:
+                score += (f" (left to right alone {best.dev_uas:.2f}%, right-to-left weight "
+                          f"{result.parser.backward_weight:g})")
         click.echo(f"{column}: iteration {result.best_iteration} kept{score}; saved to {Path(model_dir) / column}", err=True)
 
 

@@ -155,3 +155,26 @@ def test_unknown_update_is_refused(sample_sentences):
 
     with pytest.raises(HetdepError, match="unknown update"):
         train(sample_sentences[0][:5], [], TrainOptions(update="sometimes"))
+
+
+def test_items_with_the_same_atoms_reuse_the_scores_of_the_first(trained, sample_sentences):
+    from hetdep import _beam
+
+    parser = trained.parser
+    words, tags = parser.encode(sample_sentences[1][0])
+    n = len(words) - 1
+    stack = np.zeros((2, n + 1, _beam.FIELDS), dtype=np.int64)  # two identical items: shift, shift
+    depth, queue = np.zeros(2, dtype=np.int64), np.ones(2, dtype=np.int64)
+    for item in range(2):
+        for _ in range(2):
+            _beam.apply(stack, depth, queue, item, _beam.SH, parser.n_labels)
+    atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
+    width = 2 + 2 * parser.n_labels
+    memo = _beam.new_memo(4, _beam.N_ATOMS, width)
+    fresh, recalled, alone = (np.zeros(width, dtype=np.float32) for _ in range(3))
+    args = (n, words, tags, parser.templates, parser.weights.table, parser.weights.rows, atoms, keys)
+    _beam.score_item(stack, depth, queue, 0, *args, fresh, memo)
+    _beam.score_item(stack, depth, queue, 1, *args, recalled, memo)
+    _beam.score_item(stack, depth, queue, 1, *args, alone, _beam.new_memo(0, _beam.N_ATOMS, width))
+    assert memo[3][0] == 1  # one distinct atom vector remembered
+    assert np.array_equal(fresh, recalled) and np.array_equal(recalled, alone) and np.abs(alone).sum() > 0

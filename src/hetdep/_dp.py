@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, gold_step, offer,
-                    score_item, sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, gold_step, new_memo,
+                    offer, score_item, sort_survivors)
 
 START, SHIFTED, REDUCED, POPPED = 0, 1, 2, 3
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -133,6 +133,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    memo = new_memo(beam + 1, N_ATOMS, n_actions)
     hs = np.zeros(wide, dtype=np.float64)
     ho = np.zeros(wide, dtype=np.int64)
     built = np.zeros(wide, dtype=np.int64)  # node each survivor became (after merging)
@@ -153,13 +154,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     hist_best = np.zeros(steps, dtype=np.int64)  # best node of each step (max-violation)
     actions = np.zeros(steps, dtype=np.int32)
     for step in range(steps):
+        memo[3][0] = 0
         if mode == MAX_VIOLATION:
-            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, gold[step],
+            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
                                     n_labels)
         filled = 0
         for bi in range(size):
             p = current[bi]
-            first, last, extra = score_item(rec, clip, nxt, p, n, words, tags, templates, table, rows, atoms, keys, acc)
+            first, last, extra = score_item(rec, clip, nxt, p, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
             item_scores[bi, :] = acc
             shift_score[p] = np.float64(acc[SH])
             if extra >= 0:

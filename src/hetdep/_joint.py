@@ -21,8 +21,8 @@ from numba import njit
 
 from . import _weights
 from ._beam import (
-    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, beats, fill_atoms, finish, offer,
-    sort_survivors,
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, atoms_signature, beats, fill_atoms, finish,
+    new_memo, offer, recall, remember, sort_survivors,
 )
 from .features import MULTIPLIER, SEED
 
@@ -89,14 +89,12 @@ def joint_apply(stk, slen, nxt, hd, lb, b, s, action, n_labels):
 
 
 @njit(cache=True, inline="always")
-def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, rows, atoms, keys, acc):
+def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, rows, atoms, keys, acc, memo):
     """Scores of the valid actions of scheme s in item b; returns (first, last, extra) as in _beam.score_item.
 
-    ``acc`` holds exactly scheme s's actions (see :func:`scheme_scores`).
+    ``acc`` holds exactly scheme s's actions (see :func:`scheme_scores`); ``memo`` as in _beam.score_item.
     """
     joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, atoms)
-    joint_keys(atoms, templates, s, keys)
-    acc[:] = 0.0
     if slen[b] >= 2:
         first, last, extra = 2, acc.shape[0], (SH if nxt[b] <= n else -1)
     elif nxt[b] <= n:
@@ -104,8 +102,14 @@ def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, 
     else:
         first, last, extra = 0, 0, PR
     arcs = last > first
+    signature = atoms_signature(atoms, arcs, extra)
+    if recall(memo, signature, atoms, acc):
+        return first, last, extra
+    joint_keys(atoms, templates, s, keys)
+    acc[:] = 0.0
     for t in range(keys.shape[0]):
         _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
+    remember(memo, signature, atoms, acc)
     return first, last, extra
 
 
@@ -159,6 +163,7 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
+    memo = new_memo(beam + 1, N_JOINT_ATOMS, max(acc_a.shape[0], acc_b.shape[0]))
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)
@@ -172,17 +177,18 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
         acc = acc_a if s == 0 else acc_b
+        memo[3][0] = 0
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
-                        atoms, keys, acc)
+                        atoms, keys, acc, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
         stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
         filled = 0
         for b in range(size):
             first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, tags, templates, table, rows,
-                                             atoms, keys, acc)
+                                             atoms, keys, acc, memo)
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i

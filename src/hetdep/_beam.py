@@ -26,6 +26,7 @@ DECODE, EARLY, MAX_VIOLATION = 0, 1, 2  # search modes
 WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
 FIELDS = 13
 N_ATOMS = 40
+TEMPLATE_ID_SPAN = 128  # template ids of one scheme (see feature_keys)
 
 _SEED = np.uint64(SEED)
 _MULT = np.uint64(MULTIPLIER)
@@ -75,9 +76,11 @@ def fill_atoms(stk, slen, nxt, b, words, tags, n, out):
 
 
 @njit(cache=True)
-def feature_keys(atoms, templates, out):
+def feature_keys(atoms, templates, scheme, out):
+    """The keys of the templates' features; ``scheme`` (0 for a single-scheme parser) keeps the
+    joint model's two schemes apart: template t of scheme s hashes as s * TEMPLATE_ID_SPAN + t + 1."""
     for t in range(templates.shape[0]):
-        h = np.uint64(t + 1) * _SEED
+        h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
         for j in range(templates.shape[1]):
             a = templates[t, j]
             if a < 0:
@@ -128,26 +131,38 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order.
 
     Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
-    Inlined into the search, so ``acc`` is known not to alias the weights. An item whose atoms
-    an earlier item of this step had takes that item's scores from ``memo``.
+    Inlined into the search, so ``acc`` is known not to alias the weights.
     """
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
+    first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
+    add_item_scores(atoms, templates, 0, table, rows, keys, acc, last > first, extra, memo)
+    return first, last, extra
+
+
+@njit(cache=True, inline="always")
+def valid_actions(slen, nxt, b, n, n_actions):
+    """(first, last, extra) of item b: the valid actions are first..last-1 and ``extra`` (-1: none)."""
     if slen[b] >= 2:  # every arc action, and shift if the queue is not empty
-        first, last, extra = 2, acc.shape[0], (SH if nxt[b] <= n else -1)
-    elif nxt[b] <= n:  # shift is forced
-        first, last, extra = 0, 0, SH
-    else:  # pop-root is forced
-        first, last, extra = 0, 0, PR
-    arcs = last > first
+        return 2, n_actions, (SH if nxt[b] <= n else -1)
+    if nxt[b] <= n:  # shift is forced
+        return 0, 0, SH
+    return 0, 0, PR  # pop-root is forced
+
+
+@njit(cache=True, inline="always")
+def add_item_scores(atoms, templates, scheme, table, rows, keys, acc, arcs, extra, memo):
+    """``acc`` = the scores of the features of ``atoms`` (arc actions if ``arcs``, and ``extra``).
+
+    An item whose atoms an earlier item of this step had takes that item's scores from ``memo``.
+    """
     signature = atoms_signature(atoms, arcs, extra)
     if recall(memo, signature, atoms, acc):
-        return first, last, extra
-    feature_keys(atoms, templates, keys)
+        return
+    feature_keys(atoms, templates, scheme, keys)
     acc[:] = 0.0
     for t in range(keys.shape[0]):
         _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
     remember(memo, signature, atoms, acc)
-    return first, last, extra
 
 
 @njit(cache=True)
@@ -189,6 +204,12 @@ def recall(memo, signature, atoms, acc):
                 acc[:] = scores[c, :acc.shape[0]]
                 return True
     return False
+
+
+@njit(cache=True, inline="always")
+def forget(memo):
+    """Empty the memo (at each step: the items of one step only are compared)."""
+    memo[3][0] = 0
 
 
 @njit(cache=True, inline="always")
@@ -342,7 +363,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     worst_violation = 0.0
     worst_step = -1
     for step in range(steps):
-        memo[3][0] = 0
+        forget(memo)
         if mode == MAX_VIOLATION:
             gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
                                     n_labels)
@@ -426,7 +447,7 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
             fill_atoms(stk, slen, nxt, side, words, tags if side == 0 else pred_tags, n, atoms)
-            feature_keys(atoms, templates, keys)
+            feature_keys(atoms, templates, 0, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, gold_step, new_memo,
-                    offer, score_item, sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, apply, beats, forget, gold_step,
+                    new_memo, offer, score_item, sort_survivors)
 
 START, SHIFTED, REDUCED, POPPED = 0, 1, 2, 3
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -154,7 +154,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     hist_best = np.zeros(steps, dtype=np.int64)  # best node of each step (max-violation)
     actions = np.zeros(steps, dtype=np.int32)
     for step in range(steps):
-        memo[3][0] = 0
+        forget(memo)
         if mode == MAX_VIOLATION:
             gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
                                     n_labels)

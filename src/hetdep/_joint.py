@@ -21,18 +21,12 @@ from numba import njit
 
 from . import _weights
 from ._beam import (
-    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, apply, atoms_signature, beats, fill_atoms, finish,
-    new_memo, offer, recall, remember, sort_survivors,
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, add_item_scores, apply, beats, feature_keys, fill_atoms,
+    finish, forget, new_memo, offer, sort_survivors, valid_actions,
 )
-from .features import MULTIPLIER, SEED
 
 N_JOINT_ATOMS = 43
 H_GUIDE, L0_GUIDE, L1_GUIDE = 40, 41, 42
-TEMPLATE_ID_SPAN = 128  # scheme s hashes template t as s * 128 + t
-
-_SEED = np.uint64(SEED)
-_MULT = np.uint64(MULTIPLIER)
-_SHIFT = np.uint64(29)
 
 
 @njit(cache=True)
@@ -53,21 +47,6 @@ def joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, out):
             out[H_GUIDE] = 2
         else:
             out[H_GUIDE] = 3
-
-
-@njit(cache=True)
-def joint_keys(atoms, templates, s, out):
-    for t in range(templates.shape[0]):
-        h = np.uint64(s * TEMPLATE_ID_SPAN + t + 1) * _SEED
-        for j in range(templates.shape[1]):
-            a = templates[t, j]
-            if a < 0:
-                break
-            h = (h ^ np.uint64(atoms[a])) * _MULT
-            h ^= h >> _SHIFT
-        if h == 0:
-            h = np.uint64(1)
-        out[t] = h
 
 
 @njit(cache=True)
@@ -95,21 +74,8 @@ def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, 
     ``acc`` holds exactly scheme s's actions (see :func:`scheme_scores`); ``memo`` as in _beam.score_item.
     """
     joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, atoms)
-    if slen[b] >= 2:
-        first, last, extra = 2, acc.shape[0], (SH if nxt[b] <= n else -1)
-    elif nxt[b] <= n:
-        first, last, extra = 0, 0, SH
-    else:
-        first, last, extra = 0, 0, PR
-    arcs = last > first
-    signature = atoms_signature(atoms, arcs, extra)
-    if recall(memo, signature, atoms, acc):
-        return first, last, extra
-    joint_keys(atoms, templates, s, keys)
-    acc[:] = 0.0
-    for t in range(keys.shape[0]):
-        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
-    remember(memo, signature, atoms, acc)
+    first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
+    add_item_scores(atoms, templates, s, table, rows, keys, acc, last > first, extra, memo)
     return first, last, extra
 
 
@@ -177,7 +143,7 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
         acc = acc_a if s == 0 else acc_b
-        memo[3][0] = 0
+        forget(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
@@ -255,7 +221,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
             joint_atoms(stk, slen, nxt, hd, lb, side, s, words, tags if side == 0 else pred_tags, n, atoms)
-            joint_keys(atoms, templates, s, keys)
+            feature_keys(atoms, templates, s, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, gold_step,
-                    new_memo, offer, score_item, sort_survivors)
+from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, forget,
+                    gold_step, new_memo, offer, score_item, sort_survivors)
 from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_score, scheme_scores
 
 
@@ -94,7 +94,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     worst_step = -1
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
-        memo[3][0] = 0
+        forget(memo)
         if mode == MAX_VIOLATION:
             gold_score += gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc, memo,
                                     gold[step], n_labels)
@@ -189,7 +189,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
         acc = acc_a if s == 0 else acc_b
-        memo[3][0] = 0
+        forget(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,

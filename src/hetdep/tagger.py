@@ -77,7 +77,8 @@ def word_strings(form: str, lexicon: dict[str, str]) -> list[str]:
     """The strings behind a word's atoms, in the order of :data:`hetdep._tagger.N_ATOMS`."""
     lower = form.lower()
     return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
-            + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}", f"p4:{lower[:4]}", f"s5:{lower[-5:]}"])
+            + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}"])
 
 
 def ambiguity_classes(sentences: Sequence[Sentence], column: int, min_count: int = LEXICON_MIN_COUNT,
@@ -287,13 +288,14 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
     weights = Weights(n_tags + _tagger.FIRST_TAG_COLUMN)
     templates = _tagger.STATIC_TEMPLATES
     per_word = len(templates) + _tagger.N_TAG_TEMPLATES
+    no_extra = np.zeros((max(len(gold) for _, gold in encoded), n_tags), dtype=np.float32)  # training adds nothing
 
     def learn(index: int) -> bool:
         atoms, gold = encoded[index]
         n = len(gold)
         weights.reserve(2 * n * per_word)
         pred, length, _ = _tagger.search(atoms, n, options.beam, templates, weights.table, weights.rows, n_tags, gold, True,
-                                         np.zeros((n, n_tags), dtype=np.float32))
+                                         no_extra[:n])
         if length < n or not np.array_equal(pred, gold):
             _tagger.update(atoms, n, gold, pred, length, templates, weights.table, weights.n_used, weights.rows,
                            weights.sums, weights.counts, weights.counter)

@@ -76,7 +76,7 @@ def compiled_atoms_and_keys(words, tags, n, actions, n_labels):
     out = np.zeros(_beam.N_ATOMS, dtype=np.int64)
     _beam.fill_atoms(stk, slen, nxt, 0, np.asarray(words), np.asarray(tags), n, out)
     keys = np.zeros(len(TEMPLATES), dtype=np.uint64)
-    _beam.feature_keys(out, template_array(), 0, keys)
+    _beam.feature_keys(out, template_array(), 0, len(TEMPLATES), 0, keys)
     return out.tolist(), [int(k) for k in keys]
 
 

@@ -76,10 +76,11 @@ def fill_atoms(stk, slen, nxt, b, words, tags, n, out):
 
 
 @njit(cache=True)
-def feature_keys(atoms, templates, scheme, out):
-    """The keys of the templates' features; ``scheme`` (0 for a single-scheme parser) keeps the
-    joint model's two schemes apart: template t of scheme s hashes as s * TEMPLATE_ID_SPAN + t + 1."""
-    for t in range(templates.shape[0]):
+def feature_keys(atoms, templates, start, stop, scheme, out):
+    """The keys of the features of templates start..stop-1, in ``out[start:stop]``; ``scheme`` (0 for
+    a single-scheme parser) keeps the joint model's two schemes apart: template t of scheme s
+    hashes as s * TEMPLATE_ID_SPAN + t + 1."""
+    for t in range(start, stop):
         h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
         for j in range(templates.shape[1]):
             a = templates[t, j]
@@ -135,7 +136,7 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     """
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
-    add_item_scores(atoms, templates, 0, table, rows, keys, acc, last > first, extra, memo)
+    add_item_scores(atoms, atoms, templates, 0, templates.shape[0], 0, table, rows, keys, acc, last > first, extra, memo)
     return first, last, extra
 
 
@@ -150,19 +151,21 @@ def valid_actions(slen, nxt, b, n, n_actions):
 
 
 @njit(cache=True, inline="always")
-def add_item_scores(atoms, templates, scheme, table, rows, keys, acc, arcs, extra, memo):
-    """``acc`` = the scores of the features of ``atoms`` (arc actions if ``arcs``, and ``extra``).
+def add_item_scores(atoms, seen, templates, start, stop, scheme, table, rows, keys, acc, arcs, extra, memo):
+    """``acc`` = the scores of the features of templates start..stop-1 over ``atoms`` (arc actions
+    if ``arcs``, and ``extra``).
 
-    An item whose atoms an earlier item of this step had takes that item's scores from ``memo``.
+    ``seen`` holds every atom those templates read: an item with the same ``seen`` as an earlier
+    item of this step takes that item's scores from ``memo``.
     """
-    signature = atoms_signature(atoms, arcs, extra)
-    if recall(memo, signature, atoms, acc):
+    signature = atoms_signature(seen, arcs, extra)
+    if recall(memo, signature, seen, acc):
         return
-    feature_keys(atoms, templates, scheme, keys)
+    feature_keys(atoms, templates, start, stop, scheme, keys)
     acc[:] = 0.0
-    for t in range(keys.shape[0]):
+    for t in range(start, stop):
         _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
-    remember(memo, signature, atoms, acc)
+    remember(memo, signature, seen, acc)
 
 
 @njit(cache=True)
@@ -447,7 +450,7 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
             fill_atoms(stk, slen, nxt, side, words, tags if side == 0 else pred_tags, n, atoms)
-            feature_keys(atoms, templates, 0, keys)
+            feature_keys(atoms, templates, 0, templates.shape[0], 0, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)

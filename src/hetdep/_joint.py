@@ -21,12 +21,15 @@ from numba import njit
 
 from . import _weights
 from ._beam import (
-    DECODE, EARLY, FIELDS, MAX_VIOLATION, PR, SH, WORD, _backtrack, add_item_scores, apply, beats, feature_keys, fill_atoms,
-    finish, forget, new_memo, offer, sort_survivors, valid_actions,
+    DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, _backtrack, add_item_scores, apply, beats, feature_keys,
+    fill_atoms, finish, forget, new_memo, offer, sort_survivors, valid_actions,
 )
+from .features import GUIDED_TEMPLATES, TEMPLATES
 
 N_JOINT_ATOMS = 43
 H_GUIDE, L0_GUIDE, L1_GUIDE = 40, 41, 42
+N_BASELINE_TEMPLATES = len(TEMPLATES)
+GUIDE_SEEN = np.array(sorted({atom for template in GUIDED_TEMPLATES for atom in template}), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -68,15 +71,41 @@ def joint_apply(stk, slen, nxt, hd, lb, b, s, action, n_labels):
 
 
 @njit(cache=True, inline="always")
-def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, rows, atoms, keys, acc, memo):
+def joint_score(stk, slen, nxt, hd, lb, b, s, n, words, tags, templates, table, rows, atoms, keys, acc, guided, memo):
     """Scores of the valid actions of scheme s in item b; returns (first, last, extra) as in _beam.score_item.
 
-    ``acc`` holds exactly scheme s's actions (see :func:`scheme_scores`); ``memo`` as in _beam.score_item.
+    ``acc`` and ``guided`` hold exactly scheme s's actions (see :func:`scheme_scores`); ``memo``
+    is a :func:`joint_memo`. The baseline and the guided templates are memoized apart: items
+    that differ only in the other scheme's tree share the baseline scores, and items with the
+    same S0 and S1 (all of them, before the other tree has any arc) share the guided scores.
     """
+    baseline_memo, guided_memo, seen = memo
     joint_atoms(stk, slen, nxt, hd, lb, b, s, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
-    add_item_scores(atoms, templates, s, table, rows, keys, acc, last > first, extra, memo)
+    arcs = last > first
+    add_item_scores(atoms, atoms[:N_ATOMS], templates, 0, N_BASELINE_TEMPLATES, s, table, rows, keys, acc, arcs, extra,
+                    baseline_memo)
+    if templates.shape[0] > N_BASELINE_TEMPLATES:
+        for i in range(GUIDE_SEEN.shape[0]):
+            seen[i] = atoms[GUIDE_SEEN[i]]
+        add_item_scores(atoms, seen, templates, N_BASELINE_TEMPLATES, templates.shape[0], s, table, rows, keys, guided,
+                        arcs, extra, guided_memo)
+        acc += guided
     return first, last, extra
+
+
+@njit(cache=True)
+def joint_memo(beam, width):
+    """Memos for :func:`joint_score`: baseline scores by the 40 baseline atoms, guided scores by
+    the atoms the guided templates read, and room to gather those."""
+    return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, GUIDE_SEEN.shape[0], width),
+            np.zeros(GUIDE_SEEN.shape[0], dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def forget_joint(memo):
+    forget(memo[0])
+    forget(memo[1])
 
 
 @njit(cache=True)
@@ -105,7 +134,7 @@ def _new_items(beam, n):
     depth = n + 1
     return (np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
             np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
-            np.full((beam, 2, depth), -1, dtype=np.int64), np.zeros((beam, 2, depth), dtype=np.int64))
+            np.full((beam, 2, depth), -1, dtype=np.int32), np.zeros((beam, 2, depth), dtype=np.int32))
 
 
 @njit(cache=True)
@@ -129,7 +158,8 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = new_memo(beam + 1, N_JOINT_ATOMS, max(acc_a.shape[0], acc_b.shape[0]))
+    guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
+    memo = joint_memo(beam, width)
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)
@@ -142,19 +172,19 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     for step in range(steps):
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
-        acc = acc_a if s == 0 else acc_b
-        forget(memo)
+        acc, guided = (acc_a, guided_a) if s == 0 else (acc_b, guided_b)
+        forget_joint(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
-                        atoms, keys, acc, memo)
+                        atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
         stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
         filled = 0
         for b in range(size):
             first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, tags, templates, table, rows,
-                                             atoms, keys, acc, memo)
+                                             atoms, keys, acc, guided, memo)
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
@@ -221,7 +251,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
             joint_atoms(stk, slen, nxt, hd, lb, side, s, words, tags if side == 0 else pred_tags, n, atoms)
-            feature_keys(atoms, templates, s, keys)
+            feature_keys(atoms, templates, 0, templates.shape[0], s, keys)
             for t in range(keys.shape[0]):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)

@@ -17,7 +17,7 @@ from numba import njit
 
 from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, forget,
                     gold_step, new_memo, offer, score_item, sort_survivors)
-from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, joint_apply, joint_score, scheme_scores
+from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, forget_joint, joint_apply, joint_memo, joint_score, scheme_scores
 
 
 @njit(cache=True)
@@ -175,7 +175,8 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = new_memo(beam + 1, N_JOINT_ATOMS, max(acc_a.shape[0], acc_b.shape[0]))
+    guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
+    memo = joint_memo(beam, width)
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)
@@ -188,19 +189,19 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     for step in range(steps):
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
-        acc = acc_a if s == 0 else acc_b
-        forget(memo)
+        acc, guided = (acc_a, guided_a) if s == 0 else (acc_b, guided_b)
+        forget_joint(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
-                        atoms, keys, acc, memo)
+                        atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
         stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
         filled = 0
         for b in range(size):
             first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
-                                             atoms, keys, acc, memo)
+                                             atoms, keys, acc, guided, memo)
             base = score[b]
             entering = nxt[b] + 2
             new_word = entering <= n and entering > max(cur[2][b], cur[5][b]) + 1

@@ -49,7 +49,7 @@ def main() -> None:
     unseen = [(g == p) for gs, ps in zip(test, tagged) for f, g, p in zip(gs.forms, gs.column(column), ps.column(column))
               if f not in known]
     print(f"{args.treebank.name} {args.column}: training {seconds:.0f} s, best iteration {result.best_iteration} "
-          f"(dev {result.history[result.best_iteration - 1].dev_uas:.2f}%)")
+          f"(left-to-right tagger alone: dev {result.history[result.best_iteration - 1].dev_uas:.2f}%)")
     print(f"test accuracy, beam {args.beam}: {tag_accuracy(test, tagged, args.column):.2f}% "
           f"(unseen words {100 * sum(unseen) / max(1, len(unseen)):.2f}% of {len(unseen)}); "
           f"greedy: {tag_accuracy(test, greedy_tagged, args.column):.2f}%")

@@ -106,6 +106,16 @@ def test_save_load_and_damaged_models(trained, tmp_path):
         Tagger.load(tmp_path / "t")
 
 
+def test_a_model_of_other_feature_templates_is_refused(trained, tmp_path):
+    """Models saved before the static templates changed (they stored only their count) must not load."""
+    trained.parser.save(tmp_path / "t")
+    config = json.loads((tmp_path / "t" / "config.json").read_text())
+    config["templates"] = len(config["templates"])
+    (tmp_path / "t" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFileError, match="feature templates"):
+        Tagger.load(tmp_path / "t")
+
+
 def test_refuses_a_file_without_the_column():
     with pytest.raises(HetdepError, match="no XPOS tags"):
         train_tagger(TRAIN[:10], [], TaggerOptions(column="xpos"))

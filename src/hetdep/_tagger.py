@@ -20,45 +20,46 @@ W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5 = range(N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
-# Static templates: up to three (offset, atom) pairs; offset 9 marks an unused pair.
-UNUSED = 9
-STATIC_TEMPLATES = np.array([
-    [(0, UNUSED), (0, UNUSED), (0, UNUSED)],  # bias
-    [(0, W), (0, UNUSED), (0, UNUSED)],
-    [(0, L), (0, UNUSED), (0, UNUSED)],
-    [(0, P1), (0, UNUSED), (0, UNUSED)],
-    [(0, P2), (0, UNUSED), (0, UNUSED)],
-    [(0, P3), (0, UNUSED), (0, UNUSED)],
-    [(0, S1), (0, UNUSED), (0, UNUSED)],
-    [(0, S2), (0, UNUSED), (0, UNUSED)],
-    [(0, S3), (0, UNUSED), (0, UNUSED)],
-    [(0, S4), (0, UNUSED), (0, UNUSED)],
-    [(0, SHAPE), (0, UNUSED), (0, UNUSED)],
-    [(-1, L), (0, UNUSED), (0, UNUSED)],
-    [(1, L), (0, UNUSED), (0, UNUSED)],
-    [(-2, L), (0, UNUSED), (0, UNUSED)],
-    [(2, L), (0, UNUSED), (0, UNUSED)],
-    [(-1, S3), (0, UNUSED), (0, UNUSED)],
-    [(1, S3), (0, UNUSED), (0, UNUSED)],
-    [(-1, L), (0, L), (0, UNUSED)],
-    [(0, L), (1, L), (0, UNUSED)],
-    [(-1, SHAPE), (0, SHAPE), (1, SHAPE)],
-    [(0, S3), (1, L), (0, UNUSED)],
-    [(-1, L), (0, S3), (0, UNUSED)],
-    [(0, CLASS), (0, UNUSED), (0, UNUSED)],
-    [(1, CLASS), (0, UNUSED), (0, UNUSED)],
-    [(2, CLASS), (0, UNUSED), (0, UNUSED)],
-    [(0, CLASS), (1, CLASS), (0, UNUSED)],
-    [(0, L), (1, CLASS), (0, UNUSED)],
-    [(1, CLASS), (2, CLASS), (0, UNUSED)],
-    [(-1, L), (0, CLASS), (0, UNUSED)],
-    [(0, L), (2, L), (0, UNUSED)],
-    [(-2, L), (0, L), (0, UNUSED)],
-    [(1, L), (2, L), (0, UNUSED)],
-    [(-1, SHAPE), (0, SHAPE), (0, UNUSED)],
-    [(0, P4), (0, UNUSED), (0, UNUSED)],
-    [(0, S5), (0, UNUSED), (0, UNUSED)],
-], dtype=np.int64)
+# Static templates: up to three (offset, atom) pairs, read at offsets -2..+2 from the word.
+_STATIC = (
+    (),  # bias
+    ((0, W),),
+    ((0, L),),
+    ((0, P1),),
+    ((0, P2),),
+    ((0, P3),),
+    ((0, S1),),
+    ((0, S2),),
+    ((0, S3),),
+    ((0, S4),),
+    ((0, SHAPE),),
+    ((-1, L),),
+    ((1, L),),
+    ((-2, L),),
+    ((2, L),),
+    ((-1, S3),),
+    ((1, S3),),
+    ((-1, L), (0, L)),
+    ((0, L), (1, L)),
+    ((-1, SHAPE), (0, SHAPE), (1, SHAPE)),
+    ((0, S3), (1, L)),
+    ((-1, L), (0, S3)),
+    ((0, CLASS),),
+    ((1, CLASS),),
+    ((2, CLASS),),
+    ((0, CLASS), (1, CLASS)),
+    ((0, L), (1, CLASS)),
+    ((1, CLASS), (2, CLASS)),
+    ((-1, L), (0, CLASS)),
+    ((0, L), (2, L)),
+    ((-2, L), (0, L)),
+    ((1, L), (2, L)),
+    ((-1, SHAPE), (0, SHAPE)),
+    ((0, P4),),
+    ((0, S5),),
+)
+UNUSED = 9  # the offset of a padding pair
+STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
 # with the next word's ambiguity class.
 N_TAG_TEMPLATES = 6

@@ -175,7 +175,7 @@ class Tagger:
 
     def config(self) -> dict:
         return {"kind": KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
-                "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": len(self.templates),
+                "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
                 "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0}
 
     def save(self, directory: str | Path, **training_record) -> None:
@@ -195,7 +195,7 @@ class Tagger:
             tags = list(config["tags"])
             n_columns = len(tags) + _tagger.FIRST_TAG_COLUMN
             if (weights.act.size and weights.act.max() >= n_columns) or weights.dense.shape[1] != n_columns \
-                    or config["templates"] != len(_tagger.STATIC_TEMPLATES) or config["column"] not in COLUMNS:
+                    or config["templates"] != _tagger.STATIC_TEMPLATES.tolist() or config["column"] not in COLUMNS:
                 raise ModelFileError(f"{directory}: weights do not match the tag set or the feature templates")
             strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
             backward_weight = float(config["backward_weight"])

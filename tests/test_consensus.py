@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -9,7 +12,8 @@ from hetdep.cli import main
 from hetdep.conllu import read_conllu
 from hetdep.consensus import ConsensusOptions, check_compatible, joint_parse, start, tune
 from hetdep.errors import HetdepError
-from hetdep.graph import GraphParser, train_graph
+from hetdep.graph import GraphParser, agreement_bins, train_graph
+from hetdep.model import ModelFileError
 from hetdep.training import TrainOptions
 
 from conftest import SAMPLES, SHARED_DATA, needs_shared
@@ -128,3 +132,22 @@ def test_learned_agreement_features(parsers, tmp_path):
     result = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "h"), "--input", str(SAMPLES / "dev.ud.conllu"),
                                        "--output", str(tmp_path / "o.conllu")])
     assert result.exit_code != 0 and "parse with that parser beside it" in result.output
+    # A helped model saved with other agreement features (before their reverse, grandparent and
+    # sibling bits) is refused, not read wrongly.
+    config = json.loads((tmp_path / "h" / "config.json").read_text())
+    del config["agreement_features"]
+    (tmp_path / "h" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFileError, match="other agreement features"):
+        GraphParser.load(tmp_path / "h")
+
+
+def test_agreement_bins_see_the_reverse_arc_the_grandparent_and_the_sibling():
+    # The other parser's one tree over 3 words: 0 -> 2, 2 -> 1, 1 -> 3 (all of the mass).
+    bins = agreement_bins(np.array([[0, 2, 0, 1]]), np.array([1.0]))
+    assert bins[2, 1] == 4  # the arc itself: top mass bin, nothing else
+    assert bins[1, 2] == 1 + 4  # the reverse of 2 -> 1
+    assert bins[2, 3] == 1 + 8  # 2 is 3's grandparent
+    assert bins[3, 2] == 1  # 3 and 2 are not siblings (heads 1 and 0), 3 is not 2's head
+    siblings = agreement_bins(np.array([[0, 2, 0, 2]]), np.array([0.6]))
+    assert siblings[1, 3] == siblings[3, 1] == 1 + 16  # both hang from 2 (mass 0.6 >= 0.5); the arc mass 0 bins to 1
+    assert siblings[2, 1] == 3  # mass 0.6 lies in the third bin

@@ -15,7 +15,9 @@ weights are tuned on dev (:func:`tune`): that needs no training data parsed by t
 parser, and the paper reports them chosen on dev too. The learned alternative, features
 conjoined with the other parser's agreement, is a parser trained with a helper
 (:func:`hetdep.graph.train_graph`); joint inference re-scores its arcs from the other's
-current list in every round.
+current list in every round. Its agreement also sees the other's reverse arcs, grandparents
+and siblings (:func:`hetdep.graph.agreement_bins`), which is how heads move between schemes
+that differ in function words.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def start(a: GraphParser, b: GraphParser, sentence: Sentence, options_a: Consens
     for side, (parser, options) in enumerate(((a, options_a), (b, options_b))):
         other = (b, a)[side]
         if parser.helped and not other.helped:
-            parts[side] = parser.parts(*encoded[side], agreement_bins(lists[1 - side].arc_mass()))
+            parts[side] = parser.parts(*encoded[side], agreement_bins(*lists[1 - side]))
             lists[side] = candidates(parts[side], options)
     return Start(encoded[0], encoded[1], parts[0], parts[1], lists[0], lists[1])
 
@@ -131,7 +133,7 @@ def start(a: GraphParser, b: GraphParser, sentence: Sentence, options_a: Consens
 def _reparse(parser: GraphParser, encoded: tuple, parts: Parts, other: Candidates, options: ConsensusOptions) -> Candidates:
     """One parser's new list given the other's: a helped parser re-scores its arcs with the other's agreement."""
     if parser.helped:
-        parts = parser.parts(*encoded, agreement_bins(other.arc_mass()))
+        parts = parser.parts(*encoded, agreement_bins(*other))
     return candidates(shifted(parts, other, options), options)
 
 

@@ -317,7 +317,8 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
             lines.append(f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | {weights(system, options_a)} | {weights(system, options_b)} |")
         lines += [f"| {kind} {system} | {uas_a:.2f} | {uas_b:.2f} | - | - |" for (kind, system), (uas_a, uas_b) in concatenation_rows.items()]
         lines += ["", "+learned: each parser retrained with agreement features (the other baseline's k-best arc mass, binned, "
-                  "conjoined with arc direction, length and tags; `hetdep train --helper`), parsing with the other baseline's "
+                  "with whether the other mostly has the reverse arc, the head as grandparent, or the two words as "
+                  "siblings, conjoined with arc direction, length and tags; `hetdep train --helper`), parsing with the other baseline's "
                   "list (one exchange; no weight tuned).", "",
                   "Concatenation: one parser trained on both training sets, labels kept apart (`a:nsubj`, `b:subj`), "
                   "the iteration chosen by the mean dev UAS. Every arc feature of these parsers is labeled, so parsed as its "

@@ -45,6 +45,7 @@ KINDS = {"dep1": 1, "dep2": 2}
 SECOND_ORDER_MAX_WORDS = 150
 NO_AGREEMENT = np.zeros((0, 0), dtype=np.int64)
 AGREEMENT_EDGES = (0.05, 0.5, 0.95)  # bins of another parser's posterior mass on an arc: 1..4
+AGREEMENT_FEATURES = "arc mass bins, reverse, grandparent, sibling"  # saved by helped models: what they were trained on
 
 
 def arc_mass(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
@@ -57,9 +58,38 @@ def arc_mass(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
     return mass
 
 
-def agreement_bins(mass: np.ndarray) -> np.ndarray:
-    """The agreement feature of each arc: its mass binned by :data:`AGREEMENT_EDGES` (1..4)."""
-    return np.digitize(mass, AGREEMENT_EDGES).astype(np.int64) + 1
+def grand_mass(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """mass[g, m]: the probability that m's grandparent is g, over k-best heads (k, n+1) with posteriors."""
+    n = heads.shape[1] - 1
+    mass = np.zeros((n + 1, n + 1))
+    words = np.arange(1, n + 1)
+    for tree, p in zip(heads, probabilities):
+        below_root = tree[words] > 0
+        mass[tree[tree[words[below_root]]], words[below_root]] += p
+    return mass
+
+
+def sibling_mass(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """mass[h, m]: the probability that words h and m (h != m, both >= 1) have the same head."""
+    n = heads.shape[1] - 1
+    mass = np.zeros((n + 1, n + 1))
+    for tree, p in zip(heads, probabilities):
+        same = tree[1:, None] == tree[None, 1:]
+        np.fill_diagonal(same, False)
+        mass[1:, 1:] += p * same
+    return mass
+
+
+def agreement_bins(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """The agreement feature of each arc h -> m under another parser's k-best trees: the mass on
+    h -> m binned by :data:`AGREEMENT_EDGES` (1..4), plus 4 if the reverse arc m -> h holds half the
+    mass, 8 if h is m's grandparent in half of it, 16 if h and m are siblings in half of it. Between
+    schemes that is how function-word heads move (UD's verb -> aux is SUD's aux -> verb; UD's
+    verb -> noun is SUD's verb -> adp -> noun; UD's sibling subject and auxiliary of a verb are
+    SUD's aux -> subj), so a parser trained with these features learns where to follow the other."""
+    mass = arc_mass(heads, probabilities)
+    return (np.digitize(mass, AGREEMENT_EDGES) + 1 + 4 * (mass.T >= 0.5) + 8 * (grand_mass(heads, probabilities) >= 0.5)
+            + 16 * (sibling_mass(heads, probabilities) >= 0.5)).astype(np.int64)
 
 
 def sibling_column(n_labels: int) -> int:
@@ -143,7 +173,7 @@ def helper_agreement(helper: "GraphParser", sentence: Sentence, k: int) -> np.nd
     """Agreement bins of each arc of ``sentence`` under ``helper``'s k-best trees (posteriors at temperature 1)."""
     words, tags = helper.encode(sentence)
     heads, totals = helper.parts(words, tags).kbest(k)
-    return agreement_bins(arc_mass(heads, posteriors(totals, 1.0)))
+    return agreement_bins(heads, posteriors(totals, 1.0))
 
 
 def posteriors(totals: np.ndarray, temperature: float) -> np.ndarray:
@@ -244,7 +274,7 @@ class GraphParser:
     def config(self) -> dict:
         return {"kind": f"dep{self.order}", "tag_column": self.tag_column, "projective_encoding": self.projective_encoding,
                 "labels": self.labels, "treebanks": self.treebanks, "augmented": self.augmented, "helped": self.helped,
-                "helper_k": self.helper_k,
+                "helper_k": self.helper_k, **({"agreement_features": AGREEMENT_FEATURES} if self.helped else {}),
                 "words": self.words.to_list(), "tags": self.tags.to_list()}
 
     def save(self, directory: str | Path, **training_record) -> None:
@@ -263,6 +293,9 @@ class GraphParser:
                 raise ModelFileError(f"{directory}: weights do not match the label set")
             if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
                 raise ModelFileError(f"{directory}/config.json: a treebank of the model has no labels")
+            if parser.helped and config.get("agreement_features") != AGREEMENT_FEATURES:
+                raise ModelFileError(f"{directory}: trained with other agreement features ({config.get('agreement_features')!r}; "
+                                     f"this hetdep computes {AGREEMENT_FEATURES!r}): retrain it with --helper")
             return parser
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None

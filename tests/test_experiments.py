@@ -113,3 +113,21 @@ def test_cached_models_survive_new_training_options(tmp_path):
     (directory / "config.json").write_text(json.dumps({"training_options": {**old, "beam": 3}}), encoding="utf-8")
     with pytest.raises(ZeroDivisionError):  # other options: trained again
         cached_model(directory, TrainOptions(), lambda d: d, messages.append, "training", lambda: 1 / 0)
+
+
+def test_a_cached_model_this_version_cannot_read_is_trained_again(tmp_path):
+    from hetdep.experiments import cached_model
+    from hetdep.model import ModelFileError
+    from hetdep.training import TrainOptions
+
+    directory = tmp_path / "m"
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps({"training_options": vars(TrainOptions())}), encoding="utf-8")
+
+    def unreadable(_):
+        raise ModelFileError("m: trained with other features")
+
+    messages = []
+    with pytest.raises(ZeroDivisionError):
+        cached_model(directory, TrainOptions(), unreadable, messages.append, "training", lambda: 1 / 0)
+    assert messages == ["retraining a cached model this hetdep cannot use: m: trained with other features", "training"]

@@ -21,6 +21,7 @@ from typing import Callable
 
 from .evaluation import Evaluation, evaluate
 from .joint import JointParser, parse_t, t_text, train_joint
+from .model import ModelFileError
 from .pairs import read_pairs
 from .parser import ArcStandardParser
 from .significance import compare
@@ -45,16 +46,21 @@ def _row(name: str, scores: Scores) -> str:
 
 def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], object], log: Callable[[str], None],
                  message: str, train_model: Callable[[], object]) -> object:
-    """The model in ``directory`` if it was trained with these options, else trained now and saved
-    there (with its history and options); experiments rerun with the same options reuse it."""
+    """The model in ``directory`` if it was trained with these options (and this hetdep can read
+    it), else trained now and saved there (with its history and options); experiments rerun with
+    the same options reuse it."""
     config = directory / "config.json"
     stored = json.loads(config.read_text(encoding="utf-8")).get("training_options") if config.exists() else None
     # Options added to TrainOptions after a model was trained count as their defaults.
-    if stored is None or {**vars(TrainOptions()), **stored} != vars(options):
-        log(message)
-        result = train_model()
-        result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                           training_options=vars(options))
+    if stored is not None and {**vars(TrainOptions()), **stored} == vars(options):
+        try:
+            return load(directory)
+        except ModelFileError as error:
+            log(f"retraining a cached model this hetdep cannot use: {error}")
+    log(message)
+    result = train_model()
+    result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                       training_options=vars(options))
     return load(directory)
 
 

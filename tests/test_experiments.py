@@ -99,6 +99,23 @@ def test_predicted_tags_experiment(tmp_path):
     assert again.exit_code == 0 and "jackknifing" not in again.output and "training" not in again.output
 
 
+def test_predicted_tags_experiment_chooses_t_on_tagged_dev(tmp_path):
+    folder = tiny_pair_treebank(tmp_path / "tiny")
+    args = ["experiment", "predicted-tags", "--treebank", str(folder), "--out", str(tmp_path / "run"), "--beam", "2",
+            "--iterations", "1", "--folds", "2", "--tagger-iterations", "1", "--lattice-k", "0", "--t=inf,-1"]
+    trained = CliRunner().invoke(main, [*args, "--train-only"])
+    assert trained.exit_code == 0, trained.output
+    assert not (tmp_path / "run" / "report.md").exists()
+    assert sorted(p.name for p in (tmp_path / "run" / "models").iterdir()) == [
+        "baseline-sud", "baseline-ud", "joint-t+inf", "joint-t-1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0 and "training" not in result.output, result.output
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "## Development set: choosing t" in report and "| joint t = inf |" in report and "| joint t = -1 |" in report
+    best = report.split("Best t on tagged dev (mean UAS): **")[1].split("**")[0]
+    assert best in ("inf", "-1") and report.count(f"| joint t = {best} |") == 2  # on dev, then on test
+
+
 def test_cached_models_survive_new_training_options(tmp_path):
     from hetdep.experiments import cached_model
     from hetdep.training import TrainOptions

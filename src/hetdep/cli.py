@@ -585,25 +585,29 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for tagged files, models and report.md (rerunning reuses them).")
 @click.option("--scheme-a", default="sud", show_default=True, help="File infix of scheme a.")
 @click.option("--scheme-b", default="ud", show_default=True, help="File infix of scheme b.")
-@click.option("--t", "t", default="inf", show_default=True, help="Interleaving of the joint model (the best t of 'experiment joint').")
+@click.option("--t", "t", default="inf", show_default=True, help="Interleaving of the joint model; several, comma-separated (e.g. --t=inf,3,-1), are each trained and the best on tagged dev is tested.")
 @click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations of each parser.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds over train.")
 @click.option("--tagger-iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each tagger.")
 @click.option("--lattice-k", type=click.IntRange(0), default=3, show_default=True, help="Also train and test arc-standard parsers over each word's k best tags (0: no lattice parsers).")
-def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations, lattice_k):
+@click.option("--train-only", is_flag=True, help="Tag, train the baselines and the joint models of --t that OUT lacks, then stop; lets several processes share one OUT.")
+def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations, lattice_k,
+                              train_only):
     """Baseline and joint parsers trained on jackknifed tags and tested on predicted tags."""
     from .experiments import run_predicted_tags_experiment
     from .joint import parse_t
     from .training import TrainOptions
 
-    parse_t(t)
-    report = run_predicted_tags_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, t=t,
+    values = tuple(value.strip() for value in t.split(",") if value.strip())
+    for value in values:
+        parse_t(value)
+    report = run_predicted_tags_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
                                            options=TrainOptions(beam=beam, iterations=iterations, update=update),
                                            folds=folds, tagger_iterations=tagger_iterations, lattice_k=lattice_k,
-                                           log=lambda message: click.echo(message, err=True))
-    click.echo(f"report written to {report}", err=True)
+                                           log=lambda message: click.echo(message, err=True), train_only=train_only)
+    click.echo(f"models trained in {out}/models" if train_only else f"report written to {report}", err=True)
 
 
 @experiment_group.command("consensus")

@@ -17,7 +17,7 @@ import platform
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .evaluation import Evaluation, evaluate
 from .joint import JointParser, parse_t, t_text, train_joint
@@ -392,11 +392,16 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
 LATTICE_WEIGHTS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # weights of the tagger's log-probabilities tried on dev
 
 
-def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud", t: str = "inf",
-                                  options: TrainOptions = TrainOptions(), folds: int = 10, tagger_iterations: int = 10,
-                                  lattice_k: int = 3, log: Callable[[str], None] = print) -> Path:
+def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
+                                  ts: Sequence[str] = ("inf",), options: TrainOptions = TrainOptions(), folds: int = 10,
+                                  tagger_iterations: int = 10, lattice_k: int = 3, log: Callable[[str], None] = print,
+                                  train_only: bool = False) -> Path | None:
     """Baseline and joint parsers with predicted tags, as the papers parse (issue 7), and
     arc-standard parsers over tag lattices of the ``lattice_k`` best tags (0: none).
+
+    A joint model is trained for each t of ``ts``; the one with the best mean UAS on tagged dev is
+    tested (and used over lattices), as t is chosen in 'experiment joint'. ``train_only`` trains
+    the 1-best models OUT lacks and stops, so several processes can share one OUT.
 
     UPOS of train is jackknifed (``folds`` taggers, each never seeing its fold); a tagger trained
     on all of train tags dev and test. Both schemes share the words, so one tagging serves both
@@ -444,17 +449,35 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                             lambda: train([getattr(p, side) for p in pairs["train"]], [getattr(p, side) for p in pairs["dev"]],
                                           options))
 
-    joint = cached_model(models / f"joint-t{t_text(parse_t(t))}", options, JointParser.load, log,
-                         f"training the joint model, t = {t}, on predicted tags",
-                         lambda: train_joint(pairs["train"], pairs["dev"], options, t=parse_t(t)))
-    test_in = [p.a for p in pairs["test"]]
-    gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
-    base = Scores(evaluate(gold_a, baseline("a", scheme_a).parse(test_in)),
-                  evaluate(gold_b, baseline("b", scheme_b).parse(p.b for p in pairs["test"])))
-    parsed = list(joint.parse(test_in))
-    joined = Scores(evaluate(gold_a, [x for x, _ in parsed]), evaluate(gold_b, [y for _, y in parsed]))
+    def joint_model(t: str) -> JointParser:
+        return cached_model(models / f"joint-t{t_text(parse_t(t))}", options, JointParser.load, log,
+                            f"training the joint model, t = {t}, on predicted tags",
+                            lambda: train_joint(pairs["train"], pairs["dev"], options, t=parse_t(t)))
+
+    def score_joint(parser: JointParser, name: str) -> Scores:
+        parsed = list(parser.parse(p.a for p in pairs[name]))
+        return Scores(evaluate([g.a for g in gold[name]], [x for x, _ in parsed]),
+                      evaluate([g.b for g in gold[name]], [y for _, y in parsed]))
+
+    if train_only:
+        baseline("a", scheme_a), baseline("b", scheme_b)
+        for t in ts:
+            joint_model(t)
+        return None
     header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
+    dev_joint = {t: score_joint(joint_model(t), "dev") for t in ts}
+    t = max(ts, key=lambda value: dev_joint[value].a.uas + dev_joint[value].b.uas)
+    dev_lines = ["## Development set: choosing t", "", header,
+                 _row("baseline", Scores(evaluate([g.a for g in gold["dev"]], baseline("a", scheme_a).parse(p.a for p in pairs["dev"])),
+                                         evaluate([g.b for g in gold["dev"]], baseline("b", scheme_b).parse(p.b for p in pairs["dev"]))))]
+    dev_lines += [_row(f"joint t = {value}", dev_joint[value]) for value in ts]
+    dev_lines += ["", f"Best t on tagged dev (mean UAS): **{t}**.", ""]
+    gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
+    test_in = [p.a for p in pairs["test"]]
+    base = Scores(evaluate(gold_a, baseline("a", scheme_a).parse(test_in)),
+                  evaluate(gold_b, baseline("b", scheme_b).parse(p.b for p in pairs["test"])))
+    joined = score_joint(joint_model(t), "test")
     rows, significance = _significance(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
     lattice_lines: list[str] = []
     if lattice_k:
@@ -517,7 +540,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         lattice_lines += lattice_rows
     lines = [f"# Parsing with predicted tags on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
              f"Produced by `hetdep experiment predicted-tags --treebank {treebank} --out {out} --scheme-a {scheme_a} "
-             f"--scheme-b {scheme_b} --t {t} --beam {options.beam} --iterations {options.iterations} --update {options.update} "
+             f"--scheme-b {scheme_b} --t {','.join(ts)} --beam {options.beam} --iterations {options.iterations} --update {options.update} "
              f"--folds {folds} --tagger-iterations {tagger_iterations} --lattice-k {lattice_k}`.", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; beam {options.beam}, "
              f"at most {options.iterations} iterations (patience {options.patience}), {options.update} update; "
@@ -525,7 +548,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
              "UPOS accuracy of the tags the parsers read (every word): "
              f"train (jackknifed, {folds} folds) {accuracy['train']:.2f}%, dev {accuracy['dev']:.2f}%, "
              f"test {accuracy['test']:.2f}%.", "",
-             "## Test set, predicted tags", "", header, _row("baseline", base), _row(f"joint t = {t}", joined), ""]
+             *dev_lines, "## Test set, predicted tags", "", header, _row("baseline", base), _row(f"joint t = {t}", joined), ""]
     lines += rows + lattice_lines
     lines += [f"Wall time of this run: {time.perf_counter() - start:.0f} s (tagged files and models of earlier runs reused).", ""]
     report = out / "report.md"

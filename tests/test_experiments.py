@@ -116,6 +116,15 @@ def test_predicted_tags_experiment_chooses_t_on_tagged_dev(tmp_path):
     assert best in ("inf", "-1") and report.count(f"| joint t = {best} |") == 2  # on dev, then on test
 
 
+@pytest.mark.parametrize("command, option", [("joint", "--ts"), ("predicted-tags", "--t")])
+@pytest.mark.parametrize("value, message", [(",", "no value of t"), ("inf,0", "t must not be 0")])
+def test_experiments_refuse_bad_values_of_t_before_any_work(tmp_path, command, option, value, message):
+    folder = tiny_pair_treebank(tmp_path / "tiny")
+    result = CliRunner().invoke(main, ["experiment", command, "--treebank", str(folder), "--out", str(tmp_path / "run"),
+                                       f"{option}={value}"])
+    assert result.exit_code == 2 and message in result.output and not (tmp_path / "run").exists()
+
+
 def test_cached_models_survive_new_training_options(tmp_path):
     from hetdep.experiments import cached_model
     from hetdep.training import TrainOptions

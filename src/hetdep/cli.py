@@ -41,6 +41,18 @@ def _read(path: str, **options):
     return list(read_conllu(path, **options))
 
 
+def _t_values(text: str) -> tuple[str, ...]:
+    """The comma-separated values of t an experiment trains, each checked (at least one)."""
+    from .joint import parse_t
+
+    values = tuple(value.strip() for value in text.split(",") if value.strip())
+    if not values:
+        raise HetdepError(f"no value of t in {text!r}: give one or more, comma-separated (e.g. inf,3,-1)")
+    for value in values:
+        parse_t(value)
+    return values
+
+
 @main.command("eval")
 @click.argument("gold", type=click.Path(dir_okay=False))
 @click.argument("pred", type=click.Path(dir_okay=False))
@@ -568,12 +580,9 @@ def experiment_group():
 def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update, train_only):
     """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
     from .experiments import run_joint_experiment
-    from .joint import parse_t
     from .training import TrainOptions
 
-    values = tuple(t.strip() for t in ts.split(",") if t.strip())
-    for t in values:
-        parse_t(t)
+    values = _t_values(ts)
     report = run_joint_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
                                   options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column, update=update),
                                   log=lambda message: click.echo(message, err=True), train_only=train_only)
@@ -597,12 +606,9 @@ def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterat
                               train_only):
     """Baseline and joint parsers trained on jackknifed tags and tested on predicted tags."""
     from .experiments import run_predicted_tags_experiment
-    from .joint import parse_t
     from .training import TrainOptions
 
-    values = tuple(value.strip() for value in t.split(",") if value.strip())
-    for value in values:
-        parse_t(value)
+    values = _t_values(t)
     report = run_predicted_tags_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
                                            options=TrainOptions(beam=beam, iterations=iterations, update=update),
                                            folds=folds, tagger_iterations=tagger_iterations, lattice_k=lattice_k,

@@ -97,6 +97,15 @@ def test_predicted_tags_experiment(tmp_path):
     assert [s.column(3) for s in lattice] == [s.column(3) for s in gold] and "TagKBest=" in lattice[0].column(9)[0]
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "jackknifing" not in again.output and "training" not in again.output
+    predicted = CliRunner().invoke(main, [*args, "--lattice-reference", "predicted", "--lattice-weight", "2"])
+    assert predicted.exit_code == 0, predicted.output
+    assert [line for line in predicted.output.splitlines() if line.startswith("training")] == [
+        "training the lattice parser of scheme sud", "training the lattice parser of scheme ud",
+        "training the joint model, t = inf, over tag lattices"]  # the 1-best models are reused
+    assert {"lattice-gold-sud", "lattice-predicted-ud", "joint-t+inf-lattice-predicted"} <= {
+        p.name for p in (tmp_path / "run" / "models").iterdir()}
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    assert "--lattice-reference predicted --lattice-weight 2`" in report and "the tagger's best tags" in report
 
 
 def test_predicted_tags_experiment_chooses_t_on_tagged_dev(tmp_path):

@@ -389,12 +389,13 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     return report
 
 
-LATTICE_WEIGHTS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0)  # weights of the tagger's log-probabilities tried on dev
+LATTICE_WEIGHTS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)  # weights of the tagger's log-probabilities tried on dev
 
 
 def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
                                   ts: Sequence[str] = ("inf",), options: TrainOptions = TrainOptions(), folds: int = 10,
-                                  tagger_iterations: int = 10, lattice_k: int = 3, log: Callable[[str], None] = print,
+                                  tagger_iterations: int = 10, lattice_k: int = 3, lattice_reference: str = "gold",
+                                  lattice_weight: float = 0.0, log: Callable[[str], None] = print,
                                   train_only: bool = False) -> Path | None:
     """Baseline and joint parsers with predicted tags, as the papers parse (issue 7), and
     arc-standard parsers over tag lattices of the ``lattice_k`` best tags (0: none).
@@ -402,6 +403,11 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     A joint model is trained for each t of ``ts``; the one with the best mean UAS on tagged dev is
     tested (and used over lattices), as t is chosen in 'experiment joint'. ``train_only`` trains
     the 1-best models OUT lacks and stops, so several processes can share one OUT.
+
+    Lattice parsers learn to reach a reference path of tags: the gold tag where the tagger offered
+    it (``lattice_reference`` "gold") or the tagger's best, as the 1-best parsers read
+    ("predicted"), adding the tagger's log-probabilities times ``lattice_weight`` as they search;
+    the weight they parse with is then chosen on dev.
 
     UPOS of train is jackknifed (``folds`` taggers, each never seeing its fold); a tagger trained
     on all of train tags dev and test. Both schemes share the words, so one tagging serves both
@@ -481,12 +487,15 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     rows, significance = _significance(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
     lattice_lines: list[str] = []
     if lattice_k:
-        lattice_options = replace(options, lattice=True)
+        if lattice_reference not in ("gold", "predicted"):
+            raise ValueError(f"lattice_reference is 'gold' or 'predicted', not {lattice_reference!r}")
+        lattice_options = replace(options, lattice=True, lattice_weight=lattice_weight)
+        lattice_train = pairs["train-lattice" if lattice_reference == "gold" else "train"]
 
         def lattice_parser(side: str, scheme: str) -> ArcStandardParser:
-            return cached_model(models / f"lattice-{scheme}", lattice_options, ArcStandardParser.load, log,
+            return cached_model(models / f"lattice-{lattice_reference}-{scheme}", lattice_options, ArcStandardParser.load, log,
                                 f"training the lattice parser of scheme {scheme}",
-                                lambda: train([getattr(p, side) for p in pairs["train-lattice"]],
+                                lambda: train([getattr(p, side) for p in lattice_train],
                                               [getattr(p, side) for p in pairs["dev"]], lattice_options))
 
         weights_chosen = {}
@@ -507,9 +516,9 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                 [getattr(g, side) for g in gold["dev"]], p.parse(getattr(x, side) for x in pairs["dev"])).uas)
             outputs[side] = list(parser.parse(getattr(p, side) for p in pairs["test"]))
         lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
-        joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice", lattice_options, JointParser.load, log,
+        joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice-{lattice_reference}", lattice_options, JointParser.load, log,
                                      f"training the joint model, t = {t}, over tag lattices",
-                                     lambda: train_joint(pairs["train-lattice"], pairs["dev"], lattice_options, t=parse_t(t)))
+                                     lambda: train_joint(lattice_train, pairs["dev"], lattice_options, t=parse_t(t)))
         def joint_dev_uas(parser) -> float:
             parsed_dev = list(parser.parse(p.a for p in pairs["dev"]))
             return (evaluate([g.a for g in gold["dev"]], [x for x, _ in parsed_dev]).uas
@@ -525,10 +534,13 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         significance.update({f"lattice {key}": value for key, value in lattice_significance.items()})
         significance.update({f"joint lattice {key}": value for key, value in joint_significance.items()})
         chosen = tag_accuracy(gold_a, outputs["a"])
+        reference_text = ("the gold tags (where the tagger offered them, else its best)" if lattice_reference == "gold"
+                          else "the tagger's best tags, as the 1-best parsers are")
         chosen_joint = tag_accuracy(gold_a, [x for x, _ in parsed_lattice])
         lattice_lines = ["## Test set, tag lattices", "",
-                         f"Each word's {lattice_k} best tags; the lattice parsers choose among them with the tree, adding "
-                         f"the tagger's log-probability of each choice times a weight chosen on dev from "
+                         f"Each word's {lattice_k} best tags; the lattice parsers choose among them with the tree. They "
+                         f"were trained toward {reference_text} (--lattice-reference {lattice_reference}), adding the tagger's log-probability of each choice times {lattice_weight:g} while training, and "
+                         f"parse adding it times a weight chosen on dev from "
                          f"{list(LATTICE_WEIGHTS)} (chosen: " + ", ".join(f"{k} {v:g}" for k, v in weights_chosen.items())
                          + f"). UPOS accuracy of the tags chosen on test: {chosen:.2f}% "
                          f"({scheme_a} arc-standard parser), {chosen_joint:.2f}% (joint model), against "
@@ -541,7 +553,8 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     lines = [f"# Parsing with predicted tags on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
              f"Produced by `hetdep experiment predicted-tags --treebank {treebank} --out {out} --scheme-a {scheme_a} "
              f"--scheme-b {scheme_b} --t {','.join(ts)} --beam {options.beam} --iterations {options.iterations} --update {options.update} "
-             f"--folds {folds} --tagger-iterations {tagger_iterations} --lattice-k {lattice_k}`.", "",
+             f"--folds {folds} --tagger-iterations {tagger_iterations} --lattice-k {lattice_k} "
+             f"--lattice-reference {lattice_reference} --lattice-weight {lattice_weight:g}`.", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; beam {options.beam}, "
              f"at most {options.iterations} iterations (patience {options.patience}), {options.update} update; "
              f"punctuation (gold UPOS PUNCT) excluded.", "",

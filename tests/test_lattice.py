@@ -118,3 +118,25 @@ def test_joint_model_over_lattices():
         offered = [[tag for tag in misc.split("TagKBest=")[1].split("|")[0].split(",")] for misc in sentence.column(MISC)]
         assert all(any(option.startswith(tag + ":") for option in options)
                    for tag, options in zip(tree_a.column(UPOS), offered))
+
+
+def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
+    """With a tagger weight and an untrained model, every item's score is that weight times its
+    tags' log-probabilities; the gold path, taking each word's second candidate, scores lower than
+    the beam's best, which is a violation to learn from (counting no tagger cost for the gold path,
+    none was ever found)."""
+    from hetdep import _beam, _lattice
+    from hetdep.parser import template_array
+    from hetdep.training import lattice_example, prepare
+    from hetdep.model import Weights
+
+    options = TrainOptions(beam=16, lattice=True, lattice_weight=1.0, update="max-violation")
+    gold_tagged = next(s for s in TRAIN if len(s) >= 8)
+    sentence = with_wrong_first_tags([gold_tagged], 1.0)[0].with_column(UPOS, gold_tagged.column(UPOS))
+    words, tags, labels, _, encoded = prepare([sentence], options)
+    w, _, gold = encoded[0]
+    candidates, counts, logp, gold_tags = lattice_example(sentence, tags, options)
+    weights = Weights(2 + 2 * len(labels))
+    _, _, _, learned_tags = _lattice.search(w, candidates, counts, logp, 1.0, len(w) - 1, 16, template_array(), weights.table,
+                                            weights.rows, len(labels), gold, gold_tags, _beam.MAX_VIOLATION)
+    assert list(learned_tags[1:len(sentence) + 1]) != list(gold_tags[1:len(sentence) + 1])

@@ -40,6 +40,26 @@ def _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gol
 
 
 @njit(cache=True)
+def _gold_tag_cost(candidates, counts, logp, weight, k, gold_tags):
+    """What the search adds when word k enters the window with its gold-path tag (as for any
+    candidate: the weight times the tagger's log-probability), so that max-violation compares
+    the gold prefix and the beam on the same footing."""
+    for c in range(counts[k]):
+        if candidates[k, c] == gold_tags[k]:
+            return weight * logp[k, c]
+    return 0.0
+
+
+@njit(cache=True)
+def _gold_start_cost(candidates, counts, logp, weight, n, gold_tags):
+    """:func:`_gold_tag_cost` of the first two words, as :func:`_start_items` adds theirs."""
+    cost = _gold_tag_cost(candidates, counts, logp, weight, 1, gold_tags)
+    if n >= 2:
+        cost += _gold_tag_cost(candidates, counts, logp, weight, 2, gold_tags)
+    return cost
+
+
+@njit(cache=True)
 def _finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions, gold_tags, worst_tags,
             last_tags):
     """:func:`hetdep._beam.finish`, with the tags of the sequence returned: the gold path's when
@@ -89,13 +109,16 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
-    gold_score = 0.0
+    gold_score = _gold_start_cost(candidates, counts, logp, weight, n, gold_tags) if mode == MAX_VIOLATION else 0.0
     worst_violation = 0.0
     worst_step = -1
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
         forget(memo)
         if mode == MAX_VIOLATION:
+            entering = gnxt[0] + 2
+            if gold[step] == SH and entering <= n and counts[entering] > 1:
+                gold_score += _gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags)
             gold_score += gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc, memo,
                                     gold[step], n_labels)
         filled = 0
@@ -182,7 +205,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     actions = np.zeros(steps, dtype=np.int32)
     train = mode != DECODE
     size = _start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
-    gold_score = 0.0
+    gold_score = _gold_start_cost(candidates, counts, logp, weight, n, gold_tags) if mode == MAX_VIOLATION else 0.0
     worst_violation = 0.0
     worst_step = -1
     worst_tags = np.zeros(n + 2, dtype=np.int64)
@@ -193,6 +216,10 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
         forget_joint(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
+            entering = g_nxt[0] + 2
+            if (gold[step] == SH and entering <= n and entering > max(gold_item[2][0], gold_item[5][0]) + 1
+                    and counts[entering] > 1):
+                gold_score += _gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags)
             joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
                         atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])

@@ -474,9 +474,9 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
     dev_joint = {t: score_joint(joint_model(t), "dev") for t in ts}
     t = max(ts, key=lambda value: dev_joint[value].a.uas + dev_joint[value].b.uas)
-    dev_lines = ["## Development set: choosing t", "", header,
-                 _row("baseline", Scores(evaluate([g.a for g in gold["dev"]], baseline("a", scheme_a).parse(p.a for p in pairs["dev"])),
-                                         evaluate([g.b for g in gold["dev"]], baseline("b", scheme_b).parse(p.b for p in pairs["dev"]))))]
+    dev_base = Scores(evaluate([g.a for g in gold["dev"]], baseline("a", scheme_a).parse(p.a for p in pairs["dev"])),
+                      evaluate([g.b for g in gold["dev"]], baseline("b", scheme_b).parse(p.b for p in pairs["dev"])))
+    dev_lines = ["## Development set: choosing t", "", header, _row("baseline", dev_base)]
     dev_lines += [_row(f"joint t = {value}", dev_joint[value]) for value in ts]
     dev_lines += ["", f"Best t on tagged dev (mean UAS): **{t}**.", ""]
     gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
@@ -516,8 +516,8 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                 [getattr(g, side) for g in gold["dev"]], p.parse(getattr(x, side) for x in pairs["dev"])).uas)
             outputs[side] = list(parser.parse(getattr(p, side) for p in pairs["test"]))
         lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
-        joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice-{lattice_reference}", lattice_options, JointParser.load, log,
-                                     f"training the joint model, t = {t}, over tag lattices",
+        joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice-{lattice_reference}", lattice_options,
+                                     JointParser.load, log, f"training the joint model, t = {t}, over tag lattices",
                                      lambda: train_joint(lattice_train, pairs["dev"], lattice_options, t=parse_t(t)))
         def joint_dev_uas(parser) -> float:
             parsed_dev = list(parser.parse(p.a for p in pairs["dev"]))
@@ -539,8 +539,9 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         chosen_joint = tag_accuracy(gold_a, [x for x, _ in parsed_lattice])
         lattice_lines = ["## Test set, tag lattices", "",
                          f"Each word's {lattice_k} best tags; the lattice parsers choose among them with the tree. They "
-                         f"were trained toward {reference_text} (--lattice-reference {lattice_reference}), adding the tagger's log-probability of each choice times {lattice_weight:g} while training, and "
-                         f"parse adding it times a weight chosen on dev from "
+                         f"were trained toward {reference_text} (--lattice-reference {lattice_reference}), adding the "
+                         f"tagger's log-probability of each choice times {lattice_weight:g} while training, and parse "
+                         f"adding it times a weight chosen on dev from "
                          f"{list(LATTICE_WEIGHTS)} (chosen: " + ", ".join(f"{k} {v:g}" for k, v in weights_chosen.items())
                          + f"). UPOS accuracy of the tags chosen on test: {chosen:.2f}% "
                          f"({scheme_a} arc-standard parser), {chosen_joint:.2f}% (joint model), against "

@@ -600,7 +600,7 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds over train.")
 @click.option("--tagger-iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each tagger.")
-@click.option("--lattice-k", type=click.IntRange(0), default=3, show_default=True, help="Also train and test arc-standard parsers over each word's k best tags (0: no lattice parsers).")
+@click.option("--lattice-k", type=click.IntRange(0), default=3, show_default=True, help="Also train and test arc-standard and joint parsers over each word's k best tags (0: no lattice parsers).")
 @click.option("--lattice-reference", type=click.Choice(["gold", "predicted"]), default="gold", show_default=True, help="Tags the lattice parsers learn to choose: gold (where the tagger offered them) or the tagger's best, as the 1-best parsers read.")
 @click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="Weight of the tagger's log-probabilities while the lattice parsers train (the weight they parse with is chosen on dev).")
 @click.option("--train-only", is_flag=True, help="Tag, train the baselines and the joint models of --t that OUT lacks, then stop; lets several processes share one OUT.")

@@ -123,20 +123,29 @@ def test_joint_model_over_lattices():
 def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
     """With a tagger weight and an untrained model, every item's score is that weight times its
     tags' log-probabilities; the gold path, taking each word's second candidate, scores lower than
-    the beam's best, which is a violation to learn from (counting no tagger cost for the gold path,
-    none was ever found)."""
+    the beam's best, which is a violation to learn from, in both the arc-standard and the joint
+    search (counting no tagger cost for the gold path, none was ever found)."""
     from hetdep import _beam, _lattice
+    from hetdep.features import GUIDED_TEMPLATES, TEMPLATES
+    from hetdep.joint import INFINITE, interleave, schedule
+    from hetdep.model import Weights
     from hetdep.parser import template_array
     from hetdep.training import lattice_example, prepare
-    from hetdep.model import Weights
 
     options = TrainOptions(beam=16, lattice=True, lattice_weight=1.0, update="max-violation")
     gold_tagged = next(s for s in TRAIN if len(s) >= 8)
     sentence = with_wrong_first_tags([gold_tagged], 1.0)[0].with_column(UPOS, gold_tagged.column(UPOS))
     words, tags, labels, _, encoded = prepare([sentence], options)
     w, _, gold = encoded[0]
+    n = len(w) - 1
     candidates, counts, logp, gold_tags = lattice_example(sentence, tags, options)
     weights = Weights(2 + 2 * len(labels))
-    _, _, _, learned_tags = _lattice.search(w, candidates, counts, logp, 1.0, len(w) - 1, 16, template_array(), weights.table,
+    _, _, _, learned_tags = _lattice.search(w, candidates, counts, logp, 1.0, n, 16, template_array(), weights.table,
                                             weights.rows, len(labels), gold, gold_tags, _beam.MAX_VIOLATION)
-    assert list(learned_tags[1:len(sentence) + 1]) != list(gold_tags[1:len(sentence) + 1])
+    assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])
+    who = schedule(n, INFINITE)  # the same tree in both schemes will do
+    _, _, _, learned_tags = _lattice.joint_search(w, candidates, counts, logp, 1.0, n, 16,
+                                                  template_array(TEMPLATES + GUIDED_TEMPLATES), weights.table, weights.rows,
+                                                  len(labels), len(labels), who, interleave(gold, gold, who), gold_tags,
+                                                  _beam.MAX_VIOLATION)
+    assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])

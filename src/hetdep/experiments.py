@@ -421,6 +421,8 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     from .conllu import MISC, UPOS, write_conllu
     from .tagger import TaggerOptions, jackknife, parse_kbest, tag_accuracy, train_tagger
 
+    if lattice_reference not in ("gold", "predicted"):
+        raise ValueError(f"lattice_reference is 'gold' or 'predicted', not {lattice_reference!r}")
     start = time.perf_counter()
     tagged_dir, models = out / "tagged", out / "models"
     tagged_dir.mkdir(parents=True, exist_ok=True)
@@ -470,25 +472,26 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         for t in ts:
             joint_model(t)
         return None
+    baselines = baseline("a", scheme_a), baseline("b", scheme_b)
+
+    def score_baselines(name: str) -> Scores:
+        return Scores(*(evaluate([getattr(g, side) for g in gold[name]], parser.parse(getattr(p, side) for p in pairs[name]))
+                        for side, parser in zip("ab", baselines)))
+
     header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
               f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
-    dev_joint = {t: score_joint(joint_model(t), "dev") for t in ts}
+    dev_joint = {value: score_joint(joint_model(value), "dev") for value in ts}  # one model in memory at a time
     t = max(ts, key=lambda value: dev_joint[value].a.uas + dev_joint[value].b.uas)
-    dev_base = Scores(evaluate([g.a for g in gold["dev"]], baseline("a", scheme_a).parse(p.a for p in pairs["dev"])),
-                      evaluate([g.b for g in gold["dev"]], baseline("b", scheme_b).parse(p.b for p in pairs["dev"])))
-    dev_lines = ["## Development set: choosing t", "", header, _row("baseline", dev_base)]
+    dev_lines = ["## Development set: choosing t", "", header, _row("baseline", score_baselines("dev"))]
     dev_lines += [_row(f"joint t = {value}", dev_joint[value]) for value in ts]
     dev_lines += ["", f"Best t on tagged dev (mean UAS): **{t}**.", ""]
     gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
     test_in = [p.a for p in pairs["test"]]
-    base = Scores(evaluate(gold_a, baseline("a", scheme_a).parse(test_in)),
-                  evaluate(gold_b, baseline("b", scheme_b).parse(p.b for p in pairs["test"])))
+    base = score_baselines("test")
     joined = score_joint(joint_model(t), "test")
     rows, significance = _significance(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
     lattice_lines: list[str] = []
     if lattice_k:
-        if lattice_reference not in ("gold", "predicted"):
-            raise ValueError(f"lattice_reference is 'gold' or 'predicted', not {lattice_reference!r}")
         lattice_options = replace(options, lattice=True, lattice_weight=lattice_weight)
         lattice_train = pairs["train-lattice" if lattice_reference == "gold" else "train"]
 
@@ -519,10 +522,10 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         joint_lattice = cached_model(models / f"joint-t{t_text(parse_t(t))}-lattice-{lattice_reference}", lattice_options,
                                      JointParser.load, log, f"training the joint model, t = {t}, over tag lattices",
                                      lambda: train_joint(lattice_train, pairs["dev"], lattice_options, t=parse_t(t)))
+
         def joint_dev_uas(parser) -> float:
-            parsed_dev = list(parser.parse(p.a for p in pairs["dev"]))
-            return (evaluate([g.a for g in gold["dev"]], [x for x, _ in parsed_dev]).uas
-                    + evaluate([g.b for g in gold["dev"]], [y for _, y in parsed_dev]).uas) / 2
+            scores = score_joint(parser, "dev")
+            return (scores.a.uas + scores.b.uas) / 2
 
         joint_lattice = tuned(joint_lattice, "joint", joint_dev_uas)
         parsed_lattice = list(joint_lattice.parse(test_in))

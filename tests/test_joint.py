@@ -69,19 +69,59 @@ def test_guided_atoms_read_the_other_partial_tree():
     # 3 words. Scheme b (other) already has 2 <- 1 (label 4) and 3 <- 2 (label 6); scheme a has S1 = 1, S0 = 2.
     n = 3
     items = _joint._new_items(1, n)
-    stk_a, slen_a, nxt_a, _, _, _, hd, lb = items
+    stk_a, slen_a, nxt_a, _, _, nxt_b, hd, lb = items
+    nxt_b[0] = n + 1  # b has shifted every word
     hd[0, 1, 1], lb[0, 1, 1] = 2, 5
     hd[0, 1, 2], lb[0, 1, 2] = 3, 7
     for action in (_beam.SH, _beam.SH):
         _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
     words = np.array([0, 11, 12, 13]), np.array([0, 21, 22, 23])
     out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, hd, lb, 0, 0, *words, n, out)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
     assert out[_joint.H_GUIDE] == 1  # S0 (2) heads S1 (1) in scheme b
     assert out[_joint.L0_GUIDE] == 7 and out[_joint.L1_GUIDE] == 5
     hd[0, 1, 2] = -1  # S0 has no head in b yet: no relation
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, hd, lb, 0, 0, *words, n, out)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
     assert out[_joint.H_GUIDE] == 0
+    # A word b has not shifted has no head there, whatever its (uncopied) entries hold.
+    hd[0, 1, 2], nxt_b[0] = 3, 2
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
+    assert out[_joint.H_GUIDE] == 0 and out[_joint.L0_GUIDE] == 0 and out[_joint.L1_GUIDE] == 5
+
+
+def test_items_copied_between_beam_slots_keep_the_guide():
+    # The search copies only the shifted words' heads when an item moves to another beam slot;
+    # slots hold stale entries from earlier items. Along a gold joint sequence (t = 1, both
+    # schemes' partial trees interleaved), an item copied to a dirty slot after every action
+    # must give the same guided atoms as one built in place.
+    pair = read_pairs(A_TRAIN, B_TRAIN)[3]
+    options = TrainOptions()
+    oracles = [scheme_oracles([getattr(pair, s)], options) for s in ("a", "b")]
+    n = len(pair.a)
+    who = schedule(n, 1)
+    joint = interleave(oracles[0][2][0], oracles[1][2][0], who)
+    words, tags = np.arange(n + 1), np.arange(n + 1) + 100
+    clean = _joint._new_items(1, n)
+    slots = [_joint._new_items(1, n), _joint._new_items(1, n)]
+    for side in slots:
+        side[6][:], side[7][:] = 5, 9  # stale entries
+    for step, action in enumerate(joint):
+        s = who[step]
+        n_labels = len(oracles[s][0])
+        for items in (clean, slots[step % 2]):
+            stk, slen, nxt = items[:3] if s == 0 else items[3:6]
+            _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+        _joint._copy_item(slots[step % 2], slots[1 - step % 2], 0, 0, slots[step % 2][1][0], slots[step % 2][4][0])
+        moved = slots[1 - step % 2]
+        for scheme in (0, 1):
+            atoms = []
+            for items in (clean, moved):
+                out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+                stk, slen, nxt, other_nxt = ((items[0], items[1], items[2], items[5]) if scheme == 0
+                                             else (items[3], items[4], items[5], items[2]))
+                _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, out)
+                atoms.append(out.tolist())
+            assert atoms[0] == atoms[1], f"step {step}, scheme {scheme}"
 
 
 @pytest.fixture(scope="module")

@@ -115,7 +115,8 @@ def apply(stk, slen, nxt, b, action, n_labels):
             stk[b, p0, LC1L] = label + 1
             stk[b, p0, VL] += 1
             stk[b, p0, SL] |= np.int64(1) << (label % LABEL_BITS)
-            stk[b, p1, :] = stk[b, p0, :]
+            for f in range(FIELDS):
+                stk[b, p1, f] = stk[b, p0, f]
         else:  # AR: S1 heads S0, which is right of all S1's children
             label = action - 2 - n_labels
             stk[b, p1, RC2] = stk[b, p1, RC1]
@@ -204,7 +205,8 @@ def recall(memo, signature, atoms, acc):
                     same = False
                     break
             if same:
-                acc[:] = scores[c, :acc.shape[0]]
+                for a in range(acc.shape[0]):
+                    acc[a] = scores[c, a]
                 return True
     return False
 
@@ -221,8 +223,10 @@ def remember(memo, signature, atoms, acc):
     c = count[0]
     if c < signatures.shape[0]:
         signatures[c] = signature
-        seen[c, :] = atoms
-        scores[c, :acc.shape[0]] = acc
+        for a in range(atoms.shape[0]):
+            seen[c, a] = atoms[a]
+        for a in range(acc.shape[0]):
+            scores[c, a] = acc[a]
         count[0] = c + 1
 
 
@@ -311,15 +315,17 @@ def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, 
 
 @njit(cache=True)
 def finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions):
-    """The result of a search that ran to the end (see ``search``)."""
+    """The result of a search that ran to the end (see ``search``): the sequence in ``actions``,
+    and (length, score)."""
     if mode == MAX_VIOLATION:
         if worst_step < 0:
-            actions[:] = gold
-            return actions, steps, gold_score
+            for k in range(steps):
+                actions[k] = gold[k]
+            return steps, gold_score
         _backtrack(hist_parent, hist_action, worst_step, actions)
-        return actions, worst_step + 1, best_score
+        return worst_step + 1, best_score
     _backtrack(hist_parent, hist_action, steps - 1, actions)
-    return actions, steps, best_score
+    return steps, best_score
 
 
 @njit(cache=True)
@@ -385,7 +391,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             parent = ho[j] // n_actions
             action = ho[j] % n_actions
             top = slen[parent]
-            nstk[j, :top, :] = stk[parent, :top, :]
+            copy_stack(stk, parent, nstk, j, top)
             nslen[j] = top
             nnxt[j] = nxt[parent]
             apply(nstk, nslen, nnxt, j, action, n_labels)
@@ -406,7 +412,17 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
             worst_violation = score[0] - gold_score
             worst_step = step
-    return finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
+    length, best = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
+    return actions, length, best
+
+
+@njit(cache=True, inline="always")
+def copy_stack(src, parent, dst, j, top):
+    """dst[j, :top] = src[parent, :top], as a loop: a slice assignment may allocate (for a
+    possible overlap), which code compiled without the runtime cannot."""
+    for p in range(top):
+        for f in range(FIELDS):
+            dst[j, p, f] = src[parent, p, f]
 
 
 @njit(cache=True)

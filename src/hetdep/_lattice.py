@@ -64,7 +64,7 @@ def _finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score,
             last_tags):
     """:func:`hetdep._beam.finish`, with the tags of the sequence returned: the gold path's when
     max-violation found nothing to learn, the most violating item's, or the best final item's."""
-    actions, length, score = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions)
+    length, score = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions)
     if mode == MAX_VIOLATION:
         return actions, length, score, (gold_tags if worst_step < 0 else worst_tags).copy()
     return actions, length, score, last_tags.copy()
@@ -215,19 +215,20 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
         acc, guided = (acc_a, guided_a) if s == 0 else (acc_b, guided_b)
         forget_joint(memo)
         if mode == MAX_VIOLATION:
-            g_stk, g_slen, g_nxt = (gold_item[0], gold_item[1], gold_item[2]) if s == 0 else (gold_item[3], gold_item[4], gold_item[5])
+            g_stk, g_slen, g_nxt, g_other = ((gold_item[0], gold_item[1], gold_item[2], gold_item[5]) if s == 0
+                                             else (gold_item[3], gold_item[4], gold_item[5], gold_item[2]))
             entering = g_nxt[0] + 2
             if (gold[step] == SH and entering <= n and entering > max(gold_item[2][0], gold_item[5][0]) + 1
                     and counts[entering] > 1):
                 gold_score += _gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags)
-            joint_score(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
+            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
                         atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
-        stk, slen, nxt = (cur[0], cur[1], cur[2]) if s == 0 else (cur[3], cur[4], cur[5])
+        stk, slen, nxt, other_nxt = (cur[0], cur[1], cur[2], cur[5]) if s == 0 else (cur[3], cur[4], cur[5], cur[2])
         filled = 0
         for b in range(size):
-            first, last, extra = joint_score(stk, slen, nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
+            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
                                              atoms, keys, acc, guided, memo)
             base = score[b]
             entering = nxt[b] + 2

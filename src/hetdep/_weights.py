@@ -25,7 +25,7 @@ DENSE = np.uint64(1 << 63)
 _INDEX = np.uint64((1 << 63) - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lookup(table, key):
     """Payload of ``key`` (0 if absent)."""
     mask = table.shape[0] - 1

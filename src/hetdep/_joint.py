@@ -73,7 +73,7 @@ def joint_apply(stk, slen, nxt, hd, lb, b, s, action, n_labels):
         lb[b, s, nxt[b]] = 0
     elif action == PR:
         hd[b, s, stk[b, depth - 1, WORD]] = 0
-    elif action != SH:
+    else:
         s0 = stk[b, depth - 1, WORD]
         s1 = stk[b, depth - 2, WORD]
         if action < 2 + n_labels:

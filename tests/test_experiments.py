@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -66,6 +67,13 @@ def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
                        "concatenation with per-treebank feature copies"):
             assert f"| {kind} {system}" in text
     assert "## Table 4" in text and "| dep2 +all | sud half |" in text
+    # Table 4's correct-head change agrees with Table 1's UAS (shown to two decimals).
+    table1 = text[text.index("## Table 1"):text.index("## Table 4")]
+    uas = {row.split(" | ")[0][2:]: float(row.split(" | ")[2]) for row in table1.splitlines() if row.startswith("| dep2 ")}
+    change = re.search(r"^\| dep2 \+all \| sud half \|.* \| ([+-]\d+) of (\d+) \|$", text, re.M)
+    assert change, "Table 4 gives the change in correct heads"
+    gained, words = int(change.group(1)), int(change.group(2))
+    assert abs(100 * gained / words - (uas["dep2 +all"] - uas["dep2 baseline"])) < 0.011
     assert sorted(p.name for p in (tmp_path / "out" / "models").iterdir()) == sorted(
         f"{kind}-{name}" for kind in ("dep1", "dep2")
         for name in ("a", "b", "a-helped", "b-helped", "concatenated", "concatenated-augmented"))

@@ -131,6 +131,15 @@ def scheme_scores(n_labels_a, n_labels_b):
     return np.zeros(2 + 2 * n_labels_a, dtype=np.float32), np.zeros(2 + 2 * n_labels_b, dtype=np.float32)
 
 
+@njit(cache=True, inline="always")
+def scheme_state(items, s):
+    """Scheme s's stacks, stack lengths and queue positions in ``items`` (see :func:`_new_items`),
+    and the other scheme's queue positions, which its guided atoms read."""
+    if s == 0:
+        return items[0], items[1], items[2], items[5]
+    return items[3], items[4], items[5], items[2]
+
+
 @njit(cache=True)
 def _copy_item(src, dst, j, parent, depth_a, depth_b):
     stk_a, slen_a, nxt_a, stk_b, slen_b, nxt_b, hd, lb = src
@@ -215,13 +224,12 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         acc, guided = (acc_a, guided_a) if s == 0 else (acc_b, guided_b)
         forget_joint(memo)
         if mode == MAX_VIOLATION:
-            g_stk, g_slen, g_nxt, g_other = ((gold_item[0], gold_item[1], gold_item[2], gold_item[5]) if s == 0
-                                             else (gold_item[3], gold_item[4], gold_item[5], gold_item[2]))
+            g_stk, g_slen, g_nxt, g_other = scheme_state(gold_item, s)
             joint_score(g_stk, g_slen, g_nxt, g_other, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
                         atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
-        stk, slen, nxt, other_nxt = (cur[0], cur[1], cur[2], cur[5]) if s == 0 else (cur[3], cur[4], cur[5], cur[2])
+        stk, slen, nxt, other_nxt = scheme_state(cur, s)
         filled = 0
         for b in range(size):
             first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur[6], cur[7], b, s, n, words, tags, templates, table, rows,
@@ -238,7 +246,7 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
             parent = ho[j] // width
             action = ho[j] % width
             _copy_item(cur, nxt_items, j, parent, cur[1][parent], cur[4][parent])
-            n_stk, n_slen, n_nxt = (nxt_items[0], nxt_items[1], nxt_items[2]) if s == 0 else (nxt_items[3], nxt_items[4], nxt_items[5])
+            n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
             joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
             nscore[j] = hs[j]
             nis_gold[j] = train and is_gold[parent] and action == gold[step]
@@ -273,13 +281,11 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     if first == length:
         return 0
     sides = _new_items(2, n)
-    stk_a, slen_a, nxt_a, stk_b, slen_b, nxt_b, hd, lb = sides
+    hd, lb = sides[6], sides[7]
     for k in range(first):
         s = who[k]
-        if s == 0:
-            joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, gold[k], n_labels_a)
-        else:
-            joint_apply(stk_b, slen_b, nxt_b, hd, lb, 0, 1, gold[k], n_labels_b)
+        stk, slen, nxt, _ = scheme_state(sides, s)
+        joint_apply(stk, slen, nxt, hd, lb, 0, s, gold[k], n_labels_a if s == 0 else n_labels_b)
     _copy_item(sides, sides, 1, 0, n + 1, n + 1)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
@@ -287,7 +293,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     for k in range(first, length):
         s = who[k]
         n_labels = n_labels_a if s == 0 else n_labels_b
-        stk, slen, nxt, other_nxt = (stk_a, slen_a, nxt_a, nxt_b) if s == 0 else (stk_b, slen_b, nxt_b, nxt_a)
+        stk, slen, nxt, other_nxt = scheme_state(sides, s)
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)

@@ -17,7 +17,8 @@ from numba import njit
 
 from ._beam import (DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, SH, _backtrack, apply, beats, finish, forget,
                     gold_step, new_memo, offer, score_item, sort_survivors)
-from ._joint import N_JOINT_ATOMS, _copy_item, _new_items, forget_joint, joint_apply, joint_memo, joint_score, scheme_scores
+from ._joint import (N_JOINT_ATOMS, _copy_item, _new_items, forget_joint, joint_apply, joint_memo, joint_score, scheme_scores,
+                     scheme_state)
 
 
 @njit(cache=True)
@@ -215,8 +216,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
         acc, guided = (acc_a, guided_a) if s == 0 else (acc_b, guided_b)
         forget_joint(memo)
         if mode == MAX_VIOLATION:
-            g_stk, g_slen, g_nxt, g_other = ((gold_item[0], gold_item[1], gold_item[2], gold_item[5]) if s == 0
-                                             else (gold_item[3], gold_item[4], gold_item[5], gold_item[2]))
+            g_stk, g_slen, g_nxt, g_other = scheme_state(gold_item, s)
             entering = g_nxt[0] + 2
             if (gold[step] == SH and entering <= n and entering > max(gold_item[2][0], gold_item[5][0]) + 1
                     and counts[entering] > 1):
@@ -225,7 +225,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
                         atoms, keys, acc, guided, memo)
             gold_score += np.float64(acc[gold[step]])
             joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
-        stk, slen, nxt, other_nxt = (cur[0], cur[1], cur[2], cur[5]) if s == 0 else (cur[3], cur[4], cur[5], cur[2])
+        stk, slen, nxt, other_nxt = scheme_state(cur, s)
         filled = 0
         for b in range(size):
             first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
@@ -254,7 +254,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
             nitags[j, :] = itags[parent, :]
             if new_word:
                 nitags[j, entering] = candidates[entering, choice]
-            n_stk, n_slen, n_nxt = (nxt_items[0], nxt_items[1], nxt_items[2]) if s == 0 else (nxt_items[3], nxt_items[4], nxt_items[5])
+            n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
             joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
             nscore[j] = hs[j]
             nis_gold[j] = (train and is_gold[parent] and action == gold[step]

@@ -111,7 +111,7 @@ def test_items_copied_between_beam_slots_keep_the_guide():
         for items in (clean, slots[step % 2]):
             stk, slen, nxt = items[:3] if s == 0 else items[3:6]
             _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
-        _joint._copy_item(slots[step % 2], slots[1 - step % 2], 0, 0, slots[step % 2][1][0], slots[step % 2][4][0])
+        _joint._copy_item(slots[step % 2], slots[1 - step % 2], 0, 0)
         moved = slots[1 - step % 2]
         for scheme in (0, 1):
             atoms = []

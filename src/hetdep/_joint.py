@@ -141,11 +141,12 @@ def scheme_state(items, s):
 
 
 @njit(cache=True)
-def _copy_item(src, dst, j, parent, depth_a, depth_b):
+def _copy_item(src, dst, j, parent):
+    """Item ``parent`` of ``src`` into slot j of ``dst``: what each scheme's stack and tree hold."""
     stk_a, slen_a, nxt_a, stk_b, slen_b, nxt_b, hd, lb = src
     nstk_a, nslen_a, nnxt_a, nstk_b, nslen_b, nnxt_b, nhd, nlb = dst
-    copy_stack(stk_a, parent, nstk_a, j, depth_a)
-    copy_stack(stk_b, parent, nstk_b, j, depth_b)
+    copy_stack(stk_a, parent, nstk_a, j, slen_a[parent])
+    copy_stack(stk_b, parent, nstk_b, j, slen_b[parent])
     nslen_a[j] = slen_a[parent]
     nslen_b[j] = slen_b[parent]
     nnxt_a[j] = nxt_a[parent]
@@ -245,7 +246,7 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         for j in range(filled):
             parent = ho[j] // width
             action = ho[j] % width
-            _copy_item(cur, nxt_items, j, parent, cur[1][parent], cur[4][parent])
+            _copy_item(cur, nxt_items, j, parent)
             n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
             joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
             nscore[j] = hs[j]
@@ -286,7 +287,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
         s = who[k]
         stk, slen, nxt, _ = scheme_state(sides, s)
         joint_apply(stk, slen, nxt, hd, lb, 0, s, gold[k], n_labels_a if s == 0 else n_labels_b)
-    _copy_item(sides, sides, 1, 0, n + 1, n + 1)
+    _copy_item(sides, sides, 1, 0)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     c = np.float32(counter)

@@ -250,7 +250,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
             choice = ho[j] % kinds
             entering = nxt[parent] + 2
             new_word = action == SH and entering <= n and entering > max(cur[2][parent], cur[5][parent]) + 1
-            _copy_item(cur, nxt_items, j, parent, cur[1][parent], cur[4][parent])
+            _copy_item(cur, nxt_items, j, parent)
             nitags[j, :] = itags[parent, :]
             if new_word:
                 nitags[j, entering] = candidates[entering, choice]

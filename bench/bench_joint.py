@@ -1,11 +1,11 @@
 """Joint model parsing speed against the single-scheme parsers, measured in one run.
 
-    python bench/bench_joint.py [--treebank DIR] [--a sud] [--b ud] [--beam 64] [--trained MODELS]
+    python bench/bench_joint.py [--treebank DIR] [--a sud] [--b ud] [--beam 64] [--trained MODELS] [--guide paper|rich]
 
 Without --trained, trains one iteration of each (a baseline per scheme, the joint model with
 t = +inf). With --trained, loads the models of an ``hetdep experiment joint`` run instead
-(MODELS/baseline-A, MODELS/baseline-B, MODELS/joint-t+inf): fully trained models hold more
-features than one iteration's, so their weight tables are larger.
+(MODELS/baseline-A, MODELS/baseline-B, MODELS/joint-t+inf, or joint-t+inf-rich with --guide rich):
+fully trained models hold more features than one iteration's, so their weight tables are larger.
 
 Then parses the dev file with each, in process (models loaded, code compiled), the parsers
 taking turns so that a noisy machine slows them alike, and prints words/second (best of
@@ -36,19 +36,20 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--trained", type=Path, help="models folder of an 'hetdep experiment joint' run")
+    parser.add_argument("--guide", choices=["paper", "rich"], default="paper", help="the joint model's guided features")
     args = parser.parse_args()
     dev = read_pairs(args.treebank / f"dev.{args.a}.conllu", args.treebank / f"dev.{args.b}.conllu")
     if args.trained:
         single_a = ArcStandardParser.load(args.trained / f"baseline-{args.a}")
         single_b = ArcStandardParser.load(args.trained / f"baseline-{args.b}")
-        joint = JointParser.load(args.trained / "joint-t+inf")
+        joint = JointParser.load(args.trained / ("joint-t+inf" + ("-rich" if args.guide == "rich" else "")))
         print(f"trained models from {args.trained}")
     else:
         pairs = read_pairs(args.treebank / f"train.{args.a}.conllu", args.treebank / f"train.{args.b}.conllu")
         options = TrainOptions(beam=args.beam, iterations=1)
         single_a = train([p.a for p in pairs], [], options).parser
         single_b = train([p.b for p in pairs], [], options).parser
-        joint = train_joint(pairs, [], options, t=INFINITE).parser
+        joint = train_joint(pairs, [], options, t=INFINITE, guide=args.guide).parser
         print("models trained for one iteration")
     inputs = {"a": [p.a for p in dev], "b": [p.b for p in dev]}
     words = sum(len(s) for s in inputs["a"])
@@ -72,12 +73,12 @@ def main() -> None:
     print(f"treebank {args.treebank.name}, beam {args.beam}, dev {words} words, best of {args.repeats}")
     print(f"single-scheme parser, {args.a}: {speed['single a']:8,.0f} words/s (one tree)")
     print(f"single-scheme parser, {args.b}: {speed['single b']:8,.0f} words/s (one tree)")
-    print(f"joint model            : {speed['joint']:8,.0f} words/s (both trees)")
+    print(f"joint model ({args.guide} guide): {speed['joint']:8,.0f} words/s (both trees)")
     for scheme in ("a", "b"):
         ratio = speed["joint"] / speed[f"single {scheme}"]
         print(f"ratio joint / single {getattr(args, scheme)}: {ratio:.2f} (per tree produced: {2 * ratio:.2f})")
     # Diagnostic: the same joint model scoring only the 70 baseline templates (its output differs):
-    # how much of the joint model's time the 18 guided templates take.
+    # how much of the joint model's time the guided templates take.
     full = joint.templates
     joint.templates = full[:len(TEMPLATES)]
     unguided = best_speeds({"unguided": (joint, "a")})["unguided"]

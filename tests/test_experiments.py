@@ -43,12 +43,19 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
     assert "| joint t = 1 |" in report and "| joint t = -inf |" in report and "paired t-test" in report
     assert "| joint-t-inf | 1 | 1 |" in report  # training time of every model
     assert "| ud (gold) | sud | rules" in report and "| sud (gold) | ud | joint" in report
+    # Conversion from b is done by the model that parses b first (t = -inf), whatever t won on dev.
+    assert "| ud (gold) | sud | joint t = -inf |" in report
     assert (out / "distance-sud.png").stat().st_size > 1000 and (out / "distance-ud.png").exists()
     # A rerun reuses the trained models; other options retrain them.
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "training" not in again.output
     other = CliRunner().invoke(main, args[:-1] + ["2"])
     assert other.exit_code == 0 and "training the baseline" in other.output
+    # The rich guide trains models of its own beside the paper's, and Table 3 sets the two side by side.
+    rich = CliRunner().invoke(main, args + ["--guide", "rich"])
+    assert rich.exit_code == 0, rich.output
+    assert (out / "models" / "joint-t-inf-rich").is_dir() and "--guide rich" in (out / "report.md").read_text()
+    assert ", the paper's guide |" in (out / "report.md").read_text()
 
 
 def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):

@@ -77,16 +77,53 @@ def test_guided_atoms_read_the_other_partial_tree():
         _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
     words = np.array([0, 11, 12, 13]), np.array([0, 21, 22, 23])
     out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
     assert out[_joint.H_GUIDE] == 1  # S0 (2) heads S1 (1) in scheme b
     assert out[_joint.L0_GUIDE] == 7 and out[_joint.L1_GUIDE] == 5
     hd[0, 1, 2] = -1  # S0 has no head in b yet: no relation
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
     assert out[_joint.H_GUIDE] == 0
     # A word b has not shifted has no head there, whatever its (uncopied) entries hold.
     hd[0, 1, 2], nxt_b[0] = 3, 2
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, out)
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
     assert out[_joint.H_GUIDE] == 0 and out[_joint.L0_GUIDE] == 0 and out[_joint.L1_GUIDE] == 5
+
+
+def test_rich_guide_atoms_see_siblings_grandparents_head_places_and_pending_dependents():
+    # 6 words; scheme a (acting) has shifted 1..4 with S1 = 2, S0 = 4 (3 is 4's left child), N0 = 5.
+    # Scheme b (other, finished): 1 <- 2, 2 <- 0 (root), 3 <- 2, 4 <- 2, 5 <- 4, 6 <- 5.
+    n = 6
+    items = _joint._new_items(1, n)
+    stk_a, slen_a, nxt_a, _, _, nxt_b, hd, lb = items
+    for action in (_beam.SH, _beam.SH, _beam.SH, _beam.SH, 2):  # 2: arc, S0 (4) heads S1 (3)
+        _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
+    nxt_b[0] = n + 1
+    hd[0, 1, 1:] = [2, 0, 2, 2, 4, 5]
+    lb[0, 1, 1:] = [1, 2, 3, 4, 5, 6]
+    words = np.arange(n + 1), np.arange(n + 1) + 100
+    out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+
+    def atoms():
+        known = _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, True, out)
+        return known, [int(out[a]) for a in (_joint.H_GUIDE, _joint.G_GUIDE, _joint.P0_GUIDE, _joint.P1_GUIDE, _joint.C_GUIDE)]
+
+    # S1 (2) heads S0 (4) in b; S0's head is its partner, S1's is the root; S0 has 5 (= N0) pending.
+    assert atoms() == (True, [2, 2, 2, 1, 1 | 2])
+    hd[0, 1, 4] = 3  # S0 now under 3, which is under S1: S1 is S0's grandparent, S0's head between them
+    assert atoms() == (True, [3, 5, 4, 1, 1 | 2])
+    hd[0, 1, 2], hd[0, 1, 4] = 6, 6  # siblings under 6, deeper in the queue than N0; nobody pending
+    hd[0, 1, 5] = 1
+    assert atoms() == (True, [3, 3, 7, 7, 1])
+    hd[0, 1, 4], hd[0, 1, 6] = 2, 4  # S1 (2) heads S0 (4) again, and S0's dependent 6 is pending
+    assert atoms() == (True, [2, 2, 2, 7, 1 | 2])
+    hd[0, 1, 6] = 2  # S1's dependent 6 is still in a's queue
+    assert atoms() == (True, [2, 2, 2, 7, 1 | 4])
+    nxt_b[0] = 2  # b has shifted only word 1: nothing known of S0, S1 or the queue, and the guide is silent
+    assert atoms() == (False, [0, 0, 0, 0, 0])
+    # The paper's guide leaves the rich atoms at 0.
+    nxt_b[0] = n + 1
+    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
+    assert out[_joint.H_GUIDE] == 2 and not out[_joint.G_GUIDE:].any()
 
 
 def test_items_copied_between_beam_slots_keep_the_guide():
@@ -119,7 +156,7 @@ def test_items_copied_between_beam_slots_keep_the_guide():
                 out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
                 stk, slen, nxt, other_nxt = ((items[0], items[1], items[2], items[5]) if scheme == 0
                                              else (items[3], items[4], items[5], items[2]))
-                _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, out)
+                _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, True, out)
                 atoms.append(out.tolist())
             assert atoms[0] == atoms[1], f"step {step}, scheme {scheme}"
 
@@ -141,19 +178,67 @@ def test_joint_save_load_same_parses(trained, tmp_path):
     dev = list(read_conllu(B_DEV))[:15]
     assert [(a.to_text(), b.to_text()) for a, b in loaded.parse(dev)] == \
         [(a.to_text(), b.to_text()) for a, b in trained.parser.parse(dev)]
-    assert loaded.t == 1 and loaded.guided
+    assert loaded.t == 1 and loaded.guide == "paper"
+
+
+@pytest.mark.parametrize("t", [2, INFINITE])
+def test_rich_guide_scores_exactly_the_features_it_learns(t):
+    # The update learns the keys of templates 0..stop-1, where stop drops the guided templates
+    # when they do not fire (the rich guide: the other scheme has not shifted S0 or S1). Along a
+    # gold sequence, the search's scores of each item must be the sum of those keys' weights.
+    from hetdep import _weights
+
+    pairs = read_pairs(A_TRAIN, B_TRAIN)[:40]
+    parser = train_joint(pairs, [], TrainOptions(beam=4, iterations=1), t=t, guide="rich").parser
+    table, rows, templates = parser.weights.table, parser.weights.rows, parser.templates
+    oracles = [scheme_oracles([getattr(p, s) for p in pairs], TrainOptions()) for s in ("a", "b")]
+    pair, k = pairs[5], 5
+    n = len(pair.a)
+    words, tags = parser.encode(pair.a)
+    who = schedule(n, t)
+    joint = interleave(oracles[0][2][k], oracles[1][2][k], who)
+    items = _joint._new_items(1, n)
+    silent = 0
+    for step, action in enumerate(joint):
+        s = who[step]
+        n_labels = len(parser.labels[s])
+        stk, slen, nxt, other_nxt = _joint.scheme_state(items, s)
+        acc = _joint.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
+        guided = _joint.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
+        first, last, extra = _joint.joint_score(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, n, words, tags,
+                                                templates, table, rows, np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64),
+                                                np.zeros(len(templates), dtype=np.uint64), acc, guided,
+                                                _joint.joint_memo(1, len(acc)))
+        atoms = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+        known = _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, atoms)
+        stop = len(templates) if known else _joint.N_BASELINE_TEMPLATES
+        silent += not known
+        keys = np.zeros(len(templates), dtype=np.uint64)
+        _beam.feature_keys(atoms, templates, 0, stop, s, keys)
+        expected = np.zeros_like(acc)
+        for key in keys[:stop]:
+            _weights.add_scores(np.uint64(_weights.lookup(table, key)), rows, expected, last > first, extra)
+        valid = list(range(first, last)) + ([extra] if extra >= 0 else [])
+        assert np.allclose(acc[valid], expected[valid], atol=1e-4), f"step {step}"
+        _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+    assert silent >= (2 * n if t == INFINITE else 1)  # at t = +inf the whole first pass is unguided
 
 
 def test_without_guided_features_has_only_the_baseline_templates():
-    result = train_joint(read_pairs(A_TRAIN, B_TRAIN)[:30], [], TrainOptions(beam=2, iterations=1), guided=False)
+    result = train_joint(read_pairs(A_TRAIN, B_TRAIN)[:30], [], TrainOptions(beam=2, iterations=1), guide="none")
     assert len(result.parser.templates) == 70
+
+
+def train_on_the_sample(model, *options):
+    """``hetdep train`` of a joint model on the sample, beam 2, one iteration."""
+    return CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
+                                     "--dev-b", str(B_DEV), "--model", str(model), "--beam", "2", "--iterations", "1",
+                                     *options])
 
 
 def test_cli_joint_train_and_parse(tmp_path):
     model = tmp_path / "joint"
-    run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
-                                    "--dev-b", str(B_DEV), "--model", str(model), "--beam", "2", "--iterations", "1",
-                                    "--t", "-inf"])
+    run = train_on_the_sample(model, "--t", "-inf")
     assert run.exit_code == 0, run.output
     assert "UAS_a" in run.output
     out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
@@ -166,6 +251,24 @@ def test_cli_joint_train_and_parse(tmp_path):
     run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
                                     "--model", str(model)])
     assert run.exit_code == 2 and "--dev-b" in run.output
+
+
+def test_cli_rich_guide_and_conversion_against_the_schedule(tmp_path):
+    model = tmp_path / "rich"
+    run = train_on_the_sample(model, "--guide", "rich")
+    assert run.exit_code == 0, run.output
+    loaded = JointParser.load(model)
+    assert loaded.guide == "rich" and len(loaded.templates) == 70 + 18 + 21
+    out = tmp_path / "converted.conllu"
+    # t = +inf parses scheme a before b: a given b tree cannot guide it, and the user is told.
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--gold-b", str(B_DEV), "--output", str(out)])
+    assert run.exit_code == 0 and "cannot guide it" in run.output and "--t -inf" in run.output
+    assert len(list(read_conllu(out))) == 200
+    run = CliRunner().invoke(main, ["parse", "--model", str(model), "--gold-a", str(A_DEV), "--output", str(out)])
+    assert run.exit_code == 0 and "cannot guide" not in run.output
+    run = CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
+                                    "--dev-b", str(B_DEV), "--model", str(model), "--guide", "fancy"])
+    assert run.exit_code == 2 and "fancy" in run.output
 
 
 def test_mismatched_scheme_files_are_refused(tmp_path):

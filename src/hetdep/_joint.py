@@ -11,6 +11,9 @@ Features of the acting scheme: the 70 baseline templates over its own stack, and
 ``templates`` has them) the 18 guided templates over atoms 40-42: h_guide (how S0 and S1
 relate in the other scheme's partial tree: 0 one of them has no head there, 1 S0 heads S1,
 2 S1 heads S0, 3 neither) and l_guide of S0 and of S1 (their labels + 1 there, 0 none).
+The rich guide (``templates`` longer still, see ``features.GUIDES``) adds atoms 43-46 and
+their templates, and fires its guided templates only where the other scheme has shifted S0
+or S1 (so not at all in the first pass of t = +-inf, where they could say nothing).
 Scheme b's feature keys are hashed with template ids after scheme a's, so each scheme has
 its own weights in the one table.
 """
@@ -25,17 +28,20 @@ from ._beam import (
     DECODE, EARLY, FIELDS, MAX_VIOLATION, N_ATOMS, PR, SH, WORD, _backtrack, add_item_scores, apply, beats, copy_stack, feature_keys,
     fill_atoms, finish, forget, new_memo, offer, sort_survivors, valid_actions,
 )
-from .features import GUIDED_TEMPLATES, TEMPLATES
+from .features import GUIDES, TEMPLATES
 
-N_JOINT_ATOMS = 43
-H_GUIDE, L0_GUIDE, L1_GUIDE = 40, 41, 42
+N_JOINT_ATOMS = 47
+H_GUIDE, L0_GUIDE, L1_GUIDE, G_GUIDE, P0_GUIDE, P1_GUIDE, C_GUIDE = range(40, 47)
 N_BASELINE_TEMPLATES = len(TEMPLATES)
-GUIDE_SEEN = np.array(sorted({atom for template in GUIDED_TEMPLATES for atom in template}), dtype=np.int64)
+N_PAPER_TEMPLATES = N_BASELINE_TEMPLATES + len(GUIDES["paper"])
+GUIDE_SEEN = np.array(sorted({atom for template in GUIDES["rich"] for atom in template}), dtype=np.int64)
 
 
 @njit(cache=True)
-def joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, out):
-    """Atoms of scheme s in item b: the baseline 40, then h_guide, l_guide(S0), l_guide(S1).
+def joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, out):
+    """Atoms of scheme s in item b: the baseline 40, then h_guide, l_guide(S0), l_guide(S1) and,
+    if ``rich``, the rich guide's g, p0, p1 and c (else 0). Returns whether the other scheme has
+    shifted S0 or S1 (where the rich guide fires).
 
     ``other_nxt``: the other scheme's queue positions; a word it has not shifted yet has no
     head there (and its entries in ``hd`` and ``lb`` are not kept, see :func:`_copy_item`).
@@ -46,18 +52,62 @@ def joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, out):
     shifted = other_nxt[b]
     s0 = stk[b, depth - 1, WORD] if depth >= 1 else 0
     s1 = stk[b, depth - 2, WORD] if depth >= 2 else 0
-    s0 = s0 if s0 < shifted else 0
-    s1 = s1 if s1 < shifted else 0
+    k0 = s0 if s0 < shifted else 0
+    k1 = s1 if s1 < shifted else 0
+    h0 = hd[b, other, k0] if k0 else -1
+    h1 = hd[b, other, k1] if k1 else -1
+    out[L0_GUIDE] = lb[b, other, k0] if k0 else 0
+    out[L1_GUIDE] = lb[b, other, k1] if k1 else 0
     out[H_GUIDE] = 0
-    out[L0_GUIDE] = lb[b, other, s0] if s0 else 0
-    out[L1_GUIDE] = lb[b, other, s1] if s1 else 0
-    if s0 and s1 and hd[b, other, s0] >= 0 and hd[b, other, s1] >= 0:
-        if hd[b, other, s1] == s0:
-            out[H_GUIDE] = 1
-        elif hd[b, other, s0] == s1:
-            out[H_GUIDE] = 2
+    if h0 >= 0 and h1 >= 0:
+        out[H_GUIDE] = 1 if h1 == s0 else 2 if h0 == s1 else 3
+    for a in range(G_GUIDE, C_GUIDE + 1):
+        out[a] = 0
+    if not rich:
+        return k0 > 0 or k1 > 0
+    if h0 >= 0 and h1 >= 0:
+        if out[H_GUIDE] < 3:
+            out[G_GUIDE] = out[H_GUIDE]
+        elif h0 == h1:
+            out[G_GUIDE] = 3  # siblings
+        elif h1 > 0 and hd[b, other, h1] == s0:
+            out[G_GUIDE] = 4  # S0 is S1's grandparent
+        elif h0 > 0 and hd[b, other, h0] == s1:
+            out[G_GUIDE] = 5  # S1 is S0's grandparent
         else:
-            out[H_GUIDE] = 3
+            out[G_GUIDE] = 6
+    q = nxt[b]
+    out[P0_GUIDE] = _head_place(h0, s1 if s1 else s0, s0, q, s1)
+    out[P1_GUIDE] = _head_place(h1, s1, s0, q, s0)
+    if shifted > q:
+        pending = 1
+        for w in range(q, shifted):
+            if k0 and hd[b, other, w] == k0:
+                pending |= 2
+            elif k1 and hd[b, other, w] == k1:
+                pending |= 4
+        out[C_GUIDE] = pending
+    return k0 > 0 or k1 > 0
+
+
+@njit(cache=True, inline="always")
+def _head_place(head, left, right, q, partner):
+    """Where a stack word's head lies in the other tree: 0 unknown, 1 the root, 2 the partner
+    (S0 for S1, S1 for S0), 3 left of ``left``, 4 between ``left`` and ``right``, 5 between
+    ``right`` and the queue, 6 the queue's front, 7 deeper in the queue."""
+    if head < 0:
+        return 0
+    if head == 0:
+        return 1
+    if head == partner:
+        return 2
+    if head < left:
+        return 3
+    if head < right:
+        return 4
+    if head < q:
+        return 5
+    return 6 if head == q else 7
 
 
 @njit(cache=True)
@@ -95,19 +145,28 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     same S0 and S1 (all of them, before the other tree has any arc) share the guided scores.
     """
     baseline_memo, guided_memo, seen = memo
-    joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, atoms)
+    stop = templates.shape[0]
+    rich = stop > N_PAPER_TEMPLATES
+    known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     arcs = last > first
     add_item_scores(atoms, atoms[:N_ATOMS], templates, 0, N_BASELINE_TEMPLATES, s, table, rows, keys, acc, arcs, extra,
                     baseline_memo)
-    if templates.shape[0] > N_BASELINE_TEMPLATES:
+    if guided_templates_fire(stop, rich, known):
         for i in range(GUIDE_SEEN.shape[0]):
             seen[i] = atoms[GUIDE_SEEN[i]]
-        add_item_scores(atoms, seen, templates, N_BASELINE_TEMPLATES, templates.shape[0], s, table, rows, keys, guided,
+        add_item_scores(atoms, seen, templates, N_BASELINE_TEMPLATES, stop, s, table, rows, keys, guided,
                         arcs, extra, guided_memo)
         for a in range(acc.shape[0]):
             acc[a] += guided[a]
     return first, last, extra
+
+
+@njit(cache=True, inline="always")
+def guided_templates_fire(n_templates, rich, known):
+    """Whether an item's guided templates fire: the paper's always; the rich guide's only where
+    the other scheme has shifted S0 or S1 (``known``, from :func:`joint_atoms`)."""
+    return n_templates > N_BASELINE_TEMPLATES and (known or not rich)
 
 
 @njit(cache=True)
@@ -290,6 +349,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     _copy_item(sides, sides, 1, 0)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    rich = templates.shape[0] > N_PAPER_TEMPLATES
     c = np.float32(counter)
     for k in range(first, length):
         s = who[k]
@@ -298,9 +358,11 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
-            joint_atoms(stk, slen, nxt, other_nxt, hd, lb, side, s, words, tags if side == 0 else pred_tags, n, atoms)
-            feature_keys(atoms, templates, 0, templates.shape[0], s, keys)
-            for t in range(keys.shape[0]):
+            known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, side, s, words, tags if side == 0 else pred_tags, n,
+                                rich, atoms)
+            stop = templates.shape[0] if guided_templates_fire(templates.shape[0], rich, known) else N_BASELINE_TEMPLATES
+            feature_keys(atoms, templates, 0, stop, s, keys)
+            for t in range(stop):
                 slot = _weights.insert(table, n_used, keys[t])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)
             joint_apply(stk, slen, nxt, hd, lb, side, s, action, n_labels)

@@ -204,7 +204,8 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
 @click.option("--parser", "parser_kind", type=click.Choice(["arc-standard", "dep1", "dep2"]), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); --beam and --update do not apply to those.")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
-@click.option("--no-guided", is_flag=True, help="Joint model without the guided features (the paper's '/wo' ablation).")
+@click.option("--guide", type=click.Choice(["paper", "rich", "none"]), default="paper", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
+@click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
 @click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
@@ -220,7 +221,7 @@ def projectivity_command(files, encoding, as_json):
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
-def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, no_guided, beam, iterations, patience, seed,
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
@@ -273,7 +274,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
         result = train_joint(read_pairs(train_path, train_b_path, require_heads=True),
                              read_pairs(dev_path, dev_b_path, require_heads=True), options,
-                             t=parse_t(t), guided=not no_guided, progress=progress)
+                             t=parse_t(t), guide="none" if no_guided else guide, progress=progress)
     elif parser_kind in ("dep1", "dep2"):
         from .graph import KINDS, GraphParser, train_graph
         from .model import read_kind
@@ -329,7 +330,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
-    from .joint import JointParser
+    from .joint import INFINITE, JointParser, t_text
     from .graph import KINDS, GraphParser
     from .model import read_config, read_kind
     from .parser import ArcStandardParser
@@ -366,6 +367,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         count = _write_pairs(pairs, output_path, output_b_path)
     elif kind == "joint" and given is not None:
         parser = JointParser.load(model_dir)
+        if parser.t == (-INFINITE if given == 0 else INFINITE):
+            click.echo(f"warning: {model_dir} parses scheme {'ab'[1 - given]} wholly before scheme {'ab'[given]} "
+                       f"(t = {t_text(parser.t)}), so the given trees cannot guide it: the output is a plain parse. "
+                       f"A model trained with --t {t_text(-parser.t)} converts from scheme {'ab'[given]}.", err=True)
         count = write_conllu((pair[1 - given] for pair in parser.parse(sentences, beam, given)), output_path)
     elif kind == "joint":
         if not output_b_path:
@@ -576,8 +581,9 @@ def experiment_group():
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="POS tag column.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="early", show_default=True, help="Perceptron update, for baselines and joint models alike.")
+@click.option("--guide", type=click.Choice(["paper", "rich"]), default="paper", show_default=True, help="The joint models' guided features (see 'hetdep train --help').")
 @click.option("--train-only", is_flag=True, help="Train the baselines and the models of --ts that OUT lacks, then stop; lets several processes share one OUT, a last run without it writes the report.")
-def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update, train_only):
+def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, tag_column, update, guide, train_only):
     """zhang2014 Tables 2-5 and Figure 3: baselines, joint model for each t, ablation, test and significance."""
     from .experiments import run_joint_experiment
     from .training import TrainOptions
@@ -585,7 +591,7 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
     values = _t_values(ts)
     report = run_joint_experiment(Path(treebank), Path(out), scheme_a=scheme_a, scheme_b=scheme_b, ts=values,
                                   options=TrainOptions(beam=beam, iterations=iterations, tag_column=tag_column, update=update),
-                                  log=lambda message: click.echo(message, err=True), train_only=train_only)
+                                  guide=guide, log=lambda message: click.echo(message, err=True), train_only=train_only)
     click.echo(f"models trained in {out}/models" if train_only else f"report written to {report}", err=True)
 
 

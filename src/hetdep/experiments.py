@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .evaluation import Evaluation, evaluate
-from .joint import JointParser, parse_t, t_text, train_joint
+from .joint import INFINITE, JointParser, parse_t, t_text, train_joint
 from .model import ModelFileError
 from .pairs import read_pairs
 from .parser import ArcStandardParser
@@ -83,9 +83,12 @@ def _significance(schemes, system: str = "joint", against: str = "baseline") -> 
 
 
 def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
-                         ts: tuple[str, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(),
+                         ts: tuple[str, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(), guide: str = "paper",
                          log: Callable[[str], None] = print, train_only: bool = False) -> Path | None:
     """Run every experiment of zhang2014 on one treebank pair; returns the report's path.
+
+    ``guide``: the joint models' guided features ('paper' or 'rich', see ``features.GUIDES``);
+    the ablation of Table 3 drops them all.
 
     ``train_only``: train the baselines and the joint models of ``ts`` that are not there yet,
     then stop (no report; returns None).
@@ -104,10 +107,11 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
                             f"training the baseline of scheme {scheme}",
                             lambda: train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options))
 
-    def joint(t: str, guided: bool = True) -> JointParser:
-        return cached_model(models / f"joint-t{t_text(parse_t(t))}{'' if guided else '-noguide'}", options, JointParser.load,
-                            log, f"training the joint model, t = {t}{'' if guided else ', without guided features'}",
-                            lambda: train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guided=guided))
+    def joint(t: str, guide: str = guide) -> JointParser:
+        suffix = {"paper": "", "rich": "-rich", "none": "-noguide"}[guide]
+        return cached_model(models / f"joint-t{t_text(parse_t(t))}{suffix}", options, JointParser.load,
+                            log, f"training the joint model, t = {t}, guide: {guide}",
+                            lambda: train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guide=guide))
 
     def score_baselines(pairs) -> Scores:
         a, b = baseline(scheme_a), baseline(scheme_b)
@@ -130,7 +134,7 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     lines = [f"# Joint vs separate parsing on {treebank.name} (scheme a = {scheme_a}, scheme b = {scheme_b})", "",
              f"Produced by `hetdep experiment joint --treebank {treebank} --out {out} --scheme-a {scheme_a} --scheme-b {scheme_b} "
              f"--ts {','.join(ts)} --beam {options.beam} --iterations {options.iterations} --tag-column {options.tag_column} "
-             f"--update {options.update}`.", ""]
+             f"--update {options.update} --guide {guide}`.", ""]
     lines += [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
               f"beam {options.beam}, at most {options.iterations} iterations (patience {options.patience}), "
               f"{options.update} update, tags from {options.tag_column}; punctuation (gold UPOS PUNCT) excluded.", ""]
@@ -146,10 +150,11 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
     best_t = max(ts, key=lambda t: dev_joint[t].a.uas + dev_joint[t].b.uas)
     lines += ["", f"Best t on dev (mean UAS): **{best_t}**.", ""]
 
-    # Table 3: guided features ablation, on dev.
-    no_guide = score_joint(joint(best_t, guided=False), dev_pairs)
-    lines += ["## Table 3: guided features (dev)", "", header, _row(f"joint t = {best_t}", dev_joint[best_t]),
-              _row(f"joint t = {best_t} without guided features", no_guide), ""]
+    # Table 3: guided features ablation, on dev (and the paper's guide beside the rich one).
+    lines += ["## Table 3: guided features (dev)", "", header, _row(f"joint t = {best_t}, {guide} guide", dev_joint[best_t])]
+    if guide == "rich":
+        lines.append(_row(f"joint t = {best_t}, the paper's guide", score_joint(joint(best_t, guide="paper"), dev_pairs)))
+    lines += [_row(f"joint t = {best_t} without guided features", score_joint(joint(best_t, guide="none"), dev_pairs)), ""]
 
     # Table 4: test, with significance.
     test_base = score_baselines(test_pairs)
@@ -169,15 +174,18 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
 
     # Treebank conversion (test): the best joint model keeps one gold tree and parses the other.
     lines += ["## Treebank conversion (test)", "",
-              "The best joint model given the gold tree of one scheme (`hetdep parse --gold-a/--gold-b`) parses the "
-              "other; the separate baseline of the target scheme, which sees no tree, for comparison.", "",
+              "A joint model given the gold tree of one scheme (`hetdep parse --gold-a/--gold-b`) parses the other: "
+              "the model that parses the given scheme first (t = +inf from a, t = -inf from b), which learned to read "
+              "a whole tree of it, when trained here, else the best t; the separate baseline of the target scheme, "
+              "which sees no tree, for comparison.", "",
               "| from | to | by | UAS | LAS |", "|---|---|---|---|---|"]
-    converter = joint(best_t)
+    first = {parse_t(t): t for t in ts}
     for given, source, target, base_eval in ((0, scheme_a, scheme_b, test_base.b), (1, scheme_b, scheme_a, test_base.a)):
+        t = first.get(INFINITE if given == 0 else -INFINITE, best_t)
         sources = [p.a if given == 0 else p.b for p in test_pairs]
         converted = evaluate([p.b if given == 0 else p.a for p in test_pairs],
-                             [pair[1 - given] for pair in converter.parse(sources, given=given)])
-        lines.append(f"| {source} (gold) | {target} | joint t = {best_t} | {converted.uas:.2f} | {converted.las:.2f} |")
+                             [pair[1 - given] for pair in joint(t).parse(sources, given=given)])
+        lines.append(f"| {source} (gold) | {target} | joint t = {t} | {converted.uas:.2f} | {converted.las:.2f} |")
         if (source, target) == ("ud", "sud"):
             from .ud2sud import convert_sentences
 

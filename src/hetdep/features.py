@@ -36,14 +36,26 @@ TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLAT
 
 # The joint model's guided atoms (zhang2014 section 3): h_guide, and l_guide of S0 and of S1,
 # read off the other scheme's partial tree (see hetdep._joint), and their 18 templates.
-JOINT_ATOMS = ATOMS + ("h", "l0", "l1")
+# Beyond the paper, the "rich" guide adds four atoms, for schemes whose heads move between
+# function and content words (UD and SUD): g, how S0 and S1 relate there (also as siblings or
+# as grandparent and grandchild); p0 and p1, where S0's and S1's heads are there, relative to
+# S1, S0 and the queue; c, whether S0 or S1 has a dependent there still in this scheme's queue.
+JOINT_ATOMS = ATOMS + ("h", "l0", "l1", "g", "p0", "p1", "c")
 _JA = {name: i for i, name in enumerate(JOINT_ATOMS)}
 GUIDED_TEMPLATE_NAMES = tuple("""
 S0w+h S0t+h S0w+S0t+h S1w+h S1t+h h
 S0w+l0 S0t+l0 S0w+S0t+l0 S1w+l0 S1t+l0 l0
 S0w+l1 S0t+l1 S0w+S0t+l1 S1w+l1 S1t+l1 l1
 """.split())
+RICH_GUIDED_TEMPLATE_NAMES = tuple("""
+g S0t+g S1t+g S0t+S1t+g l0+g l1+g
+p0 S0t+p0 S0w+p0 l0+p0 p1 S1t+p1 S1w+p1 l1+p1 p0+p1 g+p0+p1
+c S0t+c S1t+c g+c c+p0+p1
+""".split())
 GUIDED_TEMPLATES = tuple(tuple(_JA[atom] for atom in name.split("+")) for name in GUIDED_TEMPLATE_NAMES)
+RICH_GUIDED_TEMPLATES = tuple(tuple(_JA[atom] for atom in name.split("+")) for name in RICH_GUIDED_TEMPLATE_NAMES)
+# The joint model's guides: which guided templates follow the 70 baseline ones.
+GUIDES = {"none": (), "paper": GUIDED_TEMPLATES, "rich": GUIDED_TEMPLATES + RICH_GUIDED_TEMPLATES}
 MAX_ATOMS_PER_TEMPLATE = 3
 
 MASK64 = (1 << 64) - 1

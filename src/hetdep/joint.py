@@ -17,7 +17,7 @@ from . import _beam, _joint, _lattice
 from .conllu import Sentence
 from .errors import HetdepError
 from .evaluation import evaluate
-from .features import GUIDED_TEMPLATES, TEMPLATES
+from .features import GUIDES, TEMPLATES
 from .model import ModelFileError, TrainedWeights, Weights, load_model, save_model
 from .pairs import Pair, check_same_words
 from .parser import TAG_COLUMNS, ParseStats, encode_lattice, lattice_candidates, no_gold_tags, template_array
@@ -82,11 +82,20 @@ def interleave(gold_a: np.ndarray, gold_b: np.ndarray, who: np.ndarray) -> np.nd
     return joint
 
 
+def guided_templates(guide: str) -> np.ndarray:
+    """The joint model's templates: the 70 baseline ones, then those of the guide ('none': the
+    paper's '/wo' ablation; 'paper': its 18 guided templates; 'rich': those and ours, see
+    ``features.GUIDES``)."""
+    if guide not in GUIDES:
+        raise HetdepError(f"unknown guide {guide!r}: choose one of {', '.join(GUIDES)}")
+    return template_array(TEMPLATES + GUIDES[guide])
+
+
 class JointParser:
     """A trained joint model: shared vocabularies, a label set per scheme, t, and averaged weights."""
 
     def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
-                 weights: TrainedWeights, *, t: int = INFINITE, guided: bool = True, beam: int = 64,
+                 weights: TrainedWeights, *, t: int = INFINITE, guide: str = "paper", beam: int = 64,
                  tag_column: str = "upos", projective_encoding: str = "head", lattice: bool = False,
                  lattice_weight: float = 0.0):
         self.words, self.tags = words, tags
@@ -95,10 +104,10 @@ class JointParser:
         self.labels = labels
         self.root_labels = root_labels
         self.weights = weights
-        self.t, self.guided, self.beam = t, guided, beam
+        self.t, self.guide, self.beam = t, guide, beam
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
-        self.templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
+        self.templates = guided_templates(guide)
         self.stats = ParseStats()
 
     def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +203,7 @@ class JointParser:
 
     def config(self) -> dict:
         return {
-            "kind": KIND, "t": t_text(self.t), "guided": self.guided, "beam": self.beam, "tag_column": self.tag_column,
+            "kind": KIND, "t": t_text(self.t), "guide": self.guide, "beam": self.beam, "tag_column": self.tag_column,
             "projective_encoding": self.projective_encoding, "templates": len(self.templates),
             "labels_a": self.labels[0], "labels_b": self.labels[1], "root_label_a": self.root_labels[0],
             "root_label_b": self.root_labels[1], "words": self.words.to_list(), "tags": self.tags.to_list(),
@@ -212,7 +221,8 @@ class JointParser:
             width = max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1]))
             parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
                          (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
-                         guided=bool(config["guided"]), beam=int(config["beam"]), tag_column=config["tag_column"],
+                         guide=config.get("guide") or ("paper" if config["guided"] else "none"),  # older: "guided"
+                         beam=int(config["beam"]), tag_column=config["tag_column"],
                          projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
                          lattice_weight=float(config.get("lattice_weight", 0.0)))
         except (KeyError, TypeError, ValueError, HetdepError) as error:
@@ -229,12 +239,13 @@ def train_joint(
     options: TrainOptions = TrainOptions(),
     *,
     t: int = INFINITE,
-    guided: bool = True,
+    guide: str = "paper",
     progress: Callable | None = None,
 ) -> TrainResult:
     """Train the joint model; the best iteration is the one with the best mean dev UAS of the two schemes."""
     if not train_pairs:
         raise HetdepError("no training sentences")
+    templates = guided_templates(guide)  # an unknown guide is refused before any work
     if options.dp:
         raise HetdepError("the joint model has no dynamic-programming beam yet (dp is for the arc-standard parser)")
     for pair in list(train_pairs) + list(dev_pairs):
@@ -250,7 +261,6 @@ def train_joint(
         encoded.append((words.encode(pair.a.forms), tags.encode(pair.a.column(column)), interleave(gold_a, gold_b, who), who))
     n_labels = (len(labels_a), len(labels_b))
     weights = Weights(max(2 + 2 * n_labels[0], 2 + 2 * n_labels[1]))
-    templates = template_array(TEMPLATES + GUIDED_TEMPLATES if guided else TEMPLATES)
     free = np.full(4 * max(len(p.a) for p in train_pairs), -1, dtype=np.int32)
     lattices = [lattice_example(pair.a, tags, options) for pair in train_pairs] if options.lattice else []
 
@@ -276,7 +286,7 @@ def train_joint(
         return False
 
     def evaluate_model(averaged):
-        parser = JointParser(words, tags, (labels_a, labels_b), (root_a, root_b), averaged, t=t, guided=guided,
+        parser = JointParser(words, tags, (labels_a, labels_b), (root_a, root_b), averaged, t=t, guide=guide,
                              beam=options.beam, tag_column=options.tag_column,
                              projective_encoding=options.projective_encoding, lattice=options.lattice,
                              lattice_weight=options.lattice_weight)

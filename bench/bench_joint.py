@@ -1,11 +1,12 @@
 """Joint model parsing speed against the single-scheme parsers, measured in one run.
 
-    python bench/bench_joint.py [--treebank DIR] [--a sud] [--b ud] [--beam 64] [--trained MODELS] [--guide paper|rich]
+    python bench/bench_joint.py [--treebank DIR] [--a sud] [--b ud] [--beam 64] [--trained MODELS] [--guides paper,rich]
 
-Without --trained, trains one iteration of each (a baseline per scheme, the joint model with
-t = +inf). With --trained, loads the models of an ``hetdep experiment joint`` run instead
-(MODELS/baseline-A, MODELS/baseline-B, MODELS/joint-t+inf, or joint-t+inf-rich with --guide rich):
-fully trained models hold more features than one iteration's, so their weight tables are larger.
+Without --trained, trains one iteration of each (a baseline per scheme, a joint model with
+t = +inf per guide of --guides). With --trained, loads the models of ``hetdep experiment joint``
+runs instead (MODELS/baseline-A, MODELS/baseline-B, MODELS/joint-t+inf for the paper's guide,
+MODELS/joint-t+inf-rich for the rich one): fully trained models hold more features than one
+iteration's, so their weight tables are larger.
 
 Then parses the dev file with each, in process (models loaded, code compiled), the parsers
 taking turns so that a noisy machine slows them alike, and prints words/second (best of
@@ -36,20 +37,22 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--trained", type=Path, help="models folder of an 'hetdep experiment joint' run")
-    parser.add_argument("--guide", choices=["paper", "rich"], default="paper", help="the joint model's guided features")
+    parser.add_argument("--guides", default="paper", help="comma-separated guides of the joint models timed (paper, rich)")
     args = parser.parse_args()
+    guides = args.guides.split(",")
     dev = read_pairs(args.treebank / f"dev.{args.a}.conllu", args.treebank / f"dev.{args.b}.conllu")
     if args.trained:
         single_a = ArcStandardParser.load(args.trained / f"baseline-{args.a}")
         single_b = ArcStandardParser.load(args.trained / f"baseline-{args.b}")
-        joint = JointParser.load(args.trained / ("joint-t+inf" + ("-rich" if args.guide == "rich" else "")))
+        joints = {guide: JointParser.load(args.trained / ("joint-t+inf" + ("-rich" if guide == "rich" else "")))
+                  for guide in guides}
         print(f"trained models from {args.trained}")
     else:
         pairs = read_pairs(args.treebank / f"train.{args.a}.conllu", args.treebank / f"train.{args.b}.conllu")
         options = TrainOptions(beam=args.beam, iterations=1)
         single_a = train([p.a for p in pairs], [], options).parser
         single_b = train([p.b for p in pairs], [], options).parser
-        joint = train_joint(pairs, [], options, t=INFINITE, guide=args.guide).parser
+        joints = {guide: train_joint(pairs, [], options, t=INFINITE, guide=guide).parser for guide in guides}
         print("models trained for one iteration")
     inputs = {"a": [p.a for p in dev], "b": [p.b for p in dev]}
     words = sum(len(s) for s in inputs["a"])
@@ -69,22 +72,24 @@ def main() -> None:
                 best[name] = min(best[name], seconds(model, scheme))
         return {name: words / value for name, value in best.items()}
 
-    speed = best_speeds({"single a": (single_a, "a"), "single b": (single_b, "b"), "joint": (joint, "a")})
+    speed = best_speeds({"single a": (single_a, "a"), "single b": (single_b, "b"),
+                         **{f"joint {guide}": (joint, "a") for guide, joint in joints.items()}})
     print(f"treebank {args.treebank.name}, beam {args.beam}, dev {words} words, best of {args.repeats}")
     print(f"single-scheme parser, {args.a}: {speed['single a']:8,.0f} words/s (one tree)")
     print(f"single-scheme parser, {args.b}: {speed['single b']:8,.0f} words/s (one tree)")
-    print(f"joint model ({args.guide} guide): {speed['joint']:8,.0f} words/s (both trees)")
-    for scheme in ("a", "b"):
-        ratio = speed["joint"] / speed[f"single {scheme}"]
-        print(f"ratio joint / single {getattr(args, scheme)}: {ratio:.2f} (per tree produced: {2 * ratio:.2f})")
-    # Diagnostic: the same joint model scoring only the 70 baseline templates (its output differs):
-    # how much of the joint model's time the guided templates take.
-    full = joint.templates
-    joint.templates = full[:len(TEMPLATES)]
-    unguided = best_speeds({"unguided": (joint, "a")})["unguided"]
-    joint.templates = full
-    print(f"joint model, guided templates skipped (diagnostic): {unguided:8,.0f} words/s; "
-          f"the guided templates take {1 - speed['joint'] / unguided:.0%} of the joint model's time")
+    for guide, joint in joints.items():
+        print(f"joint model, {guide} guide: {speed[f'joint {guide}']:8,.0f} words/s (both trees)")
+        for scheme in ("a", "b"):
+            ratio = speed[f"joint {guide}"] / speed[f"single {scheme}"]
+            print(f"  ratio joint / single {getattr(args, scheme)}: {ratio:.2f} (per tree produced: {2 * ratio:.2f})")
+        # Diagnostic: the same joint model scoring only the 70 baseline templates (its output differs):
+        # how much of the joint model's time the guided templates take.
+        full = joint.templates
+        joint.templates = full[:len(TEMPLATES)]
+        unguided = best_speeds({"unguided": (joint, "a")})["unguided"]
+        joint.templates = full
+        print(f"  guided templates skipped (diagnostic): {unguided:8,.0f} words/s; "
+              f"the guided templates take {1 - speed[f'joint {guide}'] / unguided:.0%} of the joint model's time")
 
 
 if __name__ == "__main__":

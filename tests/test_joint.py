@@ -208,7 +208,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
         first, last, extra = _joint.joint_score(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, n, words, tags,
                                                 templates, table, rows, np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64),
                                                 np.zeros(len(templates), dtype=np.uint64), acc, guided,
-                                                _joint.joint_memo(1, len(acc)))
+                                                _joint.joint_memo(1, len(acc), len(templates)))
         atoms = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
         known = _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, atoms)
         stop = len(templates) if known else _joint.N_BASELINE_TEMPLATES

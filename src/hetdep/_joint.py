@@ -34,7 +34,11 @@ N_JOINT_ATOMS = 47
 H_GUIDE, L0_GUIDE, L1_GUIDE, G_GUIDE, P0_GUIDE, P1_GUIDE, C_GUIDE = range(40, 47)
 N_BASELINE_TEMPLATES = len(TEMPLATES)
 N_PAPER_TEMPLATES = N_BASELINE_TEMPLATES + len(GUIDES["paper"])
+# The atoms the guided templates read, sorted, so the paper guide's (baseline and 40-42) come first:
+# its memo keys on that prefix alone, the rich guide's on all of them.
 GUIDE_SEEN = np.array(sorted({atom for template in GUIDES["rich"] for atom in template}), dtype=np.int64)
+N_PAPER_SEEN = len({atom for template in GUIDES["paper"] for atom in template})
+assert sorted({atom for template in GUIDES["paper"] for atom in template}) == GUIDE_SEEN[:N_PAPER_SEEN].tolist()
 
 
 @njit(cache=True)
@@ -58,11 +62,8 @@ def joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, o
     h1 = hd[b, other, k1] if k1 else -1
     out[L0_GUIDE] = lb[b, other, k0] if k0 else 0
     out[L1_GUIDE] = lb[b, other, k1] if k1 else 0
-    out[H_GUIDE] = 0
-    if h0 >= 0 and h1 >= 0:
+    if h0 >= 0 and h1 >= 0:  # (fill_atoms left every atom 0)
         out[H_GUIDE] = 1 if h1 == s0 else 2 if h0 == s1 else 3
-    for a in range(G_GUIDE, C_GUIDE + 1):
-        out[a] = 0
     if not rich:
         return k0 > 0 or k1 > 0
     if h0 >= 0 and h1 >= 0:
@@ -153,7 +154,7 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     add_item_scores(atoms, atoms[:N_ATOMS], templates, 0, N_BASELINE_TEMPLATES, s, table, rows, keys, acc, arcs, extra,
                     baseline_memo)
     if guided_templates_fire(stop, rich, known):
-        for i in range(GUIDE_SEEN.shape[0]):
+        for i in range(seen.shape[0]):  # the guide's own atoms, see joint_memo
             seen[i] = atoms[GUIDE_SEEN[i]]
         add_item_scores(atoms, seen, templates, N_BASELINE_TEMPLATES, stop, s, table, rows, keys, guided,
                         arcs, extra, guided_memo)
@@ -170,11 +171,12 @@ def guided_templates_fire(n_templates, rich, known):
 
 
 @njit(cache=True)
-def joint_memo(beam, width):
+def joint_memo(beam, width, n_templates):
     """Memos for :func:`joint_score`: baseline scores by the 40 baseline atoms, guided scores by
-    the atoms the guided templates read, and room to gather those."""
-    return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, GUIDE_SEEN.shape[0], width),
-            np.zeros(GUIDE_SEEN.shape[0], dtype=np.int64))
+    the atoms the guide's templates read (``n_templates``: the model's count, which tells the
+    guide), and room to gather those."""
+    n_seen = GUIDE_SEEN.shape[0] if n_templates > N_PAPER_TEMPLATES else N_PAPER_SEEN
+    return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -249,7 +251,7 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width)
+    memo = joint_memo(beam, width, templates.shape[0])
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)

@@ -200,7 +200,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width)
+    memo = joint_memo(beam, width, templates.shape[0])
     hs = np.zeros(beam, dtype=np.float64)
     ho = np.zeros(beam, dtype=np.int64)
     actions = np.zeros(steps, dtype=np.int32)

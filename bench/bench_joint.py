@@ -20,6 +20,7 @@ import argparse
 import time
 from pathlib import Path
 
+from hetdep.experiments import joint_model_name
 from hetdep.features import TEMPLATES
 from hetdep.joint import INFINITE, JointParser, train_joint
 from hetdep.pairs import read_pairs
@@ -44,8 +45,7 @@ def main() -> None:
     if args.trained:
         single_a = ArcStandardParser.load(args.trained / f"baseline-{args.a}")
         single_b = ArcStandardParser.load(args.trained / f"baseline-{args.b}")
-        joints = {guide: JointParser.load(args.trained / ("joint-t+inf" + ("-rich" if guide == "rich" else "")))
-                  for guide in guides}
+        joints = {guide: JointParser.load(args.trained / joint_model_name("inf", guide)) for guide in guides}
         print(f"trained models from {args.trained}")
     else:
         pairs = read_pairs(args.treebank / f"train.{args.a}.conllu", args.treebank / f"train.{args.b}.conllu")

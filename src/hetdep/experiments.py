@@ -82,6 +82,11 @@ def _significance(schemes, system: str = "joint", against: str = "baseline") -> 
     return lines + [""], significance
 
 
+def joint_model_name(t: str, guide: str) -> str:
+    """The folder of a joint model under an experiment's ``models/`` (e.g. ``joint-t+inf-rich``)."""
+    return f"joint-t{t_text(parse_t(t))}" + {"paper": "", "rich": "-rich", "none": "-noguide"}[guide]
+
+
 def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
                          ts: tuple[str, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(), guide: str = "paper",
                          log: Callable[[str], None] = print, train_only: bool = False) -> Path | None:
@@ -108,8 +113,7 @@ def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", sc
                             lambda: train([getattr(p, side) for p in train_pairs], [getattr(p, side) for p in dev_pairs], options))
 
     def joint(t: str, guide: str = guide) -> JointParser:
-        suffix = {"paper": "", "rich": "-rich", "none": "-noguide"}[guide]
-        return cached_model(models / f"joint-t{t_text(parse_t(t))}{suffix}", options, JointParser.load,
+        return cached_model(models / joint_model_name(t, guide), options, JointParser.load,
                             log, f"training the joint model, t = {t}, guide: {guide}",
                             lambda: train_joint(train_pairs, dev_pairs, options, t=parse_t(t), guide=guide))
 

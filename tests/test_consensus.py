@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from hetdep.cli import main
 from hetdep.conllu import read_conllu
-from hetdep.consensus import ConsensusOptions, check_compatible, joint_parse, start, tune
+from hetdep.consensus import SUPPORT, ConsensusOptions, check_compatible, error_support, joint_parse, start, tune
 from hetdep.errors import HetdepError
-from hetdep.graph import GraphParser, agreement_bins, train_graph
+from hetdep.graph import GraphParser, agreement_bins, related, train_graph
 from hetdep.model import ModelFileError
 from hetdep.training import TrainOptions
 
@@ -151,3 +151,25 @@ def test_agreement_bins_see_the_reverse_arc_the_grandparent_and_the_sibling():
     siblings = agreement_bins(np.array([[0, 2, 0, 2]]), np.array([0.6]))
     assert siblings[1, 3] == siblings[3, 1] == 1 + 16  # both hang from 2 (mass 0.6 >= 0.5); the arc mass 0 bins to 1
     assert siblings[2, 1] == 3  # mass 0.6 lies in the third bin
+
+
+def test_related_reads_every_relation_of_the_bins():
+    # Other tree over 4 words: 0 -> 2, 2 -> 1, 1 -> 3, 2 -> 4 (all of the mass).
+    bins = agreement_bins(np.array([[0, 2, 0, 1, 2]]), np.array([1.0]))
+    found = related(bins)
+    assert found[2, 1] and found[1, 2] and found[2, 3] and found[1, 4] and found[0, 1]  # arc, reverse, grandparents, siblings
+    assert not found[3, 4] and not found[4, 3] and not found[0, 3]  # cousins; a great-grandparent
+    weak = related(agreement_bins(np.array([[0, 2, 0]]), np.array([0.4])))  # below half the mass: nothing
+    assert not weak.any()
+
+
+def test_error_support_sorts_every_wrong_head(parsers):
+    a, b = parsers
+    support = error_support(a, b, DEV[:30], k=4)
+    assert set(support) == set(SUPPORT)
+    wrong = sum(g != p and u != "PUNCT" for s, t in zip(DEV[:30], a.parse(DEV[:30]))
+                for g, p, u in zip(s.heads, t.heads, s.upos))
+    assert sum(support.values()) == wrong > 0
+    # A helper that parses exactly like the parser relates the wrong head, never the gold one alone.
+    echo = error_support(a, a, DEV[:30], k=1)
+    assert echo["gold head only"] == 0 and echo["predicted head only"] + echo["both"] == wrong

@@ -74,6 +74,12 @@ def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
                        "concatenation with per-treebank feature copies"):
             assert f"| {kind} {system}" in text
     assert "## Table 4" in text and "| dep2 +all | sud half |" in text
+    # Table 5 sorts every wrong dev head of each baseline.
+    for kind in ("dep1", "dep2"):
+        row = re.search(rf"^\| {kind} \| ud half \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", text, re.M)
+        assert row, f"Table 5 has a {kind} row"
+        counts = [int(value) for value in row.groups()]
+        assert counts[0] == sum(counts[1:]) > 0
     # Table 4's correct-head change agrees with Table 1's UAS (shown to two decimals).
     table1 = text[text.index("## Table 1"):text.index("## Table 4")]
     uas = {row.split(" | ")[0][2:]: float(row.split(" | ")[2]) for row in table1.splitlines() if row.startswith("| dep2 ")}

@@ -30,8 +30,9 @@ import numpy as np
 from . import _sibling
 from .conllu import Sentence
 from .errors import HetdepError
-from .evaluation import evaluate
-from .graph import SECOND_ORDER_MAX_WORDS, GraphParser, Parts, agreement_bins, arc_mass, posteriors
+from .evaluation import evaluate, scored_mask
+from .graph import (SECOND_ORDER_MAX_WORDS, GraphParser, Parts, agreement_bins, arc_mass, helper_agreement, posteriors,
+                    related)
 from .parser import TAG_COLUMNS
 
 
@@ -188,6 +189,27 @@ def tune(a: GraphParser, b: GraphParser, dev: Sequence[Sentence], grids: dict[st
             if uas(candidate) > uas(best):
                 best = candidate
     return best, uas(best)
+
+
+SUPPORT = ("gold head only", "predicted head only", "both", "neither")
+
+
+def error_support(parser: GraphParser, other: GraphParser, sentences: Sequence[Sentence], k: int = 16) -> dict[str, int]:
+    """How much the other parser could teach this one: of the words whose head ``parser`` gets
+    wrong (punctuation excluded), how many the other's k-best trees relate (arc, reverse arc,
+    grandparent or sibling, :func:`hetdep.graph.related`) to their gold head only, to the wrongly
+    predicted head only, to both or to neither. Agreement features can only move a head towards
+    a word the other relates it to, and a helper that relates the wrong head as often as the right
+    one has errors of its own that coincide with the parser's."""
+    counts = dict.fromkeys(SUPPORT, 0)
+    for sentence, parsed in zip(sentences, parser.parse(sentences)):
+        supported = related(helper_agreement(other, sentence, k))
+        for m, (gold, predicted, scored) in enumerate(zip(sentence.heads, parsed.heads, scored_mask(sentence, "upos")), 1):
+            if scored and gold != predicted:
+                to_gold, to_predicted = supported[gold, m], supported[predicted, m]
+                counts[SUPPORT[0 if to_gold and not to_predicted else 1 if to_predicted and not to_gold
+                                 else 2 if to_gold else 3]] += 1
+    return counts
 
 
 def check_compatible(a: GraphParser, b: GraphParser, name_a: str = "first model", name_b: str = "second model") -> None:

@@ -289,7 +289,7 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     """zhou-zhao2013 Tables 1 and 4 for each parser kind: baselines, consensus features (each alone
     and all together, weights tuned on each treebank's dev set), concatenation baselines, and
     sentence-level sign tests. ``treebanks`` replaces the setting's own (tests run it small)."""
-    from .consensus import ConsensusOptions, joint_parse, start, tune
+    from .consensus import SUPPORT, ConsensusOptions, error_support, joint_parse, start, tune
     from .graph import KINDS, GraphParser, train_concatenated, train_graph
 
     began = time.perf_counter()
@@ -312,6 +312,8 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
     rows: dict[tuple[str, str], tuple] = {}  # (kind, system) -> UAS a, UAS b, options a, options b
     evaluations: dict[tuple[str, str], tuple] = {}
     concatenation_rows: dict[tuple[str, str], tuple[float, float]] = {}
+    supports: dict[str, tuple[dict[str, int], dict[str, int]]] = {}  # kind -> each baseline's wrong dev heads by support
+
     def write_report() -> Path:
         """The report of the kinds done so far (written after each, so a long run leaves one behind)."""
         def weights(system: str, chosen: ConsensusOptions) -> str:
@@ -354,6 +356,16 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
                 gained = int(system_eval.counts.heads.sum() - baseline_eval.counts.heads.sum())
                 lines.append(f"| {kind} {system} | {treebank.name} | {sign['better']} | {sign['ties']} | {sign['worse']} | "
                              f"{sign['p']:.4f} | {gained:+d} of {system_eval.words} |")
+        lines += ["", "## Table 5: the baselines' wrong heads on dev, by what the other baseline's trees relate the word to", "",
+                  f"Related: the arc, its reverse, the head as grandparent or the two words as siblings holds half the mass of "
+                  f"the other baseline's {k}-best trees (what the agreement features see; `hetdep.consensus.error_support`). "
+                  "Agreement can only pull a head towards a word the other parser relates it to; where it relates the predicted "
+                  "head as often as the gold one, the two parsers' errors coincide and there is little to learn.", "",
+                  f"| parser | treebank | wrong heads | {' | '.join(SUPPORT)} |", "|---|---|---|" + "---|" * len(SUPPORT)]
+        for kind, sides in supports.items():
+            for treebank, counts in zip((a, b), sides):
+                lines.append(f"| {kind} | {treebank.name} | {sum(counts.values())} | "
+                             + " | ".join(str(counts[name]) for name in SUPPORT) + " |")
         lines += ["", f"Wall time of this run: {time.perf_counter() - began:.0f} s (models in {models} are reused by a rerun).", ""]
         report = out / "report.md"
         report.write_text("\n".join(lines), encoding="utf-8")
@@ -377,6 +389,7 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
             log(f"test, {kind} {system}: {a.name} UAS {eval_a.uas:.2f}, {b.name} UAS {eval_b.uas:.2f}")
 
         score("baseline", base, base)
+        supports[kind] = (error_support(parser_a, parser_b, a.dev, k), error_support(parser_b, parser_a, b.dev, k))
         for system, names in CONSENSUS_SYSTEMS.items():
             grids = {name: grid for name in names}
             key = f"{kind} {system} grid={list(grid)} k={k} rounds={iterations}"

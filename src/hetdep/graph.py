@@ -92,6 +92,13 @@ def agreement_bins(heads: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
             + 16 * (sibling_mass(heads, probabilities) >= 0.5)).astype(np.int64)
 
 
+def related(bins: np.ndarray) -> np.ndarray:
+    """Where :func:`agreement_bins` says the other parser's trees mostly relate h and m at all: the
+    arc h -> m, its reverse, h as m's grandparent or the two as siblings holds half the mass."""
+    flags = bins - 1  # bits 0-1: the arc's mass bin (2, 3: at least 0.5); bits 2-4: reverse, grandparent, sibling
+    return (bins > 0) & (((flags & 3) >= 2) | (flags >= 4))
+
+
 def sibling_column(n_labels: int) -> int:
     """dep2's weight column for the (unlabeled) sibling features, after the label columns."""
     return n_labels + 2

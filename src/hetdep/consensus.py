@@ -199,8 +199,8 @@ def error_support(parser: GraphParser, other: GraphParser, sentences: Sequence[S
     wrong (punctuation excluded), how many the other's k-best trees relate (arc, reverse arc,
     grandparent or sibling, :func:`hetdep.graph.related`) to their gold head only, to the wrongly
     predicted head only, to both or to neither. Agreement features can only move a head towards
-    a word the other relates it to, and a helper that relates the wrong head as often as the right
-    one has errors of its own that coincide with the parser's."""
+    a word the other relates it to: the first count bounds what they could mend, the second is
+    where the other's errors coincide with the parser's."""
     counts = dict.fromkeys(SUPPORT, 0)
     for sentence, parsed in zip(sentences, parser.parse(sentences)):
         supported = related(helper_agreement(other, sentence, k))

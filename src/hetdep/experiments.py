@@ -359,8 +359,9 @@ def run_consensus_experiment(setting: str, data: Path, out: Path, *, kinds: tupl
         lines += ["", "## Table 5: the baselines' wrong heads on dev, by what the other baseline's trees relate the word to", "",
                   f"Related: the arc, its reverse, the head as grandparent or the two words as siblings holds half the mass of "
                   f"the other baseline's {k}-best trees (what the agreement features see; `hetdep.consensus.error_support`). "
-                  "Agreement can only pull a head towards a word the other parser relates it to; where it relates the predicted "
-                  "head as often as the gold one, the two parsers' errors coincide and there is little to learn.", "",
+                  "The first column is what agreement features could mend, the second what following the other parser would "
+                  "break further: a parser learns to follow it only in contexts (tags, direction, length) where the first "
+                  "outweighs the second.", "",
                   f"| parser | treebank | wrong heads | {' | '.join(SUPPORT)} |", "|---|---|---|" + "---|" * len(SUPPORT)]
         for kind, sides in supports.items():
             for treebank, counts in zip((a, b), sides):

@@ -147,7 +147,7 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     """
     baseline_memo, guided_memo, seen = memo
     stop = templates.shape[0]
-    rich = stop > N_PAPER_TEMPLATES
+    rich = is_rich(stop)
     known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     arcs = last > first
@@ -164,6 +164,12 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
 
 
 @njit(cache=True, inline="always")
+def is_rich(n_templates):
+    """Whether a model with this many templates has the rich guide (more than the paper's)."""
+    return n_templates > N_PAPER_TEMPLATES
+
+
+@njit(cache=True, inline="always")
 def guided_templates_fire(n_templates, rich, known):
     """Whether an item's guided templates fire: the paper's always; the rich guide's only where
     the other scheme has shifted S0 or S1 (``known``, from :func:`joint_atoms`)."""
@@ -175,7 +181,7 @@ def joint_memo(beam, width, n_templates):
     """Memos for :func:`joint_score`: baseline scores by the 40 baseline atoms, guided scores by
     the atoms the guide's templates read (``n_templates``: the model's count, which tells the
     guide), and room to gather those."""
-    n_seen = GUIDE_SEEN.shape[0] if n_templates > N_PAPER_TEMPLATES else N_PAPER_SEEN
+    n_seen = GUIDE_SEEN.shape[0] if is_rich(n_templates) else N_PAPER_SEEN
     return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
 
 
@@ -351,7 +357,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     _copy_item(sides, sides, 1, 0)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    rich = templates.shape[0] > N_PAPER_TEMPLATES
+    rich = is_rich(templates.shape[0])
     c = np.float32(counter)
     for k in range(first, length):
         s = who[k]

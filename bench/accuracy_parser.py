@@ -14,9 +14,10 @@ import resource
 import time
 from pathlib import Path
 
-from hetdep.conllu import read_conllu
-from hetdep.evaluation import evaluate
-from hetdep.training import TrainOptions, train
+from hetdep.evaluation.attachment import evaluate
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import read_conllu
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -14,8 +14,8 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
-from hetdep.headrules import PUNCTUATION_TAGS, load_table, to_dependencies
-from hetdep.ptb import clean, read_trees
+from hetdep.convert.headrules import PUNCTUATION_TAGS, load_table, to_dependencies
+from hetdep.treebank.ptb import clean, read_trees
 
 
 def read_malt_tab(archive: Path) -> dict[str, list[list[tuple[str, str, int]]]]:

@@ -14,10 +14,10 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from hetdep.conllu import UPOS, read_conllu
-from hetdep.evaluation import base_label
-from hetdep.pairs import read_pairs
-from hetdep.ud2sud import convert_sentences
+from hetdep.convert.ud2sud import convert_sentences
+from hetdep.evaluation.attachment import base_label
+from hetdep.treebank.conllu import UPOS, read_conllu
+from hetdep.treebank.pairs import read_pairs
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import argparse
 import time
 from pathlib import Path
 
-from hetdep.conllu import read_conllu
+from hetdep.treebank.conllu import read_conllu
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-ewt" / "train.ud.conllu"
 

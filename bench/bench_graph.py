@@ -14,10 +14,11 @@ import argparse
 import time
 from pathlib import Path
 
-from hetdep.conllu import read_conllu
-from hetdep.evaluation import evaluate
-from hetdep.graph import train_graph
-from hetdep.training import TrainOptions, train
+from hetdep.evaluation.attachment import evaluate
+from hetdep.graph.parser import train_graph
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import read_conllu
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-ewt"
 

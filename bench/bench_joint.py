@@ -20,12 +20,15 @@ import argparse
 import time
 from pathlib import Path
 
-from hetdep.experiments import joint_model_name
-from hetdep.features import TEMPLATES
-from hetdep.joint import INFINITE, JointParser, train_joint
-from hetdep.pairs import read_pairs
-from hetdep.parser import ArcStandardParser
-from hetdep.training import TrainOptions, train
+from hetdep.experiments.common import joint_model_name
+from hetdep.joint.parser import JointParser
+from hetdep.joint.schedule import INFINITE
+from hetdep.joint.training import train_joint
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.features import TEMPLATES
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.transition.training import train
+from hetdep.treebank.pairs import read_pairs
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "fr-sequoia"
 
@@ -45,7 +48,7 @@ def main() -> None:
     if args.trained:
         single_a = ArcStandardParser.load(args.trained / f"baseline-{args.a}")
         single_b = ArcStandardParser.load(args.trained / f"baseline-{args.b}")
-        joints = {guide: JointParser.load(args.trained / joint_model_name("inf", guide)) for guide in guides}
+        joints = {guide: JointParser.load(args.trained / joint_model_name(INFINITE, guide)) for guide in guides}
         print(f"trained models from {args.trained}")
     else:
         pairs = read_pairs(args.treebank / f"train.{args.a}.conllu", args.treebank / f"train.{args.b}.conllu")

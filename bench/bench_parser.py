@@ -20,10 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from hetdep import reference
-from hetdep.conllu import read_conllu
-from hetdep.training import TrainOptions, train
-from hetdep.transition import Moves
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition import reference
+from hetdep.transition.system import Moves
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import read_conllu
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-ewt"
 

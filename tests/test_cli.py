@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
+import click
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES, conllu, write
 
 from hetdep.cli import main
-
-from conftest import SAMPLES, conllu, write
 
 UD, SUD = str(SAMPLES / "dev.ud.conllu"), str(SAMPLES / "dev.sud.conllu")
 
@@ -20,10 +20,25 @@ def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-@pytest.mark.parametrize("command", ["eval", "compare", "validate", "projectivity"])
-def test_every_command_explains_itself(command):
-    result = run(command, "--help")
-    assert result.exit_code == 0 and "Usage:" in result.output and "--" in result.output
+def every_command(group=main, path=()):
+    """The words that reach each command of the tree, e.g. ('experiment', 'joint')."""
+    for name, command in group.commands.items():
+        yield path + (name,)
+        if isinstance(command, click.Group):
+            yield from every_command(command, path + (name,))
+
+
+def test_the_documented_commands_are_there():
+    commands = {" ".join(words) for words in every_command()}
+    assert {"eval", "compare", "validate", "projectivity", "train", "parse", "train-tagger", "tag", "jackknife", "convert",
+            "experiment", "experiment joint", "experiment predicted-tags", "experiment consensus"} <= commands
+
+
+@pytest.mark.parametrize("words", list(every_command()), ids=" ".join)
+def test_every_command_explains_itself(words):
+    result = run(*words, "--help")
+    assert result.exit_code == 0 and "Usage:" in result.output and "--help" in result.output
+    assert f"{' '.join(words)} [OPTIONS]" in result.output
 
 
 def test_eval_json_on_the_sample():

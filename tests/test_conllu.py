@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
-from hetdep.conllu import (
-    NO_HEAD, UPOS, collect_problems, find_cycle, read_conllu, write_conllu,
-)
-from hetdep.errors import InputError
-
 from conftest import SAMPLES, conllu, needs_shared, shared_files, write
+
+from hetdep.errors import InputError
+from hetdep.treebank.conllu import (
+    NO_HEAD,
+    UPOS,
+    collect_problems,
+    find_cycle,
+    read_conllu,
+    write_conllu,
+)
 
 MIXED = (
     "# sent_id = s1\n"
@@ -175,7 +179,7 @@ def test_reading_streams(tmp_path):
 
 
 def test_tokenized_text_reader(tmp_path):
-    from hetdep.conllu import read_tokenized_text
+    from hetdep.treebank.conllu import read_tokenized_text
 
     path = write(tmp_path, "t.txt", "Un deux\n\n trois  quatre cinq \n")
     sentences = list(read_tokenized_text(path))

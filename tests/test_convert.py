@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES, SHARED_DATA, conllu, needs_shared, write
 
 from hetdep.cli import main
-from hetdep.conllu import read_conllu
+from hetdep.convert.headrules import convert_trees, load_table, parse_table, to_dependencies
+from hetdep.convert.ud2sud import convert_sentences, convert_tree
 from hetdep.errors import HetdepError, InputError
-from hetdep.evaluation import base_label, evaluate
-from hetdep.headrules import convert_trees, load_table, parse_table, to_dependencies
-from hetdep.ptb import clean, parse_trees, split_label
-from hetdep.ud2sud import convert_sentences, convert_tree
-
-from conftest import SAMPLES, SHARED_DATA, conllu, needs_shared, write
+from hetdep.evaluation.attachment import base_label, evaluate
+from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.ptb import clean, parse_trees, split_label
 
 # Made-up sentences in Penn Treebank style (the WSJ sample itself may not be shipped).
 TREE = """

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
-from hetdep import _beam, _dp
-from hetdep.cli import main
-from hetdep.conllu import find_cycle, read_conllu
-from hetdep.errors import HetdepError
-from hetdep.parser import ArcStandardParser
-from hetdep.training import TrainOptions, train
-
 from conftest import SAMPLES
+
+from hetdep.cli import main
+from hetdep.errors import HetdepError
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition import _beam, _dp
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import find_cycle, read_conllu
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
@@ -91,8 +91,8 @@ def test_cli_train_dp_and_refusals(tmp_path):
     result = run(main, ["train", "--parser", "dep1", "--train", train_file, "--dev", dev_file, "--model", str(tmp_path / "x"),
                         "--dp"])
     assert result.exit_code == 2 and "--dp is for the single-scheme arc-standard parser" in result.output
-    from hetdep.joint import train_joint
-    from hetdep.pairs import read_pairs
+    from hetdep.joint.training import train_joint
+    from hetdep.treebank.pairs import read_pairs
 
     with pytest.raises(HetdepError, match="no dynamic-programming beam"):
         train_joint(read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"), [], TrainOptions(dp=True))

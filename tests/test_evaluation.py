@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
-
-from hetdep.conllu import read_conllu
-from hetdep.errors import InputError
-from hetdep.evaluation import compare_sentences, evaluate, is_punct_form
-from hetdep.significance import approximate_randomization, compare, paired_bootstrap, paired_t_test, sign_test
-
 import numpy as np
-
+import pytest
 from conftest import conllu, needs_shared, shared_files, write
+
+from hetdep.errors import InputError
+from hetdep.evaluation.attachment import compare_sentences, evaluate, is_punct_form
+from hetdep.evaluation.significance import approximate_randomization, compare, paired_bootstrap, paired_t_test, sign_test
+from hetdep.treebank.conllu import read_conllu
 
 GOLD = conllu(("Le", "DET", 2, "det"), ("chat", "NOUN", 3, "nsubj:pass"), ("dort", "VERB", 0, "root"), (".", "PUNCT", 3, "punct")) + conllu(("Oui", "INTJ", 0, "root"))
 PRED = conllu(("Le", "DET", 3, "det"), ("chat", "NOUN", 3, "nsubj"), ("dort", "VERB", 0, "root"), (".", "PUNCT", 2, "punct")) + conllu(("Oui", "INTJ", 0, "root"))
@@ -173,7 +171,7 @@ def perturbed(sentence):
 @needs_shared
 @pytest.mark.parametrize("gold_path", [p for p in shared_files() if not p.name.startswith("train")], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_agrees_with_an_independent_scorer(gold_path, tmp_path):
-    from hetdep.conllu import write_conllu
+    from hetdep.treebank.conllu import write_conllu
 
     pred_path = tmp_path / "pred.conllu"
     write_conllu((perturbed(s) for s in read_conllu(gold_path)), pred_path)

@@ -7,11 +7,10 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES
 
 from hetdep.cli import main
-from hetdep.conllu import read_conllu
-
-from conftest import SAMPLES
+from hetdep.treebank.conllu import read_conllu
 
 
 def tiny_pair_treebank(folder):
@@ -59,8 +58,8 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
 
 
 def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
-    from hetdep.experiments import Treebank, run_consensus_experiment
-    from hetdep.training import TrainOptions
+    from hetdep.experiments.consensus import Treebank, run_consensus_experiment
+    from hetdep.learn.perceptron import TrainOptions
 
     ud, sud = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "train.sud.conllu"))
     a = Treebank("ud half", ud[:60], ud[60:70], ud[70:80])
@@ -156,8 +155,8 @@ def test_experiments_refuse_bad_values_of_t_before_any_work(tmp_path, command, o
 
 
 def test_cached_models_survive_new_training_options(tmp_path):
-    from hetdep.experiments import cached_model
-    from hetdep.training import TrainOptions
+    from hetdep.experiments.common import cached_model
+    from hetdep.learn.perceptron import TrainOptions
 
     directory = tmp_path / "m"
     directory.mkdir()
@@ -172,9 +171,9 @@ def test_cached_models_survive_new_training_options(tmp_path):
 
 
 def test_a_cached_model_this_version_cannot_read_is_trained_again(tmp_path):
-    from hetdep.experiments import cached_model
-    from hetdep.model import ModelFileError
-    from hetdep.training import TrainOptions
+    from hetdep.experiments.common import cached_model
+    from hetdep.learn.model_files import ModelFileError
+    from hetdep.learn.perceptron import TrainOptions
 
     directory = tmp_path / "m"
     directory.mkdir()

@@ -5,16 +5,15 @@ from __future__ import annotations
 import random
 
 import numpy as np
-
-from hetdep import _beam
-from hetdep.conllu import read_conllu
-from hetdep.features import ATOMS, TEMPLATE_NAMES, TEMPLATES, atoms, feature_hash, features
-from hetdep.parser import template_array
-from hetdep.projectivity import projectivize
-from hetdep.transition import Moves, State, apply, is_valid, oracle
-from hetdep.vocab import Vocab
-
 from conftest import SAMPLES
+
+from hetdep.learn.vocab import Vocab
+from hetdep.transition import _beam
+from hetdep.transition.features import ATOMS, TEMPLATE_NAMES, TEMPLATES, atoms, feature_hash, features
+from hetdep.transition.parser import template_array
+from hetdep.transition.system import Moves, State, apply, is_valid, oracle
+from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.projectivity import projectivize
 
 MOVES = Moves(["det", "nsubj", "obj", "root", "x"])
 WORDS = [0, 11, 12, 13, 14, 15]

@@ -7,18 +7,17 @@ import itertools
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
-from hetdep import _eisner, _grandparent, _sibling
-from hetdep.cli import main
-from hetdep.conllu import find_cycle, read_conllu, read_tokenized_text
-from hetdep.evaluation import evaluate
-from hetdep.errors import HetdepError
-from hetdep.graph import SECOND_ORDER_MAX_WORDS, GraphParser, train_concatenated, train_graph
-from hetdep.model import ModelFileError
-from hetdep.projectivity import is_projective
-from hetdep.training import TrainOptions
-
 from conftest import SAMPLES
+
+from hetdep.cli import main
+from hetdep.errors import HetdepError
+from hetdep.evaluation.attachment import evaluate
+from hetdep.graph import _eisner, _grandparent, _sibling
+from hetdep.graph.parser import SECOND_ORDER_MAX_WORDS, GraphParser, train_concatenated, train_graph
+from hetdep.learn.model_files import ModelFileError
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.treebank.conllu import find_cycle, read_conllu, read_tokenized_text
+from hetdep.treebank.projectivity import is_projective
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))

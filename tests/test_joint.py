@@ -5,20 +5,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
-from hetdep import _beam, _joint
-from hetdep.cli import main
-from hetdep.conllu import read_conllu
-from hetdep.errors import HetdepError
-from hetdep.joint import INFINITE, JointParser, interleave, parse_t, schedule, train_joint
-from hetdep.pairs import read_pairs
-from hetdep.projectivity import projectivize
-from hetdep.training import TrainOptions, scheme_oracles
-
 from conftest import SAMPLES
+
+from hetdep.cli import main
+from hetdep.errors import HetdepError
+from hetdep.joint import _search
+from hetdep.joint.parser import JointParser
+from hetdep.joint.schedule import INFINITE, interleave, parse_t, schedule
+from hetdep.joint.training import train_joint
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition import _beam
+from hetdep.transition.system import Moves
+from hetdep.transition.training import scheme_oracles
+from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.pairs import read_pairs
+from hetdep.treebank.projectivity import projectivize
 
 A_TRAIN, B_TRAIN = SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"
 A_DEV, B_DEV = SAMPLES / "dev.sud.conllu", SAMPLES / "dev.ud.conllu"
+
+
+FOUR_LABELS = Moves(["dep", "nsubj", "obj", "obl"])  # the label set of the hand-built states below
+
+
+def moves(*names):
+    """Action ids of moves named as a reader writes them: "SH", "PR", "AL(nsubj)", "AR(obj)"."""
+    return [FOUR_LABELS.parse(name) for name in names]
 
 
 def letters(who):
@@ -53,11 +65,11 @@ def test_joint_oracle_rebuilds_both_trees(t):
         n = len(pair.a)
         who = schedule(n, t)
         joint = interleave(oracles[0][2][k], oracles[1][2][k], who)
-        items = _joint._new_items(1, n)
+        items = _search.new_items(1, n)
         for step, action in enumerate(joint):
             s = who[step]
             stk, slen, nxt = items[:3] if s == 0 else items[3:6]
-            _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, len(oracles[s][0]))
+            _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, len(oracles[s][0]))
         for s, sentence in ((0, pair.a), (1, pair.b)):
             heads, labels = projectivize(sentence.heads, sentence.deprels)
             assert items[6][0, s, 1:].tolist() == heads
@@ -68,44 +80,44 @@ def test_joint_oracle_rebuilds_both_trees(t):
 def test_guided_atoms_read_the_other_partial_tree():
     # 3 words. Scheme b (other) already has 2 <- 1 (label 4) and 3 <- 2 (label 6); scheme a has S1 = 1, S0 = 2.
     n = 3
-    items = _joint._new_items(1, n)
+    items = _search.new_items(1, n)
     stk_a, slen_a, nxt_a, _, _, nxt_b, hd, lb = items
     nxt_b[0] = n + 1  # b has shifted every word
     hd[0, 1, 1], lb[0, 1, 1] = 2, 5
     hd[0, 1, 2], lb[0, 1, 2] = 3, 7
-    for action in (_beam.SH, _beam.SH):
-        _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
+    for action in moves("SH", "SH"):
+        _search.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, FOUR_LABELS.n_labels)
     words = np.array([0, 11, 12, 13]), np.array([0, 21, 22, 23])
-    out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
-    assert out[_joint.H_GUIDE] == 1  # S0 (2) heads S1 (1) in scheme b
-    assert out[_joint.L0_GUIDE] == 7 and out[_joint.L1_GUIDE] == 5
+    out = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
+    _search.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
+    assert out[_search.H_GUIDE] == 1  # S0 (2) heads S1 (1) in scheme b
+    assert out[_search.L0_GUIDE] == 7 and out[_search.L1_GUIDE] == 5
     hd[0, 1, 2] = -1  # S0 has no head in b yet: no relation
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
-    assert out[_joint.H_GUIDE] == 0
+    _search.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
+    assert out[_search.H_GUIDE] == 0
     # A word b has not shifted has no head there, whatever its (uncopied) entries hold.
     hd[0, 1, 2], nxt_b[0] = 3, 2
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
-    assert out[_joint.H_GUIDE] == 0 and out[_joint.L0_GUIDE] == 0 and out[_joint.L1_GUIDE] == 5
+    _search.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
+    assert out[_search.H_GUIDE] == 0 and out[_search.L0_GUIDE] == 0 and out[_search.L1_GUIDE] == 5
 
 
 def test_rich_guide_atoms_see_siblings_grandparents_head_places_and_pending_dependents():
     # 6 words; scheme a (acting) has shifted 1..4 with S1 = 2, S0 = 4 (3 is 4's left child), N0 = 5.
     # Scheme b (other, finished): 1 <- 2, 2 <- 0 (root), 3 <- 2, 4 <- 2, 5 <- 4, 6 <- 5.
     n = 6
-    items = _joint._new_items(1, n)
+    items = _search.new_items(1, n)
     stk_a, slen_a, nxt_a, _, _, nxt_b, hd, lb = items
-    for action in (_beam.SH, _beam.SH, _beam.SH, _beam.SH, 2):  # 2: arc, S0 (4) heads S1 (3)
-        _joint.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, 4)
+    for action in moves("SH", "SH", "SH", "SH", "AL(dep)"):  # S0 (4) heads S1 (3)
+        _search.joint_apply(stk_a, slen_a, nxt_a, hd, lb, 0, 0, action, FOUR_LABELS.n_labels)
     nxt_b[0] = n + 1
     hd[0, 1, 1:] = [2, 0, 2, 2, 4, 5]
     lb[0, 1, 1:] = [1, 2, 3, 4, 5, 6]
     words = np.arange(n + 1), np.arange(n + 1) + 100
-    out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+    out = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
 
     def atoms():
-        known = _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, True, out)
-        return known, [int(out[a]) for a in (_joint.H_GUIDE, _joint.G_GUIDE, _joint.P0_GUIDE, _joint.P1_GUIDE, _joint.C_GUIDE)]
+        known = _search.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, True, out)
+        return known, [int(out[a]) for a in (_search.H_GUIDE, _search.G_GUIDE, _search.P0_GUIDE, _search.P1_GUIDE, _search.C_GUIDE)]
 
     # S1 (2) heads S0 (4) in b; S0's head is its partner, S1's is the root; S0 has 5 (= N0) pending.
     assert atoms() == (True, [2, 2, 2, 1, 1 | 2])
@@ -122,8 +134,8 @@ def test_rich_guide_atoms_see_siblings_grandparents_head_places_and_pending_depe
     assert atoms() == (False, [0, 0, 0, 0, 0])
     # The paper's guide leaves the rich atoms at 0.
     nxt_b[0] = n + 1
-    _joint.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
-    assert out[_joint.H_GUIDE] == 2 and not out[_joint.G_GUIDE:].any()
+    _search.joint_atoms(stk_a, slen_a, nxt_a, nxt_b, hd, lb, 0, 0, *words, n, False, out)
+    assert out[_search.H_GUIDE] == 2 and not out[_search.G_GUIDE:].any()
 
 
 def test_items_copied_between_beam_slots_keep_the_guide():
@@ -138,8 +150,8 @@ def test_items_copied_between_beam_slots_keep_the_guide():
     who = schedule(n, 1)
     joint = interleave(oracles[0][2][0], oracles[1][2][0], who)
     words, tags = np.arange(n + 1), np.arange(n + 1) + 100
-    clean = _joint._new_items(1, n)
-    slots = [_joint._new_items(1, n), _joint._new_items(1, n)]
+    clean = _search.new_items(1, n)
+    slots = [_search.new_items(1, n), _search.new_items(1, n)]
     for side in slots:
         side[6][:], side[7][:] = 5, 9  # stale entries
     for step, action in enumerate(joint):
@@ -147,16 +159,16 @@ def test_items_copied_between_beam_slots_keep_the_guide():
         n_labels = len(oracles[s][0])
         for items in (clean, slots[step % 2]):
             stk, slen, nxt = items[:3] if s == 0 else items[3:6]
-            _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
-        _joint._copy_item(slots[step % 2], slots[1 - step % 2], 0, 0)
+            _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+        _search.copy_item(slots[step % 2], slots[1 - step % 2], 0, 0)
         moved = slots[1 - step % 2]
         for scheme in (0, 1):
             atoms = []
             for items in (clean, moved):
-                out = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
+                out = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
                 stk, slen, nxt, other_nxt = ((items[0], items[1], items[2], items[5]) if scheme == 0
                                              else (items[3], items[4], items[5], items[2]))
-                _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, True, out)
+                _search.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, True, out)
                 atoms.append(out.tolist())
             assert atoms[0] == atoms[1], f"step {step}, scheme {scheme}"
 
@@ -186,7 +198,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
     # The update learns the keys of templates 0..stop-1, where stop drops the guided templates
     # when they do not fire (the rich guide: the other scheme has not shifted S0 or S1). Along a
     # gold sequence, the search's scores of each item must be the sum of those keys' weights.
-    from hetdep import _weights
+    from hetdep.learn import _weights
 
     pairs = read_pairs(A_TRAIN, B_TRAIN)[:40]
     parser = train_joint(pairs, [], TrainOptions(beam=4, iterations=1), t=t, guide="rich").parser
@@ -197,21 +209,21 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
     words, tags = parser.encode(pair.a)
     who = schedule(n, t)
     joint = interleave(oracles[0][2][k], oracles[1][2][k], who)
-    items = _joint._new_items(1, n)
+    items = _search.new_items(1, n)
     silent = 0
     for step, action in enumerate(joint):
         s = who[step]
         n_labels = len(parser.labels[s])
-        stk, slen, nxt, other_nxt = _joint.scheme_state(items, s)
-        acc = _joint.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
-        guided = _joint.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
-        first, last, extra = _joint.joint_score(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, n, words, tags,
-                                                templates, table, rows, np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64),
+        stk, slen, nxt, other_nxt = _search.scheme_state(items, s)
+        acc = _search.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
+        guided = _search.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
+        first, last, extra = _search.joint_score(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, n, words, tags,
+                                                templates, table, rows, np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64),
                                                 np.zeros(len(templates), dtype=np.uint64), acc, guided,
-                                                _joint.joint_memo(1, len(acc), len(templates)))
-        atoms = np.zeros(_joint.N_JOINT_ATOMS, dtype=np.int64)
-        known = _joint.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, atoms)
-        stop = len(templates) if known else _joint.N_BASELINE_TEMPLATES
+                                                _search.joint_memo(1, len(acc), len(templates)))
+        atoms = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
+        known = _search.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, atoms)
+        stop = len(templates) if known else _search.N_BASELINE_TEMPLATES
         silent += not known
         keys = np.zeros(len(templates), dtype=np.uint64)
         _beam.feature_keys(atoms, templates, 0, stop, s, keys)
@@ -220,7 +232,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
             _weights.add_scores(np.uint64(_weights.lookup(table, key)), rows, expected, last > first, extra)
         valid = list(range(first, last)) + ([extra] if extra >= 0 else [])
         assert np.allclose(acc[valid], expected[valid], atol=1e-4), f"step {step}"
-        _joint.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+        _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
     assert silent >= (2 * n if t == INFINITE else 1)  # at t = +inf the whole first pass is unguided
 
 

@@ -6,14 +6,14 @@ import random
 
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES
 
 from hetdep.cli import main
-from hetdep.conllu import MISC, UPOS, read_conllu, write_conllu
-from hetdep.evaluation import evaluate
-from hetdep.parser import ArcStandardParser
-from hetdep.training import TrainOptions, train
-
-from conftest import SAMPLES
+from hetdep.evaluation.attachment import evaluate
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import MISC, UPOS, read_conllu, write_conllu
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
@@ -97,8 +97,9 @@ def test_cli_jackknife_keeps_gold_tags_and_writes_candidates(tmp_path):
 
 
 def test_joint_model_over_lattices():
-    from hetdep.joint import JointParser, train_joint
-    from hetdep.pairs import read_pairs
+    from hetdep.joint.parser import JointParser
+    from hetdep.joint.training import train_joint
+    from hetdep.treebank.pairs import read_pairs
 
     pairs = read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu")
     dev = read_pairs(SAMPLES / "dev.sud.conllu", SAMPLES / "dev.ud.conllu")
@@ -125,12 +126,13 @@ def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
     tags' log-probabilities; the gold path, taking each word's second candidate, scores lower than
     the beam's best, which is a violation to learn from, in both the arc-standard and the joint
     search (counting no tagger cost for the gold path, none was ever found)."""
-    from hetdep import _beam, _lattice
-    from hetdep.features import GUIDED_TEMPLATES, TEMPLATES
-    from hetdep.joint import INFINITE, interleave, schedule
-    from hetdep.model import Weights
-    from hetdep.parser import template_array
-    from hetdep.training import lattice_example, prepare
+    from hetdep.joint import _lattice as joint_lattice
+    from hetdep.joint.schedule import INFINITE, interleave, schedule
+    from hetdep.learn.weights import Weights
+    from hetdep.transition import _beam, _lattice
+    from hetdep.transition.features import GUIDED_TEMPLATES, TEMPLATES
+    from hetdep.transition.parser import template_array
+    from hetdep.transition.training import lattice_example, prepare
 
     options = TrainOptions(beam=16, lattice=True, lattice_weight=1.0, update="max-violation")
     gold_tagged = next(s for s in TRAIN if len(s) >= 8)
@@ -144,8 +146,8 @@ def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
                                             weights.rows, len(labels), gold, gold_tags, _beam.MAX_VIOLATION)
     assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])
     who = schedule(n, INFINITE)  # the same tree in both schemes will do
-    _, _, _, learned_tags = _lattice.joint_search(w, candidates, counts, logp, 1.0, n, 16,
-                                                  template_array(TEMPLATES + GUIDED_TEMPLATES), weights.table, weights.rows,
-                                                  len(labels), len(labels), who, interleave(gold, gold, who), gold_tags,
-                                                  _beam.MAX_VIOLATION)
+    _, _, _, learned_tags = joint_lattice.joint_search(w, candidates, counts, logp, 1.0, n, 16,
+                                                       template_array(TEMPLATES + GUIDED_TEMPLATES), weights.table, weights.rows,
+                                                       len(labels), len(labels), who, interleave(gold, gold, who), gold_tags,
+                                                       _beam.MAX_VIOLATION)
     assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import SAMPLES, conllu, needs_shared, shared_files, write
 
 from hetdep.errors import InputError
-from hetdep.pairs import read_pairs
-
-from conftest import SAMPLES, conllu, needs_shared, shared_files, write
+from hetdep.treebank.pairs import read_pairs
 
 A = conllu(("Le", "DET", 2, "det"), ("chat", "NOUN", 0, "root")) + conllu(("Oui", "INTJ", 0, "root"))
 

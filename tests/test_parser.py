@@ -9,15 +9,17 @@ import sys
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES, conllu, write
 
 from hetdep.cli import main
-from hetdep.conllu import read_conllu
-from hetdep.evaluation import evaluate
-from hetdep.model import ModelFileError
-from hetdep.parser import ArcStandardParser
-from hetdep.training import TrainOptions, train
-
-from conftest import SAMPLES, conllu, write
+from hetdep.evaluation.attachment import evaluate
+from hetdep.learn.model_files import ModelFileError
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition import reference
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.transition.system import Moves, State, apply, is_valid
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import read_conllu
 
 TRAIN, DEV = SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"
 
@@ -55,10 +57,20 @@ def test_one_tree_per_sentence_other_columns_kept(trained, sample_sentences):
 
 
 def test_greedy_is_beam_one(trained, sample_sentences):
-    sentence = sample_sentences[1][0]
-    words, tags = trained.parser.encode(sentence)
-    heads, labels, _ = trained.parser.parse_arrays(words, tags, beam=1)
-    assert len(heads) == len(sentence)
+    """Beam 1 decodes greedily: at each step the best-scoring valid action (the lowest id on a tie)."""
+    parser = trained.parser
+    moves = Moves(parser.labels)
+    weights = reference.DictWeights.from_trained(parser.weights, moves.n_actions)
+    for sentence in sample_sentences[1][:20]:
+        words, tags = parser.encode(sentence)
+        state, greedy = State(len(sentence)), []
+        while len(greedy) < 2 * len(sentence):
+            scores = reference.action_scores(state, words.tolist(), tags.tolist(), weights)
+            valid = [action for action in range(moves.n_actions) if is_valid(state, action, moves)]
+            greedy.append(max(valid, key=lambda action: (scores[action], -action)))
+            apply(state, greedy[-1], moves, parser.root_label)
+        actions, _, _ = parser.search(words, tags, 1)
+        assert actions.tolist() == greedy
 
 
 def test_odd_input_parses(trained, tmp_path):
@@ -158,7 +170,7 @@ def test_unknown_update_is_refused(sample_sentences):
 
 
 def test_items_with_the_same_atoms_reuse_the_scores_of_the_first(trained, sample_sentences):
-    from hetdep import _beam
+    from hetdep.transition import _beam
 
     parser = trained.parser
     words, tags = parser.encode(sample_sentences[1][0])

@@ -5,13 +5,15 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
-from hetdep.conllu import find_cycle, read_conllu
-from hetdep.projectivity import (
-    deprojectivize, is_projective, non_projective_arcs, projectivize,
-)
-
 from conftest import SAMPLES, needs_shared, shared_files
+
+from hetdep.treebank.conllu import find_cycle, read_conllu
+from hetdep.treebank.projectivity import (
+    deprojectivize,
+    is_projective,
+    non_projective_arcs,
+    projectivize,
+)
 
 # "A hearing is scheduled on issue today": 'on' (5) hangs from 'hearing' (2), across 'is' (3), the root.
 NON_PROJECTIVE_HEADS = [2, 3, 0, 3, 2, 5, 3]

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from hetdep import _beam, reference
-from hetdep.conllu import read_conllu
-from hetdep.features import TEMPLATES
-from hetdep.model import TrainedWeights, Weights
-from hetdep.parser import template_array
-from hetdep.training import TrainOptions, prepare, train
-from hetdep.transition import Moves
-
 from conftest import SAMPLES
+
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.learn.weights import TrainedWeights, Weights
+from hetdep.transition import _beam, reference
+from hetdep.transition.features import TEMPLATES
+from hetdep.transition.parser import template_array
+from hetdep.transition.system import Moves
+from hetdep.transition.training import prepare, train
+from hetdep.treebank.conllu import read_conllu
 
 
 @pytest.fixture(scope="module")

@@ -6,16 +6,24 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import SAMPLES, SHARED_DATA, needs_shared
 
 from hetdep.cli import main
-from hetdep.conllu import read_conllu
 from hetdep.errors import HetdepError
-from hetdep.model import ModelFileError
-from hetdep.conllu import UPOS
-from hetdep.tagger import (BACKWARD, BACKWARD_WEIGHTS, Tagger, TaggerOptions, ambiguity_classes, jackknife, parse_kbest,
-                           shape, tag_accuracy, train_tagger)
-
-from conftest import SAMPLES, SHARED_DATA, needs_shared
+from hetdep.learn.model_files import ModelFileError
+from hetdep.tagger.tagger import (
+    BACKWARD,
+    BACKWARD_WEIGHTS,
+    Tagger,
+    TaggerOptions,
+    ambiguity_classes,
+    jackknife,
+    shape,
+    tag_accuracy,
+    train_tagger,
+)
+from hetdep.treebank.conllu import UPOS, read_conllu
+from hetdep.treebank.tags import parse_kbest
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from hetdep.conllu import read_conllu
-from hetdep.projectivity import projectivize
-from hetdep.transition import PR, SH, Moves, State, apply, is_valid, oracle
-
 from conftest import SAMPLES, needs_shared, shared_files
+
+from hetdep.transition.system import PR, SH, Moves, State, apply, is_valid, oracle
+from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.projectivity import projectivize
 
 MOVES = Moves(["det", "nsubj", "obj", "root"])
 ROOT = MOVES.index["root"]

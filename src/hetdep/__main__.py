@@ -1,5 +1,5 @@
 """``python -m hetdep`` is the ``hetdep`` command."""
 
-from .cli import main
+from hetdep.cli import main
 
 main()

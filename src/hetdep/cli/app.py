@@ -1,0 +1,54 @@
+"""The ``hetdep`` group and what its commands share: the error boundary, option texts, file reading."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from hetdep.errors import HetdepError
+from hetdep.treebank.conllu import read_conllu
+
+PUNCT_HELP = (
+    "Which words are not scored: 'upos' (gold UPOS is PUNCT, the default), "
+    "'form' (CoNLL-X convention: the form is all punctuation), 'none' (score every word)."
+)
+
+
+class _Group(click.Group):
+    """Turn hetdep's own errors into one line on stderr and exit status 2, never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except HetdepError as error:
+            click.echo(f"hetdep: error: {error}", err=True)
+            sys.exit(2)
+        except BrokenPipeError:
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hetdep")
+def main():
+    """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
+
+
+def read_all(path: str, **options) -> list:
+    """Every sentence of a CoNLL-U file (its errors name the file and line)."""
+    return list(read_conllu(path, **options))
+
+
+def t_values(text: str) -> tuple[int, ...]:
+    """The comma-separated values of t an experiment trains, parsed (at least one)."""
+    from hetdep.joint.schedule import parse_t
+
+    values = tuple(parse_t(value) for value in text.split(",") if value.strip())
+    if not values:
+        raise HetdepError(f"no value of t in {text!r}: give one or more, comma-separated (e.g. inf,3,-1)")
+    return values
+
+
+TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])
+
+

@@ -1,0 +1,61 @@
+"""The convert command: constituency to dependency by head rules, UD to SUD."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hetdep.treebank.conllu import read_conllu, write_conllu
+
+
+@click.command("convert")
+@click.option("--from", "source", required=True, type=click.Choice(["ptb", "ud"]), help="Input scheme: 'ptb' (bracketed constituency trees: a .mrg file, a folder or a .zip of them) or 'ud' (CoNLL-U).")
+@click.option("--to", "target", type=click.Choice(["sud"]), help="Output scheme of a UD input.")
+@click.option("--rules", default="penn2malt", show_default=True, help="PTB input: head table, 'penn2malt', 'zhang-clark-2008' (Chinese) or a table file.")
+@click.option("--labels", type=click.Choice(["penn2malt", "phrase"]), help="PTB input: dependency labels, Penn2Malt's functional labels or the dependent's phrase category (default: penn2malt with the penn2malt table, phrase otherwise).")
+@click.argument("input_path", metavar="IN", type=click.Path(exists=True))
+@click.argument("output_path", metavar="OUT", type=click.Path())
+def convert_command(source, target, rules, labels, input_path, output_path):
+    """Convert trees between schemes: constituency -> dependency by head rules, UD -> SUD.
+
+    For UD -> SUD, IN may be a folder of *.ud.conllu files: OUT is then a folder receiving each
+    file and its SUD conversion side by side (NAME.ud.conllu, NAME.sud.conllu), a same-sentence
+    pair ready for 'hetdep train --train-b' and 'hetdep experiment joint --treebank OUT'.
+    """
+    from tqdm import tqdm
+
+    def progress(items):
+        return tqdm(items, unit="sent", mininterval=1.0, disable=None)
+
+    if source == "ptb":
+        from hetdep.convert.headrules import convert_trees, load_table
+        from hetdep.treebank.ptb import read_trees
+
+        if target:
+            raise click.UsageError("--to applies to --from ud; PTB input converts to dependencies by --rules")
+        table = load_table(rules)
+        labels = labels or ("penn2malt" if rules == "penn2malt" else "phrase")
+        count = write_conllu(convert_trees(progress(read_trees(input_path)), table, labels), output_path)
+        click.echo(f"converted {count} trees with the {rules} head rules to {output_path}", err=True)
+        for label, uses in table.unknown.most_common():
+            click.echo(f"warning: phrase label {label!r} is not in the table: its DEFAULT rule served {uses} phrases", err=True)
+        return
+    from hetdep.convert.ud2sud import convert_sentences
+
+    if target != "sud":
+        raise click.UsageError("UD input converts to SUD: give --to sud")
+    pairs = [(Path(input_path), Path(output_path))]
+    if Path(input_path).is_dir():
+        files = sorted(Path(input_path).glob("*.ud.conllu"))
+        if not files:
+            raise click.UsageError(f"{input_path} holds no *.ud.conllu files")
+        Path(output_path).mkdir(parents=True, exist_ok=True)
+        pairs = []
+        for file in files:
+            copy = Path(output_path) / file.name
+            write_conllu(read_conllu(file), copy)
+            pairs.append((file, copy.with_name(file.name.replace(".ud.conllu", ".sud.conllu"))))
+    for source_file, target_file in pairs:
+        count = write_conllu(convert_sentences(progress(read_conllu(source_file, require_heads=True))), target_file)
+        click.echo(f"converted {count} sentences of {source_file} to SUD: {target_file}", err=True)

@@ -1,0 +1,154 @@
+"""Commands that score and check files: eval, compare, validate, projectivity."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from hetdep.cli.app import PUNCT_HELP, read_all
+from hetdep.treebank.conllu import collect_problems, read_conllu
+
+
+@click.command("eval")
+@click.argument("gold", type=click.Path(dir_okay=False))
+@click.argument("pred", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (UAS, LAS, CM, LCM, counts, analyses asked for).")
+@click.option("--punct", type=click.Choice(["upos", "form", "none"]), default="upos", show_default=True, help=PUNCT_HELP)
+@click.option("--base-labels", is_flag=True, help="Compare labels before the colon only (obl:mod counts as obl).")
+@click.option("--by-label", is_flag=True, help="Add precision, recall and F1 per gold/predicted label.")
+@click.option("--by-distance", is_flag=True, help="Add unlabeled precision, recall and F1 by arc length 1..7+ (zhang2014 Fig. 3).")
+@click.option("--other-gold", type=click.Path(dir_okay=False), help="The same sentences' gold tree in another scheme: adds accuracy on arcs shared with it vs the others (zhang2014 Table 5).")
+@click.option("--multiple-roots", is_flag=True, help="Accept trees with several words attached to the root.")
+def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots):
+    """Score PRED against GOLD: UAS, LAS and complete match over syntactic words."""
+    from hetdep.evaluation.attachment import evaluate
+
+    options = {"single_root": not multiple_roots}
+    result = evaluate(
+        read_all(gold, require_heads=True, **options),
+        read_all(pred, require_heads=True, **options),
+        punct=punct,
+        base_labels=base_labels,
+        other_gold=read_all(other_gold, require_heads=True, **options) if other_gold else None,
+    )
+    report = result.summary()
+    if by_label:
+        report["per_label"] = result.per_label()
+    if by_distance:
+        report["by_distance"] = result.by_distance()
+    if result.shared is not None:
+        report["shared_with_other_scheme"] = result.shared
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False))
+        return
+    click.echo(f"sentences {result.sentences}  words {result.words}  (punctuation: {punct}{', base labels' if base_labels else ''})")
+    click.echo(f"UAS {result.uas:6.2f}  LAS {result.las:6.2f}  CM {result.cm:6.2f}  LCM {result.lcm:6.2f}")
+    if by_label:
+        click.echo(_table("label", report["per_label"]))
+    if by_distance:
+        click.echo(_table("distance", report["by_distance"]))
+    if result.shared is not None:
+        for name, cell in result.shared.items():
+            click.echo(f"arcs {name:9} with the other scheme: {cell['words']:6d} words  UAS {cell['UAS']:6.2f}  LAS {cell['LAS']:6.2f}")
+
+
+def _table(key: str, rows: dict) -> str:
+    lines = [f"{key:>16} {'gold':>7} {'pred':>7} {'P':>7} {'R':>7} {'F1':>7}"]
+    for name, cell in rows.items():
+        lines.append(f"{name:>16} {cell['gold']:7d} {cell['predicted']:7d} {cell['precision']:7.2f} {cell['recall']:7.2f} {cell['f1']:7.2f}")
+    return "\n".join(lines)
+
+
+@click.command("compare")
+@click.argument("gold", type=click.Path(dir_okay=False))
+@click.argument("pred_a", type=click.Path(dir_okay=False))
+@click.argument("pred_b", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--punct", type=click.Choice(["upos", "form", "none"]), default="upos", show_default=True, help=PUNCT_HELP)
+@click.option("--base-labels", is_flag=True, help="Compare labels before the colon only.")
+@click.option("--samples", type=click.IntRange(100), default=10_000, show_default=True, help="Samples of the randomization and bootstrap tests.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the randomized tests.")
+def compare_command(gold, pred_a, pred_b, as_json, punct, base_labels, samples, seed):
+    """Is system A better than system B on GOLD? Per-sentence counts and significance tests."""
+    from hetdep.evaluation.attachment import compare_sentences, evaluate
+    from hetdep.evaluation.significance import compare
+
+    gold_sentences = read_all(gold, require_heads=True)
+    a = evaluate(gold_sentences, read_all(pred_a, require_heads=True), punct=punct, base_labels=base_labels)
+    b = evaluate(gold_sentences, read_all(pred_b, require_heads=True), punct=punct, base_labels=base_labels)
+    report = {
+        "sentences": compare_sentences(a, b),
+        "UAS": compare(a, b, labeled=False, samples=samples, seed=seed),
+        "LAS": compare(a, b, labeled=True, samples=samples, seed=seed),
+    }
+    if as_json:
+        click.echo(json.dumps(report))
+        return
+    counts = report["sentences"]
+    click.echo(f"sentences where A is better {counts['better']}, unchanged {counts['unchanged']}, worse {counts['worse']}")
+    for metric in ("UAS", "LAS"):
+        r = report[metric]
+        click.echo(
+            f"{metric}: A {r['a']:.2f}  B {r['b']:.2f}  "
+            f"sign test p={r['sign_test']['p']:.4g}  paired t-test p={r['paired_t_test']['p']:.4g}  "
+            f"approx. randomization p={r['approximate_randomization']['p']:.4g}  "
+            f"bootstrap p={r['paired_bootstrap']['p']:.4g}"
+        )
+
+
+@click.command("validate")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--multiple-roots", is_flag=True, help="Accept trees with several words attached to the root.")
+@click.option("--require-heads", is_flag=True, help="Treat a HEAD of '_' as a problem (files meant to hold trees).")
+def validate_command(files, multiple_roots, require_heads):
+    """List every problem in CoNLL-U / CoNLL-X FILES (exit status 1 if there is any)."""
+    failed = False
+    for path in files:
+        good, problems = collect_problems(path, single_root=not multiple_roots, require_heads=require_heads)
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{path}: {good} good sentences, {len(problems)} problems", err=True)
+        failed |= bool(problems)
+    sys.exit(1 if failed else 0)
+
+
+@click.command("projectivity")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--encoding", type=click.Choice(["head", "head+path"]), default="head+path", show_default=True, help="Label encoding of lifted arcs.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per file.")
+def projectivity_command(files, encoding, as_json):
+    """How many trees are non-projective, and how exactly pseudo-projective transform + inverse restores them."""
+    from hetdep.treebank.projectivity import deprojectivize, is_projective, projectivize
+
+    for path in files:
+        trees = non_projective = arcs = restored = lifted = 0
+        labels_added = set()
+        for sentence in read_conllu(path, require_heads=True):
+            heads, labels = sentence.heads, sentence.deprels
+            trees += 1
+            arcs += len(heads)
+            if is_projective(heads):
+                restored += len(heads)
+                continue
+            non_projective += 1
+            p_heads, p_labels = projectivize(heads, labels, encoding)
+            lifted += sum(a != b for a, b in zip(heads, p_heads))
+            labels_added.update(label for label in p_labels if label not in labels)
+            back_heads, back_labels = deprojectivize(p_heads, p_labels)
+            restored += sum(h == bh and l == bl for h, bh, l, bl in zip(heads, back_heads, labels, back_labels))
+        report = {
+            "file": path, "trees": trees, "non_projective_trees": non_projective,
+            "non_projective_pct": round(100.0 * non_projective / trees, 2) if trees else 0.0,
+            "lifted_arcs": lifted, "new_labels": len(labels_added),
+            "arcs": arcs, "arcs_restored_pct": round(100.0 * restored / arcs, 4) if arcs else 100.0,
+        }
+        if as_json:
+            click.echo(json.dumps(report))
+        else:
+            click.echo(
+                f"{path}: {non_projective}/{trees} trees non-projective ({report['non_projective_pct']}%), "
+                f"{lifted} arcs lifted, {len(labels_added)} new labels; after transform + inverse "
+                f"{report['arcs_restored_pct']}% of all arcs come back exactly ({encoding})"
+            )

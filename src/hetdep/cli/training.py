@@ -1,0 +1,135 @@
+"""Commands that train models: train (every parser kind), train-tagger, jackknife."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
+from hetdep.transition.features import GUIDES
+from hetdep.treebank.conllu import write_conllu
+
+
+@click.command("train")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X); scheme a of a joint model.")
+@click.option("--train-b", "train_b_path", type=click.Path(dir_okay=False), help="The same training sentences in scheme b: trains a joint model.")
+@click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
+@click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
+@click.option("--parser", "parser_kind", type=click.Choice(["arc-standard", "dep1", "dep2"]), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); --beam and --update do not apply to those.")
+@click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
+@click.option("--guide", type=click.Choice(list(GUIDES)), default="paper", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
+@click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
+@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (1 is greedy)  [default: 64]")
+@click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
+@click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+@click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
+@click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
+@click.option("--update", type=click.Choice(["early", "max-violation"]), default=None, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012)  [default: early]")
+@click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
+@click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
+@click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
+@click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
+@click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
+@click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
+@click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
+@click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, guide, no_guided, beam, iterations, patience, seed,
+                  tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
+                  feature_copies, names):
+    """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
+    with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
+    on two treebanks.
+
+    Global averaged perceptron (early update for beam search); non-projective trees go through the
+    pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
+    for a joint model).
+    """
+    from tqdm import tqdm
+
+    from hetdep.joint.schedule import parse_t
+    from hetdep.learn.perceptron import TrainOptions
+    from hetdep.models.training import ModelChoice, train_model
+    from hetdep.tagger.tagger import load_taggers
+
+    if tagger_dir:
+        load_taggers(tagger_dir)  # refuse a wrong directory before training
+    given = {"beam": beam, "update": update}
+    options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
+                           projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,
+                           **{name: value for name, value in given.items() if value is not None})
+    choice = ModelChoice(parser=parser_kind, second_treebank=train_b_path is not None, concatenate=concatenate,
+                         feature_copies=feature_copies, names=tuple(name.strip() for name in names.split(",")),
+                         helper=Path(helper_dir) if helper_dir else None, t=parse_t(t), guide="none" if no_guided else guide,
+                         beam_given=beam is not None, update_given=update is not None)
+    result = train_model(choice, options, train_path, dev_path, train_b_path, dev_b_path,
+                         progress=lambda **kw: tqdm(mininterval=1.0, **kw))
+    for report in result.history:
+        detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
+        dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
+        click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
+                   f"{report.features} features{dev}" + (f" ({detail})" if detail else ""), err=True)
+    result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
+                       training_options=vars(options))
+    if tagger_dir:
+        import shutil
+
+        shutil.copytree(tagger_dir, Path(model_dir) / "tagger", dirs_exist_ok=True)
+    click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"
+               + (" with its tagger" if tagger_dir else ""), err=True)
+
+
+@click.command("train-tagger")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file (CoNLL-U) with gold tags.")
+@click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
+@click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn; repeat for both (upos and xpos).")
+@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Beam size (1 is greedy).")
+@click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
+    """Train a POS tagger (averaged perceptron, beam search) for UPOS and/or XPOS."""
+    from tqdm import tqdm
+
+    from hetdep.tagger.tagger import TaggerOptions, tag_accuracy, train_tagger
+
+    train_sentences = read_all(train_path)
+    dev_sentences = read_all(dev_path) if dev_path else []
+    for column in dict.fromkeys(columns):
+        options = TaggerOptions(column=column, beam=beam, iterations=iterations, seed=seed)
+        result = train_tagger(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(disable=None, **kw))
+        best = result.history[result.best_iteration - 1]
+        result.parser.save(Path(model_dir) / column, history=[vars(r) for r in result.history],
+                           best_iteration=result.best_iteration)
+        score = ""
+        if dev_sentences:
+            score = f", dev accuracy {tag_accuracy(dev_sentences, result.parser.tag(dev_sentences), column):.2f}%"
+            if result.parser.backward is not None:
+                score += (f" (left to right alone {best.dev_uas:.2f}%, right-to-left weight "
+                          f"{result.parser.backward_weight:g})")
+        click.echo(f"{column}: iteration {result.best_iteration} kept{score}; saved to {Path(model_dir) / column}", err=True)
+
+
+@click.command("jackknife")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file with gold tags.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="The same file with predicted tags (every other column kept).")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Number of folds.")
+@click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to tag; repeat for both.")
+@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Tagger beam size.")
+@click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each fold's tagger.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+@click.option("--k", "kbest", type=click.IntRange(0), default=0, show_default=True, help="Keep the gold tags in the column and write each word's k best tags to MISC (TagKBest), for 'hetdep train --lattice'.")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: drop candidates whose probability is below this (the best is kept).")
+def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed, kbest, threshold):
+    """Tag a training file by jackknifing: each fold by a tagger trained on the others."""
+    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy
+
+    sentences = read_all(train_path)
+    tagged = jackknife(sentences, folds, list(dict.fromkeys(columns)), TaggerOptions(beam=beam, iterations=iterations, seed=seed),
+                       progress=lambda message: click.echo(message, err=True), k=kbest, threshold=threshold)
+    write_conllu(tagged, output_path)
+    if not kbest:
+        for column in dict.fromkeys(columns):
+            click.echo(f"{column}: {tag_accuracy(sentences, tagged, column):.2f}% of the gold tags kept", err=True)

@@ -1,0 +1,1 @@
+"""Converting between schemes: constituency to dependency by head rules, UD to SUD."""

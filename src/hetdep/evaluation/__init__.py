@@ -1,0 +1,1 @@
+"""Scoring trees: attachment scores and their analyses, significance tests."""

@@ -1,0 +1,1 @@
+"""The papers' experiments, one module each, and what they share."""

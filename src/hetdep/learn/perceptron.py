@@ -1,0 +1,126 @@
+"""The global averaged perceptron's training loop and options, shared by every parser and the tagger.
+
+Each iteration visits the examples in an order shuffled with the seed, then scores the dev set
+with the averaged weights; the best dev iteration is kept, and training stops when the dev score
+has not improved for ``patience`` iterations. Training trees are made projective first
+(pseudo-projective transform), so no sentence is dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from hetdep.errors import HetdepError
+from hetdep.evaluation.attachment import evaluate
+from hetdep.learn.weights import Weights
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.projectivity import LIFT, projectivize
+
+DECODE, EARLY, MAX_VIOLATION = 0, 1, 2  # modes of every beam search: parse, or train with one update
+UPDATES = {"early": EARLY, "max-violation": MAX_VIOLATION}
+
+
+@dataclass
+class TrainOptions:
+    beam: int = 64
+    iterations: int = 15
+    patience: int = 4
+    seed: int = 1
+    tag_column: str = "upos"
+    projective_encoding: str = "head"
+    min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
+    update: str = "early"  # or "max-violation"
+    dp: bool = False  # arc-standard: beam search with merged states (Huang & Sagae 2010)
+    lattice: bool = False  # arc-standard and joint: search over each word's candidate tags (MISC TagKBest)
+    lattice_weight: float = 0.0  # times the tagger's log-probability of each chosen candidate
+
+
+@dataclass
+class IterationReport:
+    iteration: int
+    seconds: float
+    updates: int
+    features: int
+    dev_uas: float | None  # None: no dev set
+    dev_las: float | None
+    dev_detail: dict = field(default_factory=dict)  # per-scheme scores of a joint model
+
+
+@dataclass
+class TrainResult:
+    parser: object  # ArcStandardParser or JointParser
+    best_iteration: int
+    history: list[IterationReport] = field(default_factory=list)
+
+
+def label_inventory(trees: list[tuple[list[int], list[str]]], min_lifted: int) -> tuple[list[str], dict[str, str]]:
+    """Labels to predict, and the replacement for rare lifted labels (by their plain label)."""
+    counts = Counter(label for _, labels in trees for label in labels)
+    rare = {label: label.split(LIFT, 1)[0] + ("~" if label.endswith("~") and LIFT in label else "")
+            for label, count in counts.items() if LIFT in label and count < min_lifted}
+    kept = sorted({rare.get(label, label) for label in counts})
+    return kept, rare
+
+
+def projective_trees(sentences: Sequence[Sentence], options: TrainOptions) -> list[tuple[list[int], list[str]]]:
+    """Each training sentence's tree made projective (heads, labels); a sentence without a tree is refused."""
+    trees = []
+    for sentence in sentences:
+        if any(h < 0 for h in sentence.heads):
+            raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
+        trees.append(projectivize(sentence.heads, sentence.deprels, options.projective_encoding))
+    return trees
+
+
+def update_mode(options: TrainOptions) -> int:
+    if options.update not in UPDATES:
+        raise HetdepError(f"unknown update {options.update!r}; choose from {sorted(UPDATES)}")
+    return UPDATES[options.update]
+
+
+def dev_scores(parser, dev_sentences: Sequence[Sentence]) -> tuple[object, float, float, dict]:
+    """What a single-scheme parser's ``evaluate_model`` returns: the parser, its dev UAS and LAS (None without dev)."""
+    if not dev_sentences:
+        return parser, None, None, {}
+    result = evaluate(dev_sentences, parser.parse(dev_sentences))
+    return parser, result.uas, result.las, {}
+
+
+def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, weights: Weights, options: TrainOptions,
+                    progress: Callable | None = None) -> tuple[object, int, list[IterationReport]]:
+    """The training loop every parser shares: shuffled iterations, dev evaluation, best iteration kept.
+
+    ``learn(index)`` searches one example and updates ``weights`` (returns whether it did);
+    ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details), the scores
+    None without a dev set: then every iteration is run and the last one kept.
+    """
+    rng = np.random.default_rng(options.seed)
+    history: list[IterationReport] = []
+    best = None
+    for iteration in range(1, options.iterations + 1):
+        start = time.perf_counter()
+        updates = 0
+        order = rng.permutation(n_examples)
+        bar = progress(total=len(order), desc=f"iteration {iteration}", unit="sent") if progress else None
+        for index in order:
+            updates += bool(learn(index))
+            weights.counter += 1
+            if bar:
+                bar.update(1)
+        model, uas, las, detail = evaluate_model(weights.averaged())
+        report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
+        history.append(report)
+        if bar:
+            if uas is not None:
+                bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
+            bar.close()
+        if best is None or uas is None or uas > best[0].dev_uas:
+            best = (report, model)
+        elif iteration - best[0].iteration >= options.patience:
+            break
+    return best[1], best[0].iteration, history

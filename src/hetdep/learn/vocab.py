@@ -1,0 +1,71 @@
+"""Vocabularies: strings to dense integer ids, with fixed ids for "absent" and "unknown"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+ABSENT, UNKNOWN = 0, 1
+
+
+class Vocab:
+    """Ids for words or tags: 0 is "absent" (no word at that position), 1 is "unknown"."""
+
+    def __init__(self, items: Iterable[str] = ()):
+        self.items: list[str] = ["<absent>", "<unknown>"]
+        self.index: dict[str, int] = {}
+        for item in items:
+            self.add(item)
+
+    def add(self, item: str) -> int:
+        if item not in self.index:
+            self.index[item] = len(self.items)
+            self.items.append(item)
+        return self.index[item]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def encode(self, items: list[str]) -> np.ndarray:
+        """Ids of a sentence's items, with position 0 the absent id (so word k is at index k)."""
+        get = self.index.get
+        return np.array([ABSENT] + [get(item, UNKNOWN) for item in items], dtype=np.int64)
+
+    @classmethod
+    def from_counts(cls, counts: Counter, min_count: int = 1) -> "Vocab":
+        """Items seen at least ``min_count`` times, most frequent first (ties by string: deterministic)."""
+        return cls(item for item, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if count >= min_count)
+
+    def to_list(self) -> list[str]:
+        return self.items[2:]
+
+    @classmethod
+    def from_list(cls, items: list[str]) -> "Vocab":
+        return cls(items)
+
+
+@dataclass
+class ParseStats:
+    """What parsing met that the model had not seen: counted, never fatal."""
+
+    sentences: int = 0
+    words: int = 0
+    unknown_words: int = 0
+    unknown_tags: int = 0
+    unknown_labels: int = 0  # words of a given tree whose label the model did not know
+    unknown_tag_examples: set = field(default_factory=set)
+    first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
+    lattice_words: int = 0  # tag lattices: words with more than one candidate tag
+
+    def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:
+        """Count one encoded sentence (id 1 is "unknown" in both vocabularies)."""
+        self.sentences += 1
+        self.words += len(words) - 1
+        self.unknown_words += int((words[1:] == 1).sum())
+        unknown = tags[1:] == 1
+        if unknown.any():
+            self.unknown_tags += int(unknown.sum())
+            self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)

@@ -1,0 +1,117 @@
+"""Training any kind of model from one description: which options combine is decided here, once.
+
+The command line (``hetdep train``) and library users describe what they want with a
+:class:`ModelChoice` and the perceptron's :class:`~hetdep.learn.perceptron.TrainOptions`;
+:func:`check` refuses the combinations no parser has (a DP beam for the joint model, a beam
+size for a graph-based parser, ...) before any file is read, and :func:`train_model` dispatches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from hetdep.errors import HetdepError
+from hetdep.joint.schedule import INFINITE
+from hetdep.learn.perceptron import TrainOptions, TrainResult
+from hetdep.transition.features import GUIDES
+from hetdep.treebank.conllu import Sentence, read_conllu
+
+GRAPH_KINDS = ("dep1", "dep2")
+PARSER_KINDS = ("arc-standard", *GRAPH_KINDS)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model to train: a parser kind, and whether a second treebank makes it joint or concatenated.
+
+    ``second_treebank``: the training data has a second file (``--train-b``): the same sentences in
+    another scheme (the joint model) or, with ``concatenate``, another treebank. ``beam_given`` /
+    ``update_given``: the user asked for a beam size / an update rule (graph parsers have neither).
+    """
+
+    parser: str = "arc-standard"
+    second_treebank: bool = False
+    concatenate: bool = False
+    feature_copies: bool = False
+    names: tuple[str, str] = ("a", "b")
+    helper: Path | None = None
+    t: int = INFINITE
+    guide: str = "paper"
+    beam_given: bool = False
+    update_given: bool = False
+
+    @property
+    def joint(self) -> bool:
+        return self.second_treebank and not self.concatenate
+
+
+def check(choice: ModelChoice, options: TrainOptions) -> None:
+    """Refuse an option the chosen model does not have, naming it; silence is never the answer."""
+    graph = choice.parser in GRAPH_KINDS
+    if choice.parser not in PARSER_KINDS:
+        raise HetdepError(f"unknown parser {choice.parser!r}: choose from {', '.join(PARSER_KINDS)}")
+    if choice.guide not in GUIDES:
+        raise HetdepError(f"unknown guide {choice.guide!r}: choose from {', '.join(GUIDES)}")
+    if choice.second_treebank and graph and not choice.concatenate:
+        raise HetdepError(f"the joint model is transition-based: --parser {choice.parser} trains a single scheme "
+                          "(or, with --concatenate, one parser on two treebanks)")
+    if choice.concatenate and (not graph or not choice.second_treebank):
+        raise HetdepError("--concatenate needs --parser dep1 or dep2 and a second treebank in --train-b/--dev-b")
+    if options.lattice and graph:
+        raise HetdepError("--lattice is for the arc-standard parser and the joint model (the graph-based parsers "
+                          "do not have it yet)")
+    if options.dp and (choice.joint or graph):
+        raise HetdepError("--dp is for the single-scheme arc-standard parser (the joint model and the graph-based "
+                          "parsers do not have it)")
+    if options.lattice and options.dp:
+        raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
+    if graph and (choice.beam_given or choice.update_given):
+        raise HetdepError(f"--parser {choice.parser} decodes exactly and learns with the standard perceptron update: "
+                          "--beam and --update are for the arc-standard parser and the joint model")
+    if choice.helper is not None and (not graph or choice.concatenate):
+        raise HetdepError("--helper is for a single-treebank graph-based parser (--parser dep1 or dep2)")
+    if choice.feature_copies and not choice.concatenate:
+        raise HetdepError("--feature-copies applies to --concatenate only")
+    if choice.concatenate and (len(choice.names) != 2 or len(set(choice.names)) != 2):
+        raise HetdepError(f"--names {','.join(choice.names)!r}: give two different names separated by a comma")
+
+
+def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path, dev: str | Path,
+                train_b: str | Path | None = None, dev_b: str | Path | None = None,
+                progress: Callable | None = None) -> TrainResult:
+    """Train the model ``choice`` describes (checked before any file is read) on treebank files."""
+    check(choice, options)
+    if (train_b is None) != (dev_b is None) or choice.second_treebank != (train_b is not None):
+        raise HetdepError("a second treebank needs both --train-b and --dev-b")
+
+    def read(path) -> list[Sentence]:
+        return list(read_conllu(path, require_heads=True))
+
+    if choice.concatenate:
+        from hetdep.graph.parser import KINDS, train_concatenated
+
+        treebanks = {choice.names[0]: (read(train), read(dev)), choice.names[1]: (read(train_b), read(dev_b))}
+        return train_concatenated(treebanks, options, progress=progress, order=KINDS[choice.parser],
+                                  augmented=choice.feature_copies)
+    if choice.joint:
+        from hetdep.joint.training import train_joint
+        from hetdep.treebank.pairs import read_pairs
+
+        return train_joint(read_pairs(train, train_b, require_heads=True), read_pairs(dev, dev_b, require_heads=True),
+                           options, t=choice.t, guide=choice.guide, progress=progress)
+    if choice.parser in GRAPH_KINDS:
+        from hetdep.graph.parser import KINDS, GraphParser, train_graph
+        from hetdep.learn.model_files import read_kind
+
+        helper = None
+        if choice.helper is not None:
+            helper_kind = read_kind(choice.helper)
+            if helper_kind not in KINDS:
+                raise HetdepError(f"--helper {choice.helper} is a '{helper_kind}' model: give a dep1 or dep2 model")
+            helper = GraphParser.load(choice.helper, helper_kind)
+        return train_graph(read(train), read(dev), options, progress=progress, order=KINDS[choice.parser], helper=helper)
+    from hetdep.transition.training import train as train_arc_standard
+
+    return train_arc_standard(read(train), read(dev), options, progress=progress)

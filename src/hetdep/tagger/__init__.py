@@ -1,0 +1,1 @@
+"""The POS tagger: averaged perceptron with beam search, k-best tags, jackknifing."""

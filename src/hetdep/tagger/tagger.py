@@ -1,0 +1,381 @@
+"""Part-of-speech tagger: averaged perceptron over tag sequences, beam search, k-best tags per word.
+
+Features (Collins 2002; Ratnaparkhi 1996 for unknown words): the word, its lower-cased form,
+prefixes of 1-4 and suffixes of 1-5 characters, its shape (``Xxxx`` -> ``Xx``, ``1,234`` ->
+``d,d``), the neighbouring words and suffixes at -2..+2, word bigrams, the ambiguity classes
+(the tags seen with a word in training) of the word and the next two, and the previous one or
+two tags (alone and with the word, its suffix or the next word). Learning is the global
+averaged perceptron with early update, as for the parsers; the compiled search is
+:mod:`hetdep.tagger._search`. A right-to-left tagger, trained the same way on reversed sentences,
+adds its per-word log-probabilities to the left-to-right search with a weight fitted on dev.
+
+k-best output: each word's tags ranked by their score given the best sequence's previous tags,
+with probabilities from a softmax over those scores divided by a temperature, written to MISC
+as ``TagKBest=NOUN:0.912,PROPN:0.071`` (k and a probability threshold chosen by the caller).
+Perceptron scores are not probabilities and a plain softmax of them is nearly always 1.0 for
+the best tag, so the temperature is fitted on the dev set after training: the value of a
+log-spaced grid that gives the gold tags the highest likelihood (1.0 without a dev set).
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from hetdep.errors import HetdepError
+from hetdep.learn.model_files import ModelFileError, load_model, save_model
+from hetdep.learn.perceptron import TrainResult, perceptron_loop
+from hetdep.learn.vocab import UNKNOWN, Vocab
+from hetdep.learn.weights import TrainedWeights, Weights
+from hetdep.tagger import _search as _tagger
+from hetdep.treebank.conllu import MISC, Sentence
+from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
+
+KIND = "tagger"
+COLUMNS = TAG_COLUMNS  # the tag columns a tagger can fill, the parsers' own
+BACKWARD = "backward"  # subdirectory of a tagger's right-to-left companion
+BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forward-score units)
+DEFAULT_BACKWARD_WEIGHT = 4.0  # without a dev set (jackknifing): a middle value of the fitted ones
+LEXICON_MIN_COUNT = 2
+LEXICON_MIN_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class TaggerOptions:
+    column: str = "upos"
+    beam: int = 8
+    iterations: int = 20
+    patience: int = 3
+    seed: int = 1
+    bidirectional: bool = True
+
+
+def shape(word: str) -> str:
+    """Word shape with runs collapsed: ``Paris`` -> ``Xx``, ``1,234.5`` -> ``d,d.d``, ``e-mail`` -> ``x-x``."""
+    out = []
+    for char in word:
+        if char.isdigit():
+            kind = "d"
+        elif char.isalpha():
+            kind = "X" if char.isupper() else "x"
+        elif unicodedata.category(char).startswith("P") or not char.isprintable():
+            kind = char if char.isprintable() else "?"
+        else:
+            kind = "s"
+        if not out or out[-1] != kind:
+            out.append(kind)
+    return "".join(out)[:8]
+
+
+def word_strings(form: str, lexicon: dict[str, str]) -> list[str]:
+    """The strings behind a word's atoms, in the order of :data:`hetdep.tagger._search.N_ATOMS`."""
+    lower = form.lower()
+    return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
+            + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}"])
+
+
+def ambiguity_classes(sentences: Sequence[Sentence], column: int, min_count: int = LEXICON_MIN_COUNT,
+                      min_share: float = LEXICON_MIN_SHARE) -> dict[str, str]:
+    """Each frequent lower-cased word's ambiguity class: its tags in training, sorted, joined by ``|``.
+
+    Only words seen ``min_count`` times get a class, and only tags with at least ``min_share``
+    of a word's occurrences enter it (annotation noise stays out). Rarer words read as ``?``,
+    like unseen ones, so that training sees unknown-word classes as often as tagging does.
+    """
+    counts: dict[str, Counter] = {}
+    for sentence in sentences:
+        for form, tag in zip(sentence.forms, sentence.column(column)):
+            counts.setdefault(form.lower(), Counter())[tag] += 1
+    lexicon = {}
+    for word, tags in counts.items():
+        total = sum(tags.values())
+        if total >= min_count:
+            lexicon[word] = "|".join(sorted(tag for tag, count in tags.items() if count >= min_share * total))
+    return lexicon
+
+
+def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str]) -> np.ndarray:
+    """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1)."""
+    get = strings.index.get
+    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon)] for form in forms], dtype=np.int64)
+    return atoms.reshape(len(forms), _tagger.N_ATOMS)
+
+
+class Tagger:
+    """A trained tagger for one column (UPOS or XPOS).
+
+    A left-to-right tagger may hold a right-to-left one (``backward``, trained on reversed
+    sentences): its per-word log-probabilities, times ``backward_weight``, are added to every
+    tag's score in the left-to-right search, so that each choice also sees the tags the words
+    to its right are likely to get (Tsuruoka & Tsujii 2005 combine the two directions too).
+    """
+
+    def __init__(self, strings: Vocab, lexicon: dict[str, str], tags: list[str], weights: TrainedWeights, *,
+                 column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
+                 backward: "Tagger | None" = None, backward_weight: float = 0.0):
+        self.strings = strings
+        self.lexicon = lexicon
+        self.temperature = temperature
+        self.tags = tags
+        self.weights = weights
+        self.column = column
+        self.beam = beam
+        self.reverse = reverse
+        self.backward = backward
+        self.backward_weight = backward_weight
+        self.templates = _tagger.STATIC_TEMPLATES
+        self.unknown_words = 0
+        self.words = 0
+
+    def search(self, forms: Sequence[str], beam: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Best tag ids (0-based) and every word's tag scores (the backward tagger's share included)."""
+        n = len(forms)
+        self.words += n
+        if not n:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
+        atoms = encode(self.strings, self.lexicon, forms)
+        self.unknown_words += int((atoms[:, _tagger.W] == UNKNOWN).sum())
+        extra = np.zeros((n, len(self.tags)), dtype=np.float32)
+        if self.backward is not None and self.backward_weight:  # the two share strings and lexicon: atoms too
+            _, backward_scores = self.backward._search(atoms, beam, np.zeros_like(extra))
+            extra += self.backward_weight * _log_softmax(backward_scores / self.backward.temperature)
+        return self._search(atoms, beam, extra)
+
+    def _search(self, atoms: np.ndarray, beam: int | None, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        step = -1 if self.reverse else 1
+        n = len(atoms)
+        tags, _, scores = _tagger.search(atoms[::step].copy(), n, beam or self.beam, self.templates, self.weights.table,
+                                         self.weights.rows, len(self.tags), np.zeros(n, dtype=np.int64), False,
+                                         extra[::step].copy())
+        return tags[::step] - 1, scores[::step]
+
+    def tag(self, sentences: Iterable[Sentence], beam: int | None = None, k: int = 0,
+            threshold: float = 0.0) -> Iterator[Sentence]:
+        """Each sentence with this tagger's column replaced; with ``k``, the k-best tags in MISC."""
+        column = COLUMNS[self.column]
+        for sentence in sentences:
+            best, scores = self.search(sentence.forms, beam)
+            tagged = sentence.with_column(column, [self.tags[t] for t in best])
+            if k:
+                tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
+                                                   for misc, row in zip(tagged.column(MISC), scores)])
+            yield tagged
+
+    def kbest(self, forms: Sequence[str], k: int, threshold: float = 0.0) -> list[list[tuple[str, float]]]:
+        """Per word, up to k (tag, probability) pairs, best first, those below ``threshold`` dropped (the best kept)."""
+        _, scores = self.search(forms)
+        return [_kbest(row / self.temperature, self.tags, k, threshold) for row in scores]
+
+    def config(self) -> dict:
+        return {"kind": KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
+                "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
+                "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0}
+
+    def save(self, directory: str | Path, **training_record) -> None:
+        """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
+        without the strings and lexicon it shares with this one."""
+        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
+        if self.backward is not None:
+            shared = {"strings", "lexicon"}
+            save_model(Path(directory) / BACKWARD, {key: value for key, value in self.backward.config().items()
+                                                    if key not in shared}, self.backward.weights)
+
+    @classmethod
+    def load(cls, directory: str | Path, shared: tuple[Vocab, dict[str, str]] | None = None) -> "Tagger":
+        """A saved tagger (``shared``: the strings and lexicon of the tagger a backward one belongs to)."""
+        config, weights = load_model(Path(directory), KIND)
+        try:
+            tags = list(config["tags"])
+            n_columns = len(tags) + _tagger.FIRST_TAG_COLUMN
+            if (weights.act.size and weights.act.max() >= n_columns) or weights.dense.shape[1] != n_columns \
+                    or config["templates"] != _tagger.STATIC_TEMPLATES.tolist() or config["column"] not in COLUMNS:
+                raise ModelFileError(f"{directory}: weights do not match the tag set or the feature templates")
+            strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
+            backward_weight = float(config["backward_weight"])
+            backward = cls.load(Path(directory) / BACKWARD, (strings, lexicon)) if backward_weight else None
+            if backward is not None and (backward.tags != tags or not backward.reverse):
+                raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
+            return cls(strings, lexicon, tags, weights, column=config["column"],
+                       beam=int(config["beam"]), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
+                       backward=backward, backward_weight=backward_weight)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid tagger configuration ({error!r})") from None
+
+
+def _log_softmax(scores: np.ndarray) -> np.ndarray:
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _kbest(scores: np.ndarray, tags: list[str], k: int, threshold: float) -> list[tuple[str, float]]:
+    probabilities = np.exp(scores - scores.max())
+    probabilities /= probabilities.sum()
+    order = np.argsort(-probabilities, kind="stable")[:k]
+    return [(tags[i], float(probabilities[i])) for j, i in enumerate(order) if j == 0 or probabilities[i] >= threshold]
+
+
+def _kbest_text(scores: np.ndarray, tags: list[str], k: int, threshold: float) -> str:
+    return ",".join(f"{tag}:{p:.3f}" for tag, p in _kbest(scores, tags, k, threshold))
+
+
+def _with_misc(misc: str, key: str, value: str) -> str:
+    kept = [item for item in misc.split("|") if item and item != "_" and not item.startswith(key + "=")]
+    return "|".join(kept + [f"{key}={value}"])
+
+
+def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
+                 options: TaggerOptions = TaggerOptions(), progress: Callable | None = None) -> TrainResult:
+    """Train a tagger for ``options.column``, keeping the iteration with the best dev accuracy."""
+    if not train_sentences:
+        raise HetdepError("no training sentences")
+    if options.column not in COLUMNS:
+        raise HetdepError(f"unknown tag column {options.column!r}; choose from {sorted(COLUMNS)}")
+    column = COLUMNS[options.column]
+    tag_counts = Counter(tag for s in train_sentences for tag in s.column(column))
+    if set(tag_counts) <= {"_"}:
+        raise HetdepError(f"{train_sentences[0].path}: the training file has no {options.column.upper()} tags")
+    tags = sorted(tag_counts)
+    tag_index = {tag: i + 1 for i, tag in enumerate(tags)}
+    lexicon = ambiguity_classes(train_sentences, column)
+    strings = Vocab.from_counts(Counter(s for sentence in train_sentences for form in sentence.forms
+                                        for s in word_strings(form, lexicon)))
+    encoded = [(encode(strings, lexicon, s.forms), np.array([tag_index[t] for t in s.column(column)], dtype=np.int64))
+               for s in train_sentences if len(s)]
+    make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam)
+    if not options.bidirectional:
+        return _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
+    backward = _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=True).parser
+    result = _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
+    tagger = result.parser
+    tagger.backward = backward
+    if dev_sentences:
+        backward.temperature = fit_temperature(backward, dev_sentences)
+        tagger.backward_weight = max(BACKWARD_WEIGHTS, key=lambda weight: _accuracy_with(tagger, weight, dev_sentences))
+        tagger.temperature = fit_temperature(tagger, dev_sentences)
+    else:
+        tagger.backward_weight = DEFAULT_BACKWARD_WEIGHT
+    return result
+
+
+def _accuracy_with(tagger: Tagger, backward_weight: float, sentences: Sequence[Sentence]) -> float:
+    tagger.backward_weight = backward_weight
+    return tag_accuracy(sentences, tagger.tag(sentences), tagger.column)
+
+
+def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]], n_tags: int,
+                     dev_sentences: Sequence[Sentence], options: TaggerOptions, progress: Callable | None,
+                     reverse: bool) -> TrainResult:
+    """One direction's perceptron training; the right-to-left tagger learns on reversed sentences
+    (a word's atoms do not depend on its position, so reversing the rows reverses the sentence)."""
+    if reverse:
+        encoded = [(atoms[::-1].copy(), gold[::-1].copy()) for atoms, gold in encoded]
+    weights = Weights(n_tags + _tagger.FIRST_TAG_COLUMN)
+    templates = _tagger.STATIC_TEMPLATES
+    per_word = len(templates) + _tagger.N_TAG_TEMPLATES
+    no_extra = np.zeros((max(len(gold) for _, gold in encoded), n_tags), dtype=np.float32)  # training adds nothing
+
+    def learn(index: int) -> bool:
+        atoms, gold = encoded[index]
+        n = len(gold)
+        weights.reserve(2 * n * per_word)
+        pred, length, _ = _tagger.search(atoms, n, options.beam, templates, weights.table, weights.rows, n_tags, gold, True,
+                                         no_extra[:n])
+        if length < n or not np.array_equal(pred, gold):
+            _tagger.update(atoms, n, gold, pred, length, templates, weights.table, weights.n_used, weights.rows,
+                           weights.sums, weights.counts, weights.counter)
+            return True
+        return False
+
+    def evaluate_model(averaged):
+        tagger = make(averaged, reverse=reverse)
+        if not dev_sentences:  # no dev set: the last iteration is kept
+            return tagger, None, None, {}
+        accuracy = tag_accuracy(dev_sentences, tagger.tag(dev_sentences), options.column)
+        return tagger, accuracy, accuracy, {}
+
+    tagger, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    if dev_sentences:
+        tagger.temperature = fit_temperature(tagger, dev_sentences)
+    return TrainResult(tagger, best_iteration, history)
+
+
+def fit_temperature(tagger: Tagger, sentences: Sequence[Sentence]) -> float:
+    """The temperature of the grid 2^(-2..8, step 1/2) under which the gold tags are likeliest."""
+    index = {tag: i for i, tag in enumerate(tagger.tags)}
+    column = COLUMNS[tagger.column]
+    rows, gold = [], []
+    for sentence in sentences:
+        _, scores = tagger.search(sentence.forms)
+        for row, tag in zip(scores, sentence.column(column)):
+            if tag in index:
+                rows.append(row)
+                gold.append(index[tag])
+    if not rows:
+        return 1.0
+    scores = np.array(rows, dtype=np.float64)
+    gold_index = np.array(gold)
+
+    def log_likelihood(temperature: float) -> float:
+        scaled = scores / temperature
+        scaled -= scaled.max(axis=1, keepdims=True)
+        return float((scaled[np.arange(len(gold_index)), gold_index] - np.log(np.exp(scaled).sum(axis=1))).sum())
+
+    return max((2.0 ** (k / 2) for k in range(-4, 17)), key=log_likelihood)
+
+
+def tag_accuracy(gold: Iterable[Sentence], predicted: Iterable[Sentence], column: str = "upos") -> float:
+    """Percentage of words whose tag in ``column`` matches the gold one (every word, punctuation included)."""
+    index = COLUMNS[column]
+    right = total = 0
+    for g, p in zip(gold, predicted, strict=True):
+        if len(g) != len(p):
+            raise HetdepError(f"{p.describe()}: {len(p)} words, the gold sentence {g.describe()} has {len(g)}")
+        right += sum(a == b for a, b in zip(g.column(index), p.column(index)))
+        total += len(g)
+    return 100.0 * right / total if total else 0.0
+
+
+def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str], options: TaggerOptions = TaggerOptions(),
+              progress: Callable | None = None, k: int = 0, threshold: float = 0.0) -> list[Sentence]:
+    """The sentences with each column tagged by a tagger that never saw them (Collins 2000's jackknifing).
+
+    Sentence i is in fold i mod ``folds``; each fold is tagged by a tagger trained on the other
+    folds, with ``options.iterations`` iterations (no dev set: the last one is kept). Parsers
+    trained on the result see tags as noisy as at parsing time. With ``k``, the column keeps
+    its gold tags and MISC gets each word's k-best tags instead (``TagKBest``; what a parser
+    trained on tag lattices reads, next to the gold tags).
+    """
+    if folds < 2 or folds > len(sentences):
+        raise HetdepError(f"jackknifing needs 2..{len(sentences)} folds (one sentence at least in each), not {folds}")
+    tagged = list(sentences)
+    for column in columns:
+        column_options = TaggerOptions(column=column, beam=options.beam, iterations=options.iterations,
+                                       patience=options.iterations, seed=options.seed,
+                                       bidirectional=options.bidirectional)
+        for fold in range(folds):
+            train_part = [s for i, s in enumerate(tagged) if i % folds != fold]
+            held_out = [i for i in range(len(tagged)) if i % folds == fold]
+            tagger = train_tagger(train_part, [], column_options).parser
+            for i, sentence in zip(held_out, tagger.tag((tagged[i] for i in held_out), k=k, threshold=threshold)):
+                tagged[i] = sentence.with_column(COLUMNS[column], tagged[i].column(COLUMNS[column])) if k else sentence
+            if progress:
+                progress(f"{column}: fold {fold + 1}/{folds} tagged")
+    return tagged
+
+
+def load_taggers(model_dir: str | Path) -> list[Tagger]:
+    """The taggers of a model directory: the directory itself, or its upos/ and xpos/ subdirectories."""
+    directory = Path(model_dir)
+    if (directory / "config.json").exists():
+        return [Tagger.load(directory)]
+    found = [Tagger.load(directory / column) for column in ("upos", "xpos") if (directory / column / "config.json").exists()]
+    if not found:
+        raise ModelFileError(f"{model_dir}: no tagger model here (neither config.json nor upos/ or xpos/)")
+    return found

@@ -1,0 +1,505 @@
+"""Compiled hot path of the arc-standard parser (numba): atoms, feature keys, scoring, beam, update.
+
+The state of one beam item is compact: the stack as records of its words (with each stack
+word's two outermost children on each side, their labels, valencies and label sets) plus
+the next queue position. Words off the stack are never read by a feature again, so they
+need no copy; the tree is recovered from the action history at the end.
+
+Weights are read through :mod:`hetdep.learn._weights`: one table probe per feature key (a 64-bit
+hash, see :mod:`hetdep.transition.features`) gives all of that feature's action scores.
+
+Ties are broken exactly as the reference (:mod:`hetdep.transition.reference`): candidates are ranked
+by score, then by (parent position in the beam, action id).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hetdep.learn import _weights
+from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.transition.features import LABEL_BITS, MULTIPLIER, SEED
+
+SH, PR = 0, 1
+# Stack record fields.
+WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
+FIELDS = 13
+N_ATOMS = 40
+TEMPLATE_ID_SPAN = 128  # template ids of one scheme (see feature_keys)
+
+_SEED = np.uint64(SEED)
+_MULT = np.uint64(MULTIPLIER)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True)
+def _child_atoms(stk, b, p, child, label, words, tags, out, at):
+    kid = stk[b, p, child]
+    out[at] = words[kid]
+    out[at + 1] = tags[kid]
+    out[at + 2] = stk[b, p, label]
+
+
+@njit(cache=True)
+def _element_atoms(stk, b, p, words, tags, out, w_at, child_at, v_at, s_at):
+    w = stk[b, p, WORD]
+    out[w_at] = words[w]
+    out[w_at + 1] = tags[w]
+    # Children in the order of features.ATOMS: l, r, l2, r2 (word, tag, label each).
+    _child_atoms(stk, b, p, LC1, LC1L, words, tags, out, child_at)
+    _child_atoms(stk, b, p, RC1, RC1L, words, tags, out, child_at + 3)
+    _child_atoms(stk, b, p, LC2, LC2L, words, tags, out, child_at + 6)
+    _child_atoms(stk, b, p, RC2, RC2L, words, tags, out, child_at + 9)
+    out[v_at] = stk[b, p, VL]
+    out[v_at + 1] = stk[b, p, VR]
+    out[s_at] = stk[b, p, SL]
+    out[s_at + 1] = stk[b, p, SR]
+
+
+@njit(cache=True)
+def fill_atoms(stk, slen, nxt, b, words, tags, n, out):
+    """The 40 atoms of beam item b, in the order of ``features.ATOMS``."""
+    out[:] = 0
+    depth = slen[b]
+    if depth >= 1:
+        _element_atoms(stk, b, depth - 1, words, tags, out, 0, 8, 32, 36)
+    if depth >= 2:
+        _element_atoms(stk, b, depth - 2, words, tags, out, 2, 20, 34, 38)
+    q = nxt[b]
+    if q <= n:
+        out[4] = words[q]
+        out[5] = tags[q]
+    if q + 1 <= n:
+        out[6] = words[q + 1]
+        out[7] = tags[q + 1]
+
+
+@njit(cache=True)
+def feature_keys(atoms, templates, start, stop, scheme, out):
+    """The keys of the features of templates start..stop-1, in ``out[start:stop]``; ``scheme`` (0 for
+    a single-scheme parser) keeps the joint model's two schemes apart: template t of scheme s
+    hashes as s * TEMPLATE_ID_SPAN + t + 1."""
+    for t in range(start, stop):
+        h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
+        for j in range(templates.shape[1]):
+            a = templates[t, j]
+            if a < 0:
+                break
+            h = (h ^ np.uint64(atoms[a])) * _MULT
+            h ^= h >> _SHIFT
+        if h == 0:
+            h = np.uint64(1)
+        out[t] = h
+
+
+@njit(cache=True)
+def apply(stk, slen, nxt, b, action, n_labels):
+    """Apply a valid action to beam item b, in place (see :mod:`hetdep.transition.system`)."""
+    if action == SH:
+        p = slen[b]
+        stk[b, p, :] = 0
+        stk[b, p, WORD] = nxt[b]
+        slen[b] = p + 1
+        nxt[b] += 1
+    elif action == PR:
+        slen[b] -= 1
+    else:
+        p0 = slen[b] - 1
+        p1 = p0 - 1
+        if action < 2 + n_labels:  # AL: S0 heads S1, which is left of all S0's children
+            label = action - 2
+            stk[b, p0, LC2] = stk[b, p0, LC1]
+            stk[b, p0, LC2L] = stk[b, p0, LC1L]
+            stk[b, p0, LC1] = stk[b, p1, WORD]
+            stk[b, p0, LC1L] = label + 1
+            stk[b, p0, VL] += 1
+            stk[b, p0, SL] |= np.int64(1) << (label % LABEL_BITS)
+            for f in range(FIELDS):
+                stk[b, p1, f] = stk[b, p0, f]
+        else:  # AR: S1 heads S0, which is right of all S1's children
+            label = action - 2 - n_labels
+            stk[b, p1, RC2] = stk[b, p1, RC1]
+            stk[b, p1, RC2L] = stk[b, p1, RC1L]
+            stk[b, p1, RC1] = stk[b, p0, WORD]
+            stk[b, p1, RC1L] = label + 1
+            stk[b, p1, VR] += 1
+            stk[b, p1, SR] |= np.int64(1) << (label % LABEL_BITS)
+        slen[b] = p0
+
+
+@njit(cache=True, inline="always")
+def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo):
+    """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order.
+
+    Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
+    Inlined into the search, so ``acc`` is known not to alias the weights.
+    """
+    fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
+    first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
+    add_item_scores(atoms, atoms, templates, 0, templates.shape[0], 0, table, rows, keys, acc, last > first, extra, memo)
+    return first, last, extra
+
+
+@njit(cache=True, inline="always")
+def valid_actions(slen, nxt, b, n, n_actions):
+    """(first, last, extra) of item b: the valid actions are first..last-1 and ``extra`` (-1: none)."""
+    if slen[b] >= 2:  # every arc action, and shift if the queue is not empty
+        return 2, n_actions, (SH if nxt[b] <= n else -1)
+    if nxt[b] <= n:  # shift is forced
+        return 0, 0, SH
+    return 0, 0, PR  # pop-root is forced
+
+
+@njit(cache=True, inline="always")
+def add_item_scores(atoms, seen, templates, start, stop, scheme, table, rows, keys, acc, arcs, extra, memo):
+    """``acc`` = the scores of the features of templates start..stop-1 over ``atoms`` (arc actions
+    if ``arcs``, and ``extra``).
+
+    ``seen`` holds every atom those templates read: an item with the same ``seen`` as an earlier
+    item of this step takes that item's scores from ``memo``.
+    """
+    signature = atoms_signature(seen, arcs, extra)
+    if recall(memo, signature, seen, acc):
+        return
+    feature_keys(atoms, templates, start, stop, scheme, keys)
+    acc[:] = 0.0
+    for t in range(start, stop):
+        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
+    remember(memo, signature, seen, acc)
+
+
+@njit(cache=True)
+def new_memo(capacity, n_atoms, width):
+    """Room for the scores of ``capacity`` distinct atom vectors (0: no memo).
+
+    Items of one step often share every atom: they differ deeper in the stack or, in the
+    joint model, in the other scheme's tree (about half of the items of fr-sequoia dev at
+    beam 64, over two thirds in the joint model's second scheme). Their scores are equal,
+    so the lookups are done once per step and atom vector.
+    """
+    return (np.zeros(capacity, dtype=np.uint64), np.zeros((capacity, n_atoms), dtype=np.int64),
+            np.zeros((capacity, width), dtype=np.float32), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def atoms_signature(atoms, arcs, extra):
+    h = (_SEED ^ np.uint64(extra + 2)) * _MULT
+    if arcs:
+        h ^= np.uint64(1) << np.uint64(63)
+    for a in range(atoms.shape[0]):
+        h = (h ^ np.uint64(atoms[a])) * _MULT
+        h ^= h >> _SHIFT
+    return h
+
+
+@njit(cache=True, inline="always")
+def recall(memo, signature, atoms, acc):
+    """Copy to ``acc`` the scores remembered this step for these atoms (and valid actions); found?"""
+    signatures, seen, scores, count = memo
+    for c in range(count[0]):
+        if signatures[c] == signature:
+            same = True
+            for a in range(atoms.shape[0]):
+                if seen[c, a] != atoms[a]:
+                    same = False
+                    break
+            if same:
+                for a in range(acc.shape[0]):
+                    acc[a] = scores[c, a]
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def forget(memo):
+    """Empty the memo (at each step: the items of one step only are compared)."""
+    memo[3][0] = 0
+
+
+@njit(cache=True, inline="always")
+def remember(memo, signature, atoms, acc):
+    signatures, seen, scores, count = memo
+    c = count[0]
+    if c < signatures.shape[0]:
+        signatures[c] = signature
+        for a in range(atoms.shape[0]):
+            seen[c, a] = atoms[a]
+        for a in range(acc.shape[0]):
+            scores[c, a] = acc[a]
+        count[0] = c + 1
+
+
+@njit(cache=True)
+def _worse(s1, o1, s2, o2):
+    """Is candidate 1 ranked below candidate 2? (lower score, or equal score and later order)"""
+    return s1 < s2 or (s1 == s2 and o1 > o2)
+
+
+@njit(cache=True)
+def _sift_down(hs, ho, size, i):
+    while True:
+        left = 2 * i + 1
+        worst = i
+        if left < size and _worse(hs[left], ho[left], hs[worst], ho[worst]):
+            worst = left
+        right = left + 1
+        if right < size and _worse(hs[right], ho[right], hs[worst], ho[worst]):
+            worst = right
+        if worst == i:
+            return
+        hs[i], hs[worst] = hs[worst], hs[i]
+        ho[i], ho[worst] = ho[worst], ho[i]
+        i = worst
+
+
+@njit(cache=True)
+def _sift_up(hs, ho, i):
+    while i > 0:
+        parent = (i - 1) // 2
+        if _worse(hs[i], ho[i], hs[parent], ho[parent]):
+            hs[i], hs[parent] = hs[parent], hs[i]
+            ho[i], ho[parent] = ho[parent], ho[i]
+            i = parent
+        else:
+            return
+
+
+@njit(cache=True)
+def offer(hs, ho, filled, beam, value, order):
+    """Offer a candidate to the top-``beam`` heap (worst at the root); returns the new fill.
+
+    Callers test ``beats(...)`` first: most candidates fail it, and that test is cheaper inline.
+    """
+    if filled < beam:
+        hs[filled] = value
+        ho[filled] = order
+        _sift_up(hs, ho, filled)
+        return filled + 1
+    if value > hs[0] or (value == hs[0] and order < ho[0]):
+        hs[0] = value
+        ho[0] = order
+        _sift_down(hs, ho, filled, 0)
+    return filled
+
+
+@njit(cache=True, inline="always")
+def beats(hs, ho, filled, beam, value, order):
+    """Would the candidate enter the heap (room left, or better than its worst)?"""
+    return filled < beam or value > hs[0] or (value == hs[0] and order < ho[0])
+
+
+@njit(cache=True)
+def sort_survivors(hs, ho, filled):
+    """Order the heap's candidates best first (insertion sort: the beam is small)."""
+    for i in range(1, filled):
+        value, order = hs[i], ho[i]
+        j = i - 1
+        while j >= 0 and _worse(hs[j], ho[j], value, order):
+            hs[j + 1] = hs[j]
+            ho[j + 1] = ho[j]
+            j -= 1
+        hs[j + 1] = value
+        ho[j + 1] = order
+
+
+@njit(cache=True, inline="always")
+def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, action, n_labels):
+    """The score of the gold prefix's next action, which is then applied to it (max-violation
+    keeps the gold prefix beside the beam, in its own one-item state)."""
+    score_item(gstk, gslen, gnxt, 0, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
+    value = np.float64(acc[action])
+    apply(gstk, gslen, gnxt, 0, action, n_labels)
+    return value
+
+
+@njit(cache=True)
+def finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions):
+    """The result of a search that ran to the end (see ``search``): the sequence in ``actions``,
+    and (length, score)."""
+    if mode == MAX_VIOLATION:
+        if worst_step < 0:
+            for k in range(steps):
+                actions[k] = gold[k]
+            return steps, gold_score
+        backtrack(hist_parent, hist_action, worst_step, actions)
+        return worst_step + 1, best_score
+    backtrack(hist_parent, hist_action, steps - 1, actions)
+    return steps, best_score
+
+
+@njit(cache=True)
+def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
+    """Beam search over one sentence of n words.
+
+    Returns (actions, length, score): the best item's action sequence, ``actions[:length]``.
+    ``mode`` DECODE: length is 2n. EARLY (early update, Collins & Roark 2004): if the gold item
+    falls out of the beam at step k, stop there: length k + 1. MAX_VIOLATION (Huang et al.
+    2012): search to the end, keeping the gold prefix's score, and return the prefix of the
+    step where the best item beats the gold prefix by most (length 2n and the gold sequence
+    itself when the gold item ends best).
+    """
+    n_actions = 2 + 2 * n_labels
+    steps = 2 * n
+    depth = n + 1
+    stk = np.zeros((beam, depth, FIELDS), dtype=np.int64)
+    nstk = np.zeros((beam, depth, FIELDS), dtype=np.int64)
+    slen = np.zeros(beam, dtype=np.int64)
+    nslen = np.zeros(beam, dtype=np.int64)
+    nxt = np.ones(beam, dtype=np.int64)
+    nnxt = np.ones(beam, dtype=np.int64)
+    score = np.zeros(beam, dtype=np.float64)
+    nscore = np.zeros(beam, dtype=np.float64)
+    is_gold = np.zeros(beam, dtype=np.bool_)
+    nis_gold = np.zeros(beam, dtype=np.bool_)
+    hist_parent = np.zeros((steps, beam), dtype=np.int32)
+    hist_action = np.zeros((steps, beam), dtype=np.int32)
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    acc = np.zeros(n_actions, dtype=np.float32)
+    memo = new_memo(beam + 1, N_ATOMS, n_actions)
+    hs = np.zeros(beam, dtype=np.float64)
+    ho = np.zeros(beam, dtype=np.int64)
+    size = 1
+    is_gold[0] = True
+    actions = np.zeros(steps, dtype=np.int32)
+    train = mode != DECODE
+    # Max-violation: the gold prefix, scored beside the beam.
+    gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
+    gslen = np.zeros(1, dtype=np.int64)
+    gnxt = np.ones(1, dtype=np.int64)
+    gold_score = 0.0
+    worst_violation = 0.0
+    worst_step = -1
+    for step in range(steps):
+        forget(memo)
+        if mode == MAX_VIOLATION:
+            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
+                                    n_labels)
+        filled = 0
+        for b in range(size):
+            first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
+            base = score[b]
+            for i in range(-1 if extra >= 0 else 0, last - first):
+                a = extra if i < 0 else first + i
+                value = base + np.float64(acc[a])
+                if beats(hs, ho, filled, beam, value, b * n_actions + a):
+                    filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
+        sort_survivors(hs, ho, filled)
+        any_gold = False
+        for j in range(filled):
+            parent = ho[j] // n_actions
+            action = ho[j] % n_actions
+            top = slen[parent]
+            copy_stack(stk, parent, nstk, j, top)
+            nslen[j] = top
+            nnxt[j] = nxt[parent]
+            apply(nstk, nslen, nnxt, j, action, n_labels)
+            nscore[j] = hs[j]
+            nis_gold[j] = train and is_gold[parent] and action == gold[step]
+            any_gold = any_gold or nis_gold[j]
+            hist_parent[step, j] = parent
+            hist_action[step, j] = action
+        stk, nstk = nstk, stk
+        slen, nslen = nslen, slen
+        nxt, nnxt = nnxt, nxt
+        score, nscore = nscore, score
+        is_gold, nis_gold = nis_gold, is_gold
+        size = filled
+        if mode == EARLY and not any_gold:
+            backtrack(hist_parent, hist_action, step, actions)
+            return actions, step + 1, score[0]
+        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
+            worst_violation = score[0] - gold_score
+            worst_step = step
+    length, best = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
+    return actions, length, best
+
+
+@njit(cache=True, inline="always")
+def copy_stack(src, parent, dst, j, top):
+    """dst[j, :top] = src[parent, :top], as a loop: a slice assignment may allocate (for a
+    possible overlap), which code compiled without the runtime cannot."""
+    for p in range(top):
+        for f in range(FIELDS):
+            dst[j, p, f] = src[parent, p, f]
+
+
+@njit(cache=True)
+def backtrack(hist_parent, hist_action, last, out):
+    j = 0
+    for step in range(last, -1, -1):
+        out[step] = hist_action[step, j]
+        j = hist_parent[step, j]
+
+
+@njit(cache=True)
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels, pred_tags):
+    """Perceptron update: +1 for gold's features, -1 for the prediction's, over ``length`` steps.
+
+    ``tags`` are the gold path's tags, ``pred_tags`` the prediction's (equal, but for a tag
+    lattice). Steps before the first difference have the same state and action on both sides
+    and cancel, so they are skipped when the tags are equal. Returns the number of steps updated.
+    """
+    first = 0
+    while first < length and gold[first] == pred[first]:
+        first += 1
+    for w in range(1, n + 1):
+        if tags[w] != pred_tags[w]:  # other tags: the two sides' features may differ from the start
+            first = 0
+            break
+    if first == length:
+        return 0
+    stk = np.zeros((2, n + 1, FIELDS), dtype=np.int64)
+    slen = np.zeros(2, dtype=np.int64)
+    nxt = np.ones(2, dtype=np.int64)
+    for k in range(first):
+        apply(stk, slen, nxt, 0, gold[k], n_labels)
+    stk[1, :, :] = stk[0, :, :]
+    slen[1] = slen[0]
+    nxt[1] = nxt[0]
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    c = np.float32(counter)
+    for k in range(first, length):
+        for side in range(2):
+            action = gold[k] if side == 0 else pred[k]
+            delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+            fill_atoms(stk, slen, nxt, side, words, tags if side == 0 else pred_tags, n, atoms)
+            feature_keys(atoms, templates, 0, templates.shape[0], 0, keys)
+            for t in range(keys.shape[0]):
+                slot = _weights.insert(table, n_used, keys[t])
+                _weights.add(table, slot, rows, sums, counts, action, delta, c)
+            apply(stk, slen, nxt, side, action, n_labels)
+    return length - first
+
+
+@njit(cache=True)
+def actions_to_tree(actions, n, n_labels, root_label):
+    """Heads (1-based, 0 = root) and label ids of the tree an action sequence builds."""
+    heads = np.zeros(n, dtype=np.int64)
+    labels = np.zeros(n, dtype=np.int64)
+    stack = np.zeros(n + 1, dtype=np.int64)
+    depth = 0
+    nxt = 1
+    for action in actions:
+        if action == SH:
+            stack[depth] = nxt
+            depth += 1
+            nxt += 1
+        elif action == PR:
+            depth -= 1
+            heads[stack[depth] - 1] = 0
+            labels[stack[depth] - 1] = root_label
+        else:
+            s0 = stack[depth - 1]
+            s1 = stack[depth - 2]
+            if action < 2 + n_labels:
+                heads[s1 - 1] = s0
+                labels[s1 - 1] = action - 2
+                stack[depth - 2] = s0
+            else:
+                heads[s0 - 1] = s1
+                labels[s0 - 1] = action - 2 - n_labels
+            depth -= 1
+    return heads, labels

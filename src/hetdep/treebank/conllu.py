@@ -1,0 +1,382 @@
+"""CoNLL-U and CoNLL-X reading and writing, built for speed and byte-exact round trips.
+
+A plain tab-split reader: every token line keeps its ten fields as strings, so writing a
+sentence back gives the bytes that were read. Comments, multiword-token ranges (``3-4``)
+and empty nodes (``8.1``) stay in place; parsers see only the syntactic words.
+
+CoNLL-X files (ID FORM LEMMA CPOSTAG POSTAG FEATS HEAD DEPREL PHEAD PDEPREL) share the
+layout: CPOSTAG sits where CoNLL-U has UPOS and POSTAG where it has XPOS.
+
+Reading streams one sentence at a time, so memory follows the longest sentence, not the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from hetdep.errors import InputError
+
+ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
+COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+NO_HEAD = -1  # a word whose HEAD is "_" (unannotated input)
+
+
+class Sentence:
+    """One sentence: its comment lines, all token rows in file order, and which rows are words.
+
+    ``rows`` holds every token line split into ten strings; ``word_rows`` the positions in
+    ``rows`` of the syntactic words (integer IDs), in order. ``heads`` holds the HEAD column
+    of the words as integers (0 is the root, ``NO_HEAD`` when unannotated).
+    """
+
+    __slots__ = ("comments", "rows", "word_rows", "heads", "path", "line")
+
+    def __init__(self, comments, rows, word_rows, heads, path="<memory>", line=0):
+        self.comments: list[str] = comments
+        self.rows: list[list[str]] = rows
+        self.word_rows: list[int] = word_rows
+        self.heads: list[int] = heads
+        self.path = path
+        self.line = line  # 1-based line of the sentence's first line in its file
+
+    def __len__(self) -> int:
+        return len(self.word_rows)
+
+    def column(self, index: int) -> list[str]:
+        """The given column (``FORM``, ``UPOS``, ...) over the syntactic words."""
+        rows = self.rows
+        return [rows[i][index] for i in self.word_rows]
+
+    @property
+    def forms(self) -> list[str]:
+        return self.column(FORM)
+
+    @property
+    def upos(self) -> list[str]:
+        return self.column(UPOS)
+
+    @property
+    def deprels(self) -> list[str]:
+        return self.column(DEPREL)
+
+    @property
+    def sent_id(self) -> str | None:
+        for comment in self.comments:
+            if comment.startswith("# sent_id"):
+                return comment.split("=", 1)[1].strip() if "=" in comment else None
+        return None
+
+    def word_line(self, word: int) -> int:
+        """File line of the 0-based syntactic word ``word``."""
+        return self.line + len(self.comments) + self.word_rows[word]
+
+    def describe(self) -> str:
+        """Where this sentence is, for error messages."""
+        sid = self.sent_id
+        return f"{self.path}:{self.line}" + (f" (sent_id {sid})" if sid else "")
+
+    def with_tree(self, heads: Iterable[int], deprels: Iterable[str]) -> "Sentence":
+        """A copy with new HEAD and DEPREL for the words; every other column is kept."""
+        heads = list(heads)
+        deprels = list(deprels)
+        if len(heads) != len(self.word_rows) or len(deprels) != len(self.word_rows):
+            raise ValueError("with_tree needs one head and one label per word")
+        rows = list(self.rows)
+        for head, label, i in zip(heads, deprels, self.word_rows):
+            row = list(rows[i])
+            row[HEAD] = str(head)
+            row[DEPREL] = label
+            rows[i] = row
+        return Sentence(list(self.comments), rows, self.word_rows, heads, self.path, self.line)
+
+    def with_column(self, index: int, values: Iterable[str]) -> "Sentence":
+        """A copy with one column (e.g. ``UPOS``) replaced over the words."""
+        values = list(values)
+        rows = list(self.rows)
+        for value, i in zip(values, self.word_rows, strict=True):
+            row = list(rows[i])
+            row[index] = value
+            rows[i] = row
+        return Sentence(list(self.comments), rows, self.word_rows, list(self.heads), self.path, self.line)
+
+    def to_text(self) -> str:
+        lines = self.comments + ["\t".join(row) for row in self.rows]
+        return "\n".join(lines) + "\n\n"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a file (``hetdep validate`` lists them all)."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+def _raise(problem: Problem) -> None:
+    raise InputError(problem.path, problem.line, problem.message)
+
+
+def read_conllu(
+    path: str | Path,
+    *,
+    single_root: bool = True,
+    require_heads: bool = False,
+    on_problem: Callable[[Problem], None] = _raise,
+) -> Iterator[Sentence]:
+    """Stream the sentences of a CoNLL-U or CoNLL-X file.
+
+    Every problem (wrong column count, bad ID or HEAD, head out of range, a cycle, several
+    roots when ``single_root``, an empty sentence, a BOM, CRLF line ends, bytes that are not
+    UTF-8) goes to ``on_problem``, which by default raises :class:`InputError`; a collecting
+    callback sees them all, and sentences with problems are then not yielded.
+    """
+    path = str(path)
+    with _open(path) as handle:
+        yield from _parse(handle, path, single_root, require_heads, on_problem)
+
+
+def _open(path: str):
+    """The file opened for binary reading, or an InputError naming it."""
+    try:
+        return open(path, "rb")
+    except OSError as error:
+        raise InputError(path, None, f"cannot open: {error.strerror}") from None
+
+
+BLOCK = 1 << 22  # bytes read and decoded at once; lines never straddle blocks
+
+
+def _lines(handle, path, on_problem) -> Iterator[tuple[int, str | None, bool]]:
+    """(line number, line without its end or None if undecodable, whether it was clean) for every line.
+
+    Decodes large blocks at once for speed, and falls back to line-by-line decoding only in
+    a block that holds bad bytes, so that the bad line can be named.
+    """
+    number = 0
+    rest = b""
+    while True:
+        chunk = handle.read(BLOCK)
+        data = rest + chunk
+        if not chunk:
+            if not data:
+                return
+            rest = b""
+        else:
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            data, rest = data[:cut], data[cut:]
+        if number == 0 and data.startswith(b"\xef\xbb\xbf"):
+            on_problem(Problem(path, 1, "starts with a byte-order mark (BOM); save the file as UTF-8 without BOM"))
+            data = data[3:]
+            first_clean = False
+        else:
+            first_clean = True
+        try:
+            lines = data.decode("utf-8").split("\n")
+            decoded = True
+        except UnicodeDecodeError:
+            lines = data.split(b"\n")
+            decoded = False
+        if lines and lines[-1] in ("", b""):
+            lines.pop()
+        has_cr = b"\r" in data
+        for line in lines:
+            number += 1
+            clean = first_clean or number > 1
+            if not decoded:
+                try:
+                    line = line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    on_problem(Problem(path, number, f"not UTF-8 (byte {line[error.start]:#04x} at column {error.start + 1}); re-encode the file as UTF-8"))
+                    yield number, None, False
+                    continue
+            if has_cr and line.endswith("\r"):
+                on_problem(Problem(path, number, "CRLF (Windows) line end; convert the file to LF line ends (e.g. dos2unix)"))
+                line = line[:-1]
+                clean = False
+            yield number, line, clean
+        if not chunk:
+            return
+
+
+def _parse(handle, path, single_root, require_heads, on_problem) -> Iterator[Sentence]:
+    comments: list[str] = []
+    rows: list[list[str]] = []
+    start = 0  # line where the current sentence began
+    bad = False
+    for number, line, clean in _lines(handle, path, on_problem):
+        if not clean:
+            bad = True  # reported already; the sentence holding this line is not kept
+            if line is None:
+                continue
+        if not line:
+            if rows:
+                sentence = _finish(comments, rows, start, path, single_root, require_heads, on_problem, bad)
+                if sentence is not None:
+                    yield sentence
+            elif comments:
+                on_problem(Problem(path, start, "empty sentence: comment lines but no token lines"))
+            else:
+                on_problem(Problem(path, number, "empty sentence: blank line where a sentence should start"))
+            comments, rows, bad = [], [], False
+            continue
+        if not rows and not comments:
+            start = number
+        if line[0] == "#":
+            if rows:
+                on_problem(Problem(path, number, "comment line after token lines (comments must come before a sentence's tokens)"))
+                bad = True
+            else:
+                comments.append(line)
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            on_problem(Problem(path, number, f"expected 10 tab-separated columns, found {len(fields)}"))
+            bad = True
+            continue
+        rows.append(fields)
+    if rows:
+        sentence = _finish(comments, rows, start, path, single_root, require_heads, on_problem, bad)
+        if sentence is not None:
+            yield sentence
+    elif comments:
+        on_problem(Problem(path, start, "empty sentence at end of file: comment lines but no token lines"))
+
+
+def _finish(comments, rows, start, path, single_root, require_heads, on_problem, bad) -> Sentence | None:
+    """Check IDs and the tree of one sentence; build it unless something was wrong."""
+    first_row_line = start + len(comments)
+    word_rows: list[int] = []
+    heads: list[int] = []
+    for k, row in enumerate(rows):
+        token_id = row[ID]
+        if token_id.isdigit():
+            if int(token_id) != len(word_rows) + 1:
+                on_problem(Problem(path, first_row_line + k, f"word ID {token_id} out of sequence (expected {len(word_rows) + 1})"))
+                bad = True
+            word_rows.append(k)
+            head = row[HEAD]
+            if head.isdigit():
+                heads.append(int(head))
+            elif head == "_":
+                heads.append(NO_HEAD)
+            else:
+                on_problem(Problem(path, first_row_line + k, f"HEAD {head!r} is not a non-negative integer"))
+                bad = True
+                heads.append(NO_HEAD)
+        elif not _is_range(token_id) and not _is_empty_node(token_id):
+            on_problem(Problem(path, first_row_line + k, f"ID {token_id!r} is neither a word, a range (3-4) nor an empty node (8.1)"))
+            bad = True
+    if not word_rows:
+        on_problem(Problem(path, start, "sentence has no syntactic words"))
+        return None
+    if bad:
+        return None
+    n = len(heads)
+    annotated = [h != NO_HEAD for h in heads]
+    if require_heads and not all(annotated):
+        k = annotated.index(False)
+        on_problem(Problem(path, first_row_line + word_rows[k], "HEAD is '_' but a tree is required here"))
+        return None
+    for k, head in enumerate(heads):
+        if head > n:
+            on_problem(Problem(path, first_row_line + word_rows[k], f"HEAD {head} out of range (sentence has {n} words)"))
+            bad = True
+        elif head == k + 1:
+            on_problem(Problem(path, first_row_line + word_rows[k], "word is its own head"))
+            bad = True
+    if bad:
+        return None
+    if all(annotated):
+        roots = [k for k, h in enumerate(heads) if h == 0]
+        if not roots:
+            on_problem(Problem(path, start, "no word has HEAD 0 (the tree has no root)"))
+            return None
+        if single_root and len(roots) > 1:
+            on_problem(Problem(path, first_row_line + word_rows[roots[1]], f"{len(roots)} words have HEAD 0; one root is allowed (words {', '.join(str(r + 1) for r in roots)})"))
+            return None
+        cycle = find_cycle(heads)
+        if cycle:
+            on_problem(Problem(path, first_row_line + word_rows[cycle[0] - 1], f"cycle in the tree through words {' -> '.join(map(str, cycle))}"))
+            return None
+    return Sentence(comments, rows, word_rows, heads, path, start)
+
+
+def _is_range(token_id: str) -> bool:
+    first, dash, last = token_id.partition("-")
+    return bool(dash) and first.isdigit() and last.isdigit()
+
+
+def _is_empty_node(token_id: str) -> bool:
+    word, dot, sub = token_id.partition(".")
+    return bool(dot) and word.isdigit() and sub.isdigit()
+
+
+def find_cycle(heads: list[int]) -> list[int]:
+    """1-based words of a cycle in a head list (0 = root), or [] if every word reaches the root."""
+    n = len(heads)
+    state = [0] * (n + 1)  # 0 unseen, 1 on the current path, 2 reaches the root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path = []
+        node = start
+        while state[node] == 0:
+            state[node] = 1
+            path.append(node)
+            node = heads[node - 1]
+            if node < 0 or node > n:
+                break
+        if 0 <= node <= n and state[node] == 1:
+            return path[path.index(node):]
+        for visited in path:
+            state[visited] = 2
+    return []
+
+
+def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
+    """Sentences of a plain tokenized text: one sentence a line, tokens separated by spaces.
+
+    Blank lines separate nothing and are skipped; a tab (the text is probably CoNLL-U, or
+    columns) or bytes that are not UTF-8 are an error naming the line. Each sentence gets
+    ``# sent_id = LINE`` and ``# text``; every column but ID and FORM is ``_``.
+    """
+    path = str(path)
+    with _open(path) as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise InputError(path, number, "not UTF-8 (text must be UTF-8)") from None
+            if "\t" in line:
+                raise InputError(path, number, "a tab in tokenized text: give CoNLL-U files with --format conllu")
+            tokens = line.split()
+            if not tokens:
+                continue
+            rows = [[str(i), token, "_", "_", "_", "_", "_", "_", "_", "_"] for i, token in enumerate(tokens, 1)]
+            yield Sentence([f"# sent_id = {number}", "# text = " + " ".join(tokens)], rows, list(range(len(rows))),
+                           [NO_HEAD] * len(rows), path, number)
+
+
+def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
+    """Write sentences to a file (streaming); returns how many were written."""
+    count = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for sentence in sentences:
+            out.write(sentence.to_text())
+            count += 1
+    return count
+
+
+def collect_problems(path: str | Path, *, single_root: bool = True, require_heads: bool = False) -> tuple[int, list[Problem]]:
+    """Read a whole file and return (number of good sentences, every problem found)."""
+    problems: list[Problem] = []
+    good = sum(1 for _ in read_conllu(path, single_root=single_root, require_heads=require_heads, on_problem=problems.append))
+    return good, problems

@@ -7,9 +7,10 @@ import random
 import numpy as np
 from conftest import SAMPLES
 
+from hetdep.learn.keys import feature_hash
 from hetdep.learn.vocab import Vocab
 from hetdep.transition import _beam
-from hetdep.transition.features import ATOMS, TEMPLATE_NAMES, TEMPLATES, atoms, feature_hash, features
+from hetdep.transition.features import ATOMS, TEMPLATE_NAMES, TEMPLATES, atoms, features
 from hetdep.transition.parser import template_array
 from hetdep.transition.system import Moves, State, apply, is_valid, oracle
 from hetdep.treebank.conllu import read_conllu

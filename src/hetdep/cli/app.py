@@ -50,5 +50,3 @@ def t_values(text: str) -> tuple[int, ...]:
 
 
 TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])
-
-

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.transition.features import MULTIPLIER, SEED
+from hetdep.learn.keys import MULTIPLIER, SEED
 
 BOUNDARY = 1 << 40  # the tag before the root / after the last word
 N_CORE = 17  # templates emitted with (direction, length) and with direction alone

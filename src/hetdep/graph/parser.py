@@ -31,11 +31,10 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.graph import _eisner, _grandparent, _sibling
-from hetdep.learn.model_files import ModelFileError, load_model, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
 from hetdep.learn.perceptron import TrainOptions, TrainResult, dev_scores, label_inventory, perceptron_loop, projective_trees
-from hetdep.learn.vocab import ParseStats, Vocab
+from hetdep.learn.vocab import ParseStats, Vocab, vocabularies
 from hetdep.learn.weights import TrainedWeights, Weights
-from hetdep.transition.training import vocabularies
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.projectivity import deprojectivize
 from hetdep.treebank.tags import TAG_COLUMNS
@@ -190,8 +189,11 @@ def posteriors(totals: np.ndarray, temperature: float) -> np.ndarray:
     return weights / weights.sum()
 
 
-class GraphParser:
+class GraphParser(SavedModel):
     """A trained graph-based parser of order 1 or 2: vocabularies, labels and averaged weights."""
+
+    KIND = "dep1"  # or dep2: loading reads the kind from config.json
+    WHAT = "model"
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], weights: TrainedWeights, *, order: int = 1,
                  tag_column: str = "upos", projective_encoding: str = "head", treebanks: Sequence[str] = (),
@@ -285,28 +287,21 @@ class GraphParser:
                 "helper_k": self.helper_k, **({"agreement_features": AGREEMENT_FEATURES} if self.helped else {}),
                 "words": self.words.to_list(), "tags": self.tags.to_list()}
 
-    def save(self, directory: str | Path, **training_record) -> None:
-        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
-
     @classmethod
-    def load(cls, directory: str | Path, kind: str = "dep1") -> "GraphParser":
-        config, weights = load_model(Path(directory), kind)
-        try:
-            labels = list(config["labels"])
-            parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
-                         order=KINDS[kind], tag_column=config["tag_column"], projective_encoding=config["projective_encoding"],
-                         treebanks=config.get("treebanks", []), augmented=bool(config.get("augmented", False)),
-                         helped=bool(config.get("helped", False)), helper_k=int(config.get("helper_k", 16)))
-            if (weights.act.size and weights.act.max() >= parser.width) or weights.dense.shape[1] != parser.width:
-                raise ModelFileError(f"{directory}: weights do not match the label set")
-            if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
-                raise ModelFileError(f"{directory}/config.json: a treebank of the model has no labels")
-            if parser.helped and config.get("agreement_features") != AGREEMENT_FEATURES:
-                raise ModelFileError(f"{directory}: trained with other agreement features ({config.get('agreement_features')!r}; "
-                                     f"this hetdep computes {AGREEMENT_FEATURES!r}): retrain it with --helper")
-            return parser
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "GraphParser":
+        labels = list(config["labels"])
+        parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, weights,
+                     order=KINDS[config["kind"]], tag_column=config["tag_column"],
+                     projective_encoding=config["projective_encoding"], treebanks=config.get("treebanks", []),
+                     augmented=bool(config.get("augmented", False)), helped=bool(config.get("helped", False)),
+                     helper_k=int(config.get("helper_k", 16)))
+        check_width(weights, parser.width, directory, "the label set")
+        if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
+            raise ModelFileError(f"{directory}/config.json: a treebank of the model has no labels")
+        if parser.helped and config.get("agreement_features") != AGREEMENT_FEATURES:
+            raise ModelFileError(f"{directory}: trained with other agreement features ({config.get('agreement_features')!r}; "
+                                 f"this hetdep computes {AGREEMENT_FEATURES!r}): retrain it with --helper")
+        return parser
 
 
 def train_graph(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],

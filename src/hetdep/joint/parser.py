@@ -16,7 +16,7 @@ import numpy as np
 from hetdep.errors import HetdepError
 from hetdep.joint import _lattice, _search
 from hetdep.joint.schedule import INFINITE, parse_t, schedule, t_text
-from hetdep.learn.model_files import ModelFileError, load_model, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
 from hetdep.transition import _beam
@@ -26,8 +26,6 @@ from hetdep.transition.system import Moves, oracle
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.projectivity import LIFT, deprojectivize, projectivize
 from hetdep.treebank.tags import TAG_COLUMNS, lattice_candidates
-
-KIND = "joint"
 
 
 def guided_templates(guide: str) -> np.ndarray:
@@ -39,8 +37,11 @@ def guided_templates(guide: str) -> np.ndarray:
     return template_array(TEMPLATES + GUIDES[guide])
 
 
-class JointParser:
+class JointParser(SavedModel):
     """A trained joint model: shared vocabularies, a label set per scheme, t, and averaged weights."""
+
+    KIND = "joint"
+    WHAT = "joint model"
 
     def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
                  weights: TrainedWeights, *, t: int = INFINITE, guide: str = "paper", beam: int = 64,
@@ -151,33 +152,24 @@ class JointParser:
 
     def config(self) -> dict:
         return {
-            "kind": KIND, "t": t_text(self.t), "guide": self.guide, "beam": self.beam, "tag_column": self.tag_column,
+            "kind": self.KIND, "t": t_text(self.t), "guide": self.guide, "beam": self.beam, "tag_column": self.tag_column,
             "projective_encoding": self.projective_encoding, "templates": len(self.templates),
             "labels_a": self.labels[0], "labels_b": self.labels[1], "root_label_a": self.root_labels[0],
             "root_label_b": self.root_labels[1], "words": self.words.to_list(), "tags": self.tags.to_list(),
             "lattice": self.lattice, "lattice_weight": self.lattice_weight,
         }
 
-    def save(self, directory: str | Path, **training_record) -> None:
-        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
-
     @classmethod
-    def load(cls, directory: str | Path) -> "JointParser":
-        config, weights = load_model(Path(directory), KIND)
-        try:
-            labels = (list(config["labels_a"]), list(config["labels_b"]))
-            width = max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1]))
-            parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
-                         (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
-                         guide=config.get("guide") or ("paper" if config["guided"] else "none"),  # older: "guided"
-                         beam=int(config["beam"]), tag_column=config["tag_column"],
-                         projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
-                         lattice_weight=float(config.get("lattice_weight", 0.0)))
-        except (KeyError, TypeError, ValueError, HetdepError) as error:
-            raise ModelFileError(f"{directory}/config.json: incomplete or invalid joint model configuration ({error!r})") from None
-        if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width \
-                or config["templates"] != len(parser.templates):
-            raise ModelFileError(f"{directory}: weights do not match the label sets or the feature templates")
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "JointParser":
+        labels = (list(config["labels_a"]), list(config["labels_b"]))
+        parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
+                     (int(config["root_label_a"]), int(config["root_label_b"])), weights, t=parse_t(config["t"]),
+                     guide=config.get("guide") or ("paper" if config["guided"] else "none"),  # older: "guided"
+                     beam=int(config["beam"]), tag_column=config["tag_column"],
+                     projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
+                     lattice_weight=float(config.get("lattice_weight", 0.0)))
+        what = "the label sets or the feature templates"
+        check_width(weights, max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1])), directory, what)
+        if config["templates"] != len(parser.templates):
+            raise ModelFileError(f"{directory}: weights do not match {what}")
         return parser
-
-

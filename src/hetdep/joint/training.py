@@ -12,8 +12,9 @@ from hetdep.joint import _lattice, _search
 from hetdep.joint.parser import JointParser, guided_templates
 from hetdep.joint.schedule import INFINITE, interleave, schedule
 from hetdep.learn.perceptron import TrainOptions, TrainResult, perceptron_loop, update_mode
+from hetdep.learn.vocab import vocabularies
 from hetdep.learn.weights import Weights
-from hetdep.transition.training import lattice_example, scheme_oracles, vocabularies
+from hetdep.transition.training import lattice_example, scheme_oracles
 from hetdep.treebank.pairs import Pair, check_same_words
 from hetdep.treebank.tags import TAG_COLUMNS
 

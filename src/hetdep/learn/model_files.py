@@ -20,6 +20,47 @@ class ModelFileError(HetdepError):
     """A model directory that is missing, of the wrong kind, or damaged."""
 
 
+class SavedModel:
+    """What every model does with its files: ``config()`` describes it, :meth:`from_config` rebuilds it.
+
+    A subclass sets :attr:`KIND` (the ``kind`` its config.json carries) and :attr:`WHAT` (how its
+    errors name it); :meth:`load` refuses a missing, foreign, newer or damaged directory and turns a
+    configuration that does not fit into one :class:`ModelFileError` naming the file.
+    """
+
+    KIND = ""
+    WHAT = "model"
+    weights: TrainedWeights
+
+    def config(self) -> dict:
+        raise NotImplementedError
+
+    def save(self, directory: str | Path, **training_record) -> None:
+        """Write the model; ``training_record`` (history, best iteration, options) goes into config.json."""
+        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
+
+    @classmethod
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path, **context) -> "SavedModel":
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls, directory: str | Path, kind: str | None = None, **context) -> "SavedModel":
+        directory = Path(directory)
+        config, weights = load_model(directory, kind or cls.KIND)
+        try:
+            return cls.from_config(config, weights, directory, **context)
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, HetdepError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid {cls.WHAT} configuration ({error!r})") from None
+
+
+def check_width(weights: TrainedWeights, width: int, directory: Path, what: str) -> None:
+    """Refuse weights whose action columns do not fit the model's labels or tags (``what``)."""
+    if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width:
+        raise ModelFileError(f"{directory}: weights do not match {what}")
+
+
 def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
+
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.tags import TAG_COLUMNS, lattice_candidates
 
 ABSENT, UNKNOWN = 0, 1
 
@@ -69,3 +73,12 @@ class ParseStats:
         if unknown.any():
             self.unknown_tags += int(unknown.sum())
             self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
+
+
+def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:
+    column = TAG_COLUMNS[options.tag_column]
+    words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
+    tags = Counter(tag for s in sentences for tag in s.column(column))
+    if options.lattice:  # the tagger's other candidates are tags to know too
+        tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag, _ in listed[1:])
+    return words, Vocab.from_counts(tags)

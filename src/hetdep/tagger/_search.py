@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.transition.features import MULTIPLIER, SEED
+from hetdep.learn.keys import MULTIPLIER, SEED
 
 N_ATOMS = 13
 W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5 = range(N_ATOMS)

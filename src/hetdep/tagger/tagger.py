@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import ModelFileError, load_model, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, save_model
 from hetdep.learn.perceptron import TrainResult, perceptron_loop
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights, Weights
@@ -37,7 +37,6 @@ from hetdep.tagger import _search as _tagger
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
 
-KIND = "tagger"
 COLUMNS = TAG_COLUMNS  # the tag columns a tagger can fill, the parsers' own
 BACKWARD = "backward"  # subdirectory of a tagger's right-to-left companion
 BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forward-score units)
@@ -108,7 +107,7 @@ def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str]) -> np.
     return atoms.reshape(len(forms), _tagger.N_ATOMS)
 
 
-class Tagger:
+class Tagger(SavedModel):
     """A trained tagger for one column (UPOS or XPOS).
 
     A left-to-right tagger may hold a right-to-left one (``backward``, trained on reversed
@@ -116,6 +115,9 @@ class Tagger:
     tag's score in the left-to-right search, so that each choice also sees the tags the words
     to its right are likely to get (Tsuruoka & Tsujii 2005 combine the two directions too).
     """
+
+    KIND = "tagger"
+    WHAT = "tagger"
 
     def __init__(self, strings: Vocab, lexicon: dict[str, str], tags: list[str], weights: TrainedWeights, *,
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
@@ -174,39 +176,36 @@ class Tagger:
         return [_kbest(row / self.temperature, self.tags, k, threshold) for row in scores]
 
     def config(self) -> dict:
-        return {"kind": KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
+        return {"kind": self.KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
                 "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
                 "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0}
 
     def save(self, directory: str | Path, **training_record) -> None:
         """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
         without the strings and lexicon it shares with this one."""
-        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
+        super().save(directory, **training_record)
         if self.backward is not None:
             shared = {"strings", "lexicon"}
             save_model(Path(directory) / BACKWARD, {key: value for key, value in self.backward.config().items()
                                                     if key not in shared}, self.backward.weights)
 
     @classmethod
-    def load(cls, directory: str | Path, shared: tuple[Vocab, dict[str, str]] | None = None) -> "Tagger":
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path,
+                    shared: tuple[Vocab, dict[str, str]] | None = None) -> "Tagger":
         """A saved tagger (``shared``: the strings and lexicon of the tagger a backward one belongs to)."""
-        config, weights = load_model(Path(directory), KIND)
-        try:
-            tags = list(config["tags"])
-            n_columns = len(tags) + _tagger.FIRST_TAG_COLUMN
-            if (weights.act.size and weights.act.max() >= n_columns) or weights.dense.shape[1] != n_columns \
-                    or config["templates"] != _tagger.STATIC_TEMPLATES.tolist() or config["column"] not in COLUMNS:
-                raise ModelFileError(f"{directory}: weights do not match the tag set or the feature templates")
-            strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
-            backward_weight = float(config["backward_weight"])
-            backward = cls.load(Path(directory) / BACKWARD, (strings, lexicon)) if backward_weight else None
-            if backward is not None and (backward.tags != tags or not backward.reverse):
-                raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
-            return cls(strings, lexicon, tags, weights, column=config["column"],
-                       beam=int(config["beam"]), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
-                       backward=backward, backward_weight=backward_weight)
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise ModelFileError(f"{directory}/config.json: incomplete or invalid tagger configuration ({error!r})") from None
+        tags = list(config["tags"])
+        what = "the tag set or the feature templates"
+        check_width(weights, len(tags) + _tagger.FIRST_TAG_COLUMN, directory, what)
+        if config["templates"] != _tagger.STATIC_TEMPLATES.tolist() or config["column"] not in COLUMNS:
+            raise ModelFileError(f"{directory}: weights do not match {what}")
+        strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
+        backward_weight = float(config["backward_weight"])
+        backward = cls.load(directory / BACKWARD, shared=(strings, lexicon)) if backward_weight else None
+        if backward is not None and (backward.tags != tags or not backward.reverse):
+            raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
+        return cls(strings, lexicon, tags, weights, column=config["column"],
+                   beam=int(config["beam"]), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
+                   backward=backward, backward_weight=backward_weight)
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:

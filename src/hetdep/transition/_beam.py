@@ -18,8 +18,9 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
+from hetdep.learn.keys import MULTIPLIER, SEED
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition.features import LABEL_BITS, MULTIPLIER, SEED
+from hetdep.transition.features import LABEL_BITS
 
 SH, PR = 0, 1
 # Stack record fields.

@@ -185,5 +185,3 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             worst_tags[:] = itags[0]
     return lattice_finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions, gold_tags,
                    worst_tags, itags[0])
-
-

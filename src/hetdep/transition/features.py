@@ -11,6 +11,7 @@ them with the same arithmetic; tests check both agree atom by atom and hash by h
 
 from __future__ import annotations
 
+from hetdep.learn.keys import feature_hash
 from hetdep.transition.system import State
 
 ATOMS = (
@@ -58,19 +59,7 @@ RICH_GUIDED_TEMPLATES = tuple(tuple(_JA[atom] for atom in name.split("+")) for n
 GUIDES = {"none": (), "paper": GUIDED_TEMPLATES, "rich": GUIDED_TEMPLATES + RICH_GUIDED_TEMPLATES}
 MAX_ATOMS_PER_TEMPLATE = 3
 
-MASK64 = (1 << 64) - 1
-SEED = 0x9E3779B97F4A7C15
-MULTIPLIER = 0xBF58476D1CE4E5B9
 LABEL_BITS = 63  # label sets are bit masks over label id mod 63 (fits a signed 64-bit integer)
-
-
-def feature_hash(template: int, values) -> int:
-    """The 64-bit key of one feature (never 0, which marks an empty slot in the weight table)."""
-    h = ((template + 1) * SEED) & MASK64
-    for value in values:
-        h = ((h ^ value) * MULTIPLIER) & MASK64
-        h ^= h >> 29
-    return h or 1
 
 
 def label_bit(label: int) -> int:
@@ -111,5 +100,3 @@ def features(state: State, words: list[int], tags: list[int]) -> list[int]:
     """The 70 feature keys of a state, in template order."""
     values = atoms(state, words, tags)
     return [feature_hash(t, [values[a] for a in template]) for t, template in enumerate(TEMPLATES)]
-
-

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from hetdep.learn.model_files import ModelFileError, load_model, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
 from hetdep.transition import _beam, _dp, _lattice
@@ -19,8 +19,6 @@ from hetdep.transition.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.projectivity import deprojectivize
 from hetdep.treebank.tags import TAG_COLUMNS, lattice_candidates
-
-KIND = "arc-standard"
 
 
 def encode_lattice(tags: Vocab, options: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,8 +42,11 @@ def no_gold_tags(n: int) -> np.ndarray:
     return np.zeros(n + 2, dtype=np.int64)
 
 
-class ArcStandardParser:
+class ArcStandardParser(SavedModel):
     """A trained arc-standard parser: vocabularies, label set, options and averaged weights."""
+
+    KIND = "arc-standard"
+    WHAT = "model"
 
     def __init__(self, words: Vocab, tags: Vocab, labels: list[str], root_label: int, weights: TrainedWeights, *,
                  beam: int = 64, tag_column: str = "upos", projective_encoding: str = "head", dp: bool = False,
@@ -128,7 +129,7 @@ class ArcStandardParser:
 
     def config(self) -> dict:
         return {
-            "kind": KIND,
+            "kind": self.KIND,
             "beam": self.beam,
             "dp": self.dp,
             "lattice": self.lattice,
@@ -142,26 +143,18 @@ class ArcStandardParser:
             "tags": self.tags.to_list(),
         }
 
-    def save(self, directory: str | Path, **training_record) -> None:
-        """Write the model; ``training_record`` (history, best iteration) goes into config.json."""
-        save_model(Path(directory), {**self.config(), **training_record}, self.weights)
-
     @classmethod
-    def load(cls, directory: str | Path) -> "ArcStandardParser":
-        config, weights = load_model(Path(directory), KIND)
-        try:
-            labels = list(config["labels"])
-            n_actions = 2 + 2 * len(labels)
-            if (weights.act.size and weights.act.max() >= n_actions) or weights.dense.shape[1] != n_actions \
-                    or config["templates"] != len(TEMPLATES):
-                raise ModelFileError(f"{directory}: weights do not match the label set or the feature templates")
-            return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
-                       weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)),
-                       lattice=bool(config.get("lattice", False)),
-                       lattice_weight=float(config.get("lattice_weight", 0.0)), tag_column=config["tag_column"],
-                       projective_encoding=config["projective_encoding"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelFileError(f"{directory}/config.json: incomplete or invalid model configuration ({error!r})") from None
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "ArcStandardParser":
+        labels = list(config["labels"])
+        what = "the label set or the feature templates"
+        check_width(weights, 2 + 2 * len(labels), directory, what)
+        if config["templates"] != len(TEMPLATES):
+            raise ModelFileError(f"{directory}: weights do not match {what}")
+        return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels, int(config["root_label"]),
+                   weights, beam=int(config["beam"]), dp=bool(config.get("dp", False)),
+                   lattice=bool(config.get("lattice", False)),
+                   lattice_weight=float(config.get("lattice_weight", 0.0)), tag_column=config["tag_column"],
+                   projective_encoding=config["projective_encoding"])
 
 
 def template_array(templates=TEMPLATES) -> np.ndarray:

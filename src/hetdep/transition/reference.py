@@ -103,4 +103,3 @@ def train_epoch(encoded, order, beam: int, moves: Moves, root_label: int, weight
             update(words, tags, n, gold, actions, length, moves, root_label, weights, counter)
         counter += 1
     return counter
-

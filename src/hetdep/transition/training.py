@@ -24,7 +24,7 @@ from hetdep.learn.perceptron import (
     projective_trees,
     update_mode,
 )
-from hetdep.learn.vocab import Vocab
+from hetdep.learn.vocab import Vocab, vocabularies
 from hetdep.learn.weights import Weights
 from hetdep.transition import _beam, _dp, _lattice
 from hetdep.transition.features import TEMPLATES
@@ -44,15 +44,6 @@ def scheme_oracles(sentences: Sequence[Sentence], options: TrainOptions) -> tupl
     golds = [np.array(oracle(heads, [moves.index[rare.get(label, label)] for label in tree_labels], moves), dtype=np.int32)
              for heads, tree_labels in trees]
     return labels, root_label, golds
-
-
-def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:
-    column = TAG_COLUMNS[options.tag_column]
-    words = Vocab.from_counts(Counter(form for s in sentences for form in s.forms))
-    tags = Counter(tag for s in sentences for tag in s.column(column))
-    if options.lattice:  # the tagger's other candidates are tags to know too
-        tags.update(tag for s in sentences for listed in lattice_candidates(s, column) for tag, _ in listed[1:])
-    return words, Vocab.from_counts(tags)
 
 
 def prepare(sentences: Sequence[Sentence], options: TrainOptions):

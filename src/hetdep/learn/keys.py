@@ -1,0 +1,20 @@
+"""Feature keys: a 64-bit hash of a template id and the values of its atoms, shared by every model.
+
+The compiled feature code of each parser and the tagger hashes with the same constants; key 0 marks
+an empty slot of the weight table, so no feature hashes to it.
+"""
+
+from __future__ import annotations
+
+MASK64 = (1 << 64) - 1
+SEED = 0x9E3779B97F4A7C15
+MULTIPLIER = 0xBF58476D1CE4E5B9
+
+
+def feature_hash(template: int, values) -> int:
+    """The 64-bit key of one feature (never 0, which marks an empty slot in the weight table)."""
+    h = ((template + 1) * SEED) & MASK64
+    for value in values:
+        h = ((h ^ value) * MULTIPLIER) & MASK64
+        h ^= h >> 29
+    return h or 1

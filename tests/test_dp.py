@@ -9,7 +9,7 @@ from conftest import SAMPLES
 
 from hetdep.cli import main
 from hetdep.errors import HetdepError
-from hetdep.learn.perceptron import TrainOptions
+from hetdep.learn.perceptron import DECODE, TrainOptions
 from hetdep.transition import _beam, _dp
 from hetdep.transition.parser import ArcStandardParser
 from hetdep.transition.training import train
@@ -28,7 +28,7 @@ def search(parser, module, sentence, beam):
     words, tags = parser.encode(sentence)
     n = len(words) - 1
     return module.search(words, tags, n, beam, parser.templates, parser.weights.table, parser.weights.rows, parser.n_labels,
-                         np.zeros(2 * n, dtype=np.int32), _beam.DECODE)
+                         np.zeros(2 * n, dtype=np.int32), DECODE)
 
 
 def replayed_score(parser, sentence, actions):

@@ -12,7 +12,7 @@ from conftest import SAMPLES
 from hetdep.cli import main
 from hetdep.errors import HetdepError
 from hetdep.evaluation.attachment import evaluate
-from hetdep.graph import _eisner, _grandparent, _sibling
+from hetdep.graph import _eisner, _grandparent, _kbest, _sibling
 from hetdep.graph.parser import SECOND_ORDER_MAX_WORDS, GraphParser, train_concatenated, train_graph
 from hetdep.learn.model_files import ModelFileError
 from hetdep.learn.perceptron import TrainOptions
@@ -100,7 +100,7 @@ def test_kbest_lists_the_best_trees_in_order(n):
     trees = list(projective_trees(n))
     for _ in range(10):
         scores = rng.normal(size=(n + 1, n + 1))
-        heads, totals = _eisner.eisner_kbest(scores, n, 16)
+        heads, totals = _kbest.eisner_kbest(scores, n, 16)
         expected = sorted((sum(scores[h, m] for m, h in enumerate(tree, 1)) for tree in trees), reverse=True)[:16]
         assert np.allclose(totals, expected)
         assert len({tuple(h[1:]) for h in heads}) == len(totals) and all(tuple(h[1:]) in trees for h in heads)

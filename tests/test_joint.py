@@ -68,11 +68,11 @@ def test_joint_oracle_rebuilds_both_trees(t):
         items = _search.new_items(1, n)
         for step, action in enumerate(joint):
             s = who[step]
-            stk, slen, nxt = items[:3] if s == 0 else items[3:6]
-            _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, len(oracles[s][0]))
+            stk, slen, nxt, _ = _search.scheme_state(items, s)
+            _search.joint_apply(stk, slen, nxt, items.hd, items.lb, 0, s, action, len(oracles[s][0]))
         for s, sentence in ((0, pair.a), (1, pair.b)):
             heads, labels = projectivize(sentence.heads, sentence.deprels)
-            assert items[6][0, s, 1:].tolist() == heads
+            assert items.hd[0, s, 1:].tolist() == heads
             rebuilt, _ = _beam.actions_to_tree(joint[who == s], n, len(oracles[s][0]), oracles[s][1])
             assert rebuilt.tolist() == heads
 
@@ -158,17 +158,16 @@ def test_items_copied_between_beam_slots_keep_the_guide():
         s = who[step]
         n_labels = len(oracles[s][0])
         for items in (clean, slots[step % 2]):
-            stk, slen, nxt = items[:3] if s == 0 else items[3:6]
-            _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+            stk, slen, nxt, _ = _search.scheme_state(items, s)
+            _search.joint_apply(stk, slen, nxt, items.hd, items.lb, 0, s, action, n_labels)
         _search.copy_item(slots[step % 2], slots[1 - step % 2], 0, 0)
         moved = slots[1 - step % 2]
         for scheme in (0, 1):
             atoms = []
             for items in (clean, moved):
                 out = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
-                stk, slen, nxt, other_nxt = ((items[0], items[1], items[2], items[5]) if scheme == 0
-                                             else (items[3], items[4], items[5], items[2]))
-                _search.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, scheme, words, tags, n, True, out)
+                stk, slen, nxt, other_nxt = _search.scheme_state(items, scheme)
+                _search.joint_atoms(stk, slen, nxt, other_nxt, items.hd, items.lb, 0, scheme, words, tags, n, True, out)
                 atoms.append(out.tolist())
             assert atoms[0] == atoms[1], f"step {step}, scheme {scheme}"
 
@@ -217,12 +216,13 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
         stk, slen, nxt, other_nxt = _search.scheme_state(items, s)
         acc = _search.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
         guided = _search.scheme_scores(len(parser.labels[0]), len(parser.labels[1]))[s]
-        first, last, extra = _search.joint_score(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, n, words, tags,
-                                                templates, table, rows, np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64),
+        first, last, extra = _search.joint_score(stk, slen, nxt, other_nxt, items.hd, items.lb, 0, s, n, words, tags,
+                                                templates, parser.rich, table, rows,
+                                                np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64),
                                                 np.zeros(len(templates), dtype=np.uint64), acc, guided,
-                                                _search.joint_memo(1, len(acc), len(templates)))
+                                                _search.joint_memo(1, len(acc), parser.rich))
         atoms = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
-        known = _search.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, atoms)
+        known = _search.joint_atoms(stk, slen, nxt, other_nxt, items.hd, items.lb, 0, s, words, tags, n, True, atoms)
         stop = len(templates) if known else _search.N_BASELINE_TEMPLATES
         silent += not known
         keys = np.zeros(len(templates), dtype=np.uint64)
@@ -232,7 +232,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
             _weights.add_scores(np.uint64(_weights.lookup(table, key)), rows, expected, last > first, extra)
         valid = list(range(first, last)) + ([extra] if extra >= 0 else [])
         assert np.allclose(acc[valid], expected[valid], atol=1e-4), f"step {step}"
-        _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, n_labels)
+        _search.joint_apply(stk, slen, nxt, items.hd, items.lb, 0, s, action, n_labels)
     assert silent >= (2 * n if t == INFINITE else 1)  # at t = +inf the whole first pass is unguided
 
 

@@ -10,7 +10,6 @@ from hetdep.joint import _search, reference
 from hetdep.joint.schedule import INFINITE, interleave, schedule
 from hetdep.joint.training import train_joint
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION, TrainOptions
-from hetdep.transition.features import GUIDES, TEMPLATES
 from hetdep.transition.reference import DictWeights
 from hetdep.transition.system import Moves
 from hetdep.treebank.pairs import read_pairs
@@ -38,12 +37,12 @@ def both(model, pair, t, update=None, given=None):
     forced = np.full(4 * n, -1, dtype=np.int32)
     if given is not None:
         forced[who == given] = trees[given]
-    actions, length, score = _search.joint_search(words, tags, n, BEAM, model.templates, model.weights.table,
+    actions, length, score = _search.joint_search(words, tags, n, BEAM, model.templates, model.rich, model.weights.table,
                                                   model.weights.rows, len(model.labels[0]), len(model.labels[1]), who,
                                                   gold, MODES[update], forced)
     moves = (Moves(model.labels[0]), Moves(model.labels[1]))
     weights = DictWeights.from_trained(model.weights, max(m.n_actions for m in moves))
-    expected = reference.joint_search(words.tolist(), tags.tolist(), n, BEAM, TEMPLATES + GUIDES[model.guide], moves,
+    expected = reference.joint_search(words.tolist(), tags.tolist(), n, BEAM, model.guide, moves,
                                       model.root_labels, who.tolist(), weights, gold.tolist(), update,
                                       forced.tolist() if given is not None else None)
     return (actions[:length].tolist(), length, score), expected
@@ -90,10 +89,10 @@ def test_guided_atoms_agree_with_the_compiled_ones(model):
     for step, action in enumerate(gold):
         for s in (0, 1):
             stk, slen, nxt, other_nxt = _search.scheme_state(items, s)
-            known = _search.joint_atoms(stk, slen, nxt, other_nxt, items[6], items[7], 0, s, words, tags, n, True, out)
+            known = _search.joint_atoms(stk, slen, nxt, other_nxt, items.hd, items.lb, 0, s, words, tags, n, True, out)
             expected, expected_known = reference.guided_atoms(states[s], states[1 - s], rich=True)
             assert out[_search.H_GUIDE:].tolist() == expected and known == expected_known
         s = who[step]
         stk, slen, nxt, _ = _search.scheme_state(items, s)
-        _search.joint_apply(stk, slen, nxt, items[6], items[7], 0, s, action, len(model.labels[s]))
+        _search.joint_apply(stk, slen, nxt, items.hd, items.lb, 0, s, action, len(model.labels[s]))
         apply(states[s], action, moves[s], model.root_labels[s])

@@ -10,7 +10,7 @@ from conftest import SAMPLES
 
 from hetdep.cli import main
 from hetdep.evaluation.attachment import evaluate
-from hetdep.learn.perceptron import TrainOptions
+from hetdep.learn.perceptron import MAX_VIOLATION, TrainOptions
 from hetdep.transition.parser import ArcStandardParser
 from hetdep.transition.training import train
 from hetdep.treebank.conllu import MISC, UPOS, read_conllu, write_conllu
@@ -129,7 +129,7 @@ def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
     from hetdep.joint import _lattice as joint_lattice
     from hetdep.joint.schedule import INFINITE, interleave, schedule
     from hetdep.learn.weights import Weights
-    from hetdep.transition import _beam, _lattice
+    from hetdep.transition import _lattice
     from hetdep.transition.features import GUIDED_TEMPLATES, TEMPLATES
     from hetdep.transition.parser import template_array
     from hetdep.transition.training import lattice_example, prepare
@@ -143,11 +143,12 @@ def test_max_violation_charges_the_gold_path_the_tagger_cost_the_beam_pays():
     candidates, counts, logp, gold_tags = lattice_example(sentence, tags, options)
     weights = Weights(2 + 2 * len(labels))
     _, _, _, learned_tags = _lattice.search(w, candidates, counts, logp, 1.0, n, 16, template_array(), weights.table,
-                                            weights.rows, len(labels), gold, gold_tags, _beam.MAX_VIOLATION)
+                                            weights.rows, len(labels), gold, gold_tags, MAX_VIOLATION)
     assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])
     who = schedule(n, INFINITE)  # the same tree in both schemes will do
     _, _, _, learned_tags = joint_lattice.joint_search(w, candidates, counts, logp, 1.0, n, 16,
-                                                       template_array(TEMPLATES + GUIDED_TEMPLATES), weights.table, weights.rows,
+                                                       template_array(TEMPLATES + GUIDED_TEMPLATES), False, weights.table,
+                                                       weights.rows,
                                                        len(labels), len(labels), who, interleave(gold, gold, who), gold_tags,
-                                                       _beam.MAX_VIOLATION)
+                                                       MAX_VIOLATION)
     assert list(learned_tags[1:n + 1]) != list(gold_tags[1:n + 1])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 
-from hetdep.learn.perceptron import TrainOptions
+from hetdep.learn.perceptron import EARLY, TrainOptions
 from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.transition import _beam, reference
 from hetdep.transition.features import TEMPLATES
@@ -50,7 +50,7 @@ def test_training_matches_reference_weights():
         w, t, gold = encoded[index]
         weights.reserve(2 * len(gold) * len(TEMPLATES))
         actions, length, _ = _beam.search(w, t, len(w) - 1, 4, templates, weights.table, weights.rows,
-                                          moves.n_labels, gold, _beam.EARLY)
+                                          moves.n_labels, gold, EARLY)
         if length < len(gold) or not np.array_equal(actions, gold):
             _beam.update(w, t, len(w) - 1, gold, actions, length, templates, weights.table, weights.n_used,
                          weights.rows, weights.sums, weights.counts, weights.counter, moves.n_labels, t)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
+from hetdep.models import PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -17,7 +18,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(["arc-standard", "dep1", "dep2"]), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); --beam and --update do not apply to those.")
+@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them.")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="paper", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")

@@ -5,13 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
-from hetdep.evaluation.attachment import Evaluation
+from hetdep.evaluation.attachment import Evaluation, evaluate
 from hetdep.evaluation.significance import compare
-from hetdep.joint.schedule import t_text
+from hetdep.joint.parser import JointParser
+from hetdep.joint.schedule import t_label, t_text
+from hetdep.joint.training import train_joint
 from hetdep.learn.model_files import ModelFileError
 from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.transition.training import train
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.pairs import Pair
 
 
 @dataclass
@@ -69,3 +75,53 @@ def significance_table(schemes, system: str = "joint", against: str = "baseline"
 def joint_model_name(t: int, guide: str) -> str:
     """The folder of a joint model under an experiment's ``models/`` (e.g. ``joint-t+inf-rich``)."""
     return f"joint-t{t_text(t)}" + {"paper": "", "rich": "-rich", "none": "-noguide"}[guide]
+
+
+def scores_header(scheme_a: str, scheme_b: str) -> str:
+    """The header of a table of :func:`scores_row` rows."""
+    return (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
+            f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
+
+
+def score_trees(gold: Sequence[Pair], trees_a: Iterable[Sentence], trees_b: Iterable[Sentence],
+                other_gold: bool = False) -> Scores:
+    """Both schemes' evaluations of parsed trees against gold pairs (``other_gold``: with the
+    analysis of arcs shared with the other scheme's gold tree, zhang2014 Table 5)."""
+    gold_a, gold_b = [p.a for p in gold], [p.b for p in gold]
+    return Scores(evaluate(gold_a, trees_a, other_gold=gold_b if other_gold else None),
+                  evaluate(gold_b, trees_b, other_gold=gold_a if other_gold else None))
+
+
+@dataclass
+class PairModels:
+    """An experiment's models of one treebank pair, each trained once and kept under ``folder``:
+    the baseline of each scheme and the joint models by t and guide, all with ``options``."""
+
+    folder: Path
+    schemes: tuple[str, str]
+    train: Sequence[Pair]
+    dev: Sequence[Pair]
+    options: TrainOptions
+    log: Callable[[str], None] = print
+    setting: str = ""  # said when training, e.g. " on predicted tags"
+
+    def baseline(self, side: int) -> ArcStandardParser:
+        scheme = self.schemes[side]
+        return cached_model(self.folder / f"baseline-{scheme}", self.options, ArcStandardParser.load, self.log,
+                            f"training the baseline of scheme {scheme}{self.setting}",
+                            lambda: train([p[side] for p in self.train], [p[side] for p in self.dev], self.options))
+
+    def joint(self, t: int, guide: str = "paper") -> JointParser:
+        return cached_model(self.folder / joint_model_name(t, guide), self.options, JointParser.load, self.log,
+                            f"training the joint model, t = {t_label(t)}, guide: {guide}{self.setting}",
+                            lambda: train_joint(self.train, self.dev, self.options, t=t, guide=guide))
+
+    def training_times(self) -> list[str]:
+        """A table of every model in ``folder``: iterations, the best one, training wall time."""
+        lines = ["| model | iterations | best iteration | training wall time (s) |", "|---|---|---|---|"]
+        for directory in sorted(self.folder.iterdir()):
+            config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+            history = config.get("history") or []
+            lines.append(f"| {directory.name} | {len(history)} | {config.get('best_iteration')} "
+                         f"| {sum(r['seconds'] for r in history):.0f} |")
+        return lines

@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from hetdep.evaluation.attachment import evaluate
-from hetdep.experiments.common import Scores, cached_model, joint_model_name, scores_row, significance_table
+from hetdep.experiments.common import (
+    PairModels,
+    Scores,
+    cached_model,
+    joint_model_name,
+    score_trees,
+    scores_header,
+    scores_row,
+    significance_table,
+)
 from hetdep.joint.parser import JointParser
 from hetdep.joint.schedule import INFINITE, t_label
 from hetdep.joint.training import train_joint
@@ -55,7 +64,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     if lattice_reference not in ("gold", "predicted"):
         raise ValueError(f"lattice_reference is 'gold' or 'predicted', not {lattice_reference!r}")
     start = time.perf_counter()
-    tagged_dir, models = out / "tagged", out / "models"
+    tagged_dir, models_dir = out / "tagged", out / "models"
     tagged_dir.mkdir(parents=True, exist_ok=True)
     split = lambda name, scheme: treebank / f"{name}.{scheme}.conllu"  # noqa: E731
     gold = {name: read_pairs(split(name, scheme_a), split(name, scheme_b), require_heads=True) for name in ("train", "dev", "test")}
@@ -82,36 +91,24 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                               require_heads=True) for name in ("train", "train-lattice", "dev", "test")}
     accuracy = {name: tag_accuracy([p.a for p in gold[name]], [p.a for p in pairs[name]]) for name in ("train", "dev", "test")}
 
-    def baseline(side: str, scheme: str) -> ArcStandardParser:
-        return cached_model(models / f"baseline-{scheme}", options, ArcStandardParser.load, log,
-                            f"training the baseline of scheme {scheme} on predicted tags",
-                            lambda: train([getattr(p, side) for p in pairs["train"]], [getattr(p, side) for p in pairs["dev"]],
-                                          options))
-
-    def joint_model(t: int) -> JointParser:
-        return cached_model(models / joint_model_name(t, "paper"), options, JointParser.load, log,
-                            f"training the joint model, t = {t_label(t)}, on predicted tags",
-                            lambda: train_joint(pairs["train"], pairs["dev"], options, t=t))
+    models = PairModels(models_dir, (scheme_a, scheme_b), pairs["train"], pairs["dev"], options, log, ", on predicted tags")
 
     def score_joint(parser: JointParser, name: str) -> Scores:
         parsed = list(parser.parse(p.a for p in pairs[name]))
-        return Scores(evaluate([g.a for g in gold[name]], [x for x, _ in parsed]),
-                      evaluate([g.b for g in gold[name]], [y for _, y in parsed]))
+        return score_trees(gold[name], [x for x, _ in parsed], [y for _, y in parsed])
 
     if train_only:
-        baseline("a", scheme_a), baseline("b", scheme_b)
+        models.baseline(0), models.baseline(1)
         for t in ts:
-            joint_model(t)
+            models.joint(t)
         return None
-    baselines = baseline("a", scheme_a), baseline("b", scheme_b)
+    baselines = models.baseline(0), models.baseline(1)
 
     def score_baselines(name: str) -> Scores:
-        return Scores(*(evaluate([getattr(g, side) for g in gold[name]], parser.parse(getattr(p, side) for p in pairs[name]))
-                        for side, parser in zip("ab", baselines)))
+        return score_trees(gold[name], *(parser.parse(p[side] for p in pairs[name]) for side, parser in enumerate(baselines)))
 
-    header = (f"| system | {scheme_a} UAS | {scheme_a} LAS | {scheme_a} CM | {scheme_b} UAS | {scheme_b} LAS "
-              f"| {scheme_b} CM | mean UAS |\n|---|---|---|---|---|---|---|---|")
-    dev_joint = {value: score_joint(joint_model(value), "dev") for value in ts}  # one model in memory at a time
+    header = scores_header(scheme_a, scheme_b)
+    dev_joint = {value: score_joint(models.joint(value), "dev") for value in ts}  # one model in memory at a time
     t = max(ts, key=lambda value: dev_joint[value].a.uas + dev_joint[value].b.uas)
     dev_lines = ["## Development set: choosing t", "", header, scores_row("baseline", score_baselines("dev"))]
     dev_lines += [scores_row(f"joint t = {t_label(value)}", dev_joint[value]) for value in ts]
@@ -119,7 +116,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
     test_in = [p.a for p in pairs["test"]]
     base = score_baselines("test")
-    joined = score_joint(joint_model(t), "test")
+    joined = score_joint(models.joint(t), "test")
     rows, significance = significance_table(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
     lattice_lines: list[str] = []
     if lattice_k:
@@ -127,7 +124,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         lattice_train = pairs["train-lattice" if lattice_reference == "gold" else "train"]
 
         def lattice_parser(side: str, scheme: str) -> ArcStandardParser:
-            return cached_model(models / f"lattice-{lattice_reference}-{scheme}", lattice_options, ArcStandardParser.load, log,
+            return cached_model(models_dir / f"lattice-{lattice_reference}-{scheme}", lattice_options, ArcStandardParser.load, log,
                                 f"training the lattice parser of scheme {scheme}",
                                 lambda: train([getattr(p, side) for p in lattice_train],
                                               [getattr(p, side) for p in pairs["dev"]], lattice_options))
@@ -150,7 +147,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
                 [getattr(g, side) for g in gold["dev"]], p.parse(getattr(x, side) for x in pairs["dev"])).uas)
             outputs[side] = list(parser.parse(getattr(p, side) for p in pairs["test"]))
         lattice = Scores(evaluate(gold_a, outputs["a"]), evaluate(gold_b, outputs["b"]))
-        joint_lattice = cached_model(models / f"{joint_model_name(t, 'paper')}-lattice-{lattice_reference}", lattice_options,
+        joint_lattice = cached_model(models_dir / f"{joint_model_name(t, 'paper')}-lattice-{lattice_reference}", lattice_options,
                                      JointParser.load, log, f"training the joint model, t = {t_label(t)}, over tag lattices",
                                      lambda: train_joint(lattice_train, pairs["dev"], lattice_options, t=t))
 

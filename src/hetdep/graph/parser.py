@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.graph import _eisner, _grandparent, _sibling
+from hetdep.graph import _eisner, _grandparent, _kbest, _sibling
 from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
 from hetdep.learn.perceptron import TrainOptions, TrainResult, dev_scores, label_inventory, perceptron_loop, projective_trees
 from hetdep.learn.vocab import ParseStats, Vocab, vocabularies
@@ -163,7 +163,7 @@ class Parts(NamedTuple):
     def kbest(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Heads of the k best trees (k', n+1) and their scores, best first."""
         if self.siblings is None:
-            return _eisner.eisner_kbest(self.arcs, self.n, k)
+            return _kbest.eisner_kbest(self.arcs, self.n, k)
         return _grandparent.kbest(self.arcs, self.siblings, self.grands, self.n, k)
 
 

@@ -15,13 +15,23 @@ from hetdep.joint._search import (
     scheme_scores,
     scheme_state,
 )
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._beam import SH, backtrack, beats, offer, sort_survivors
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition._beam import SH
+from hetdep.transition._core import (
+    add_gold_score,
+    beats,
+    new_trail,
+    note_violation,
+    offer,
+    record,
+    sort_survivors,
+    stops_early,
+)
 from hetdep.transition._lattice import gold_start_cost, gold_tag_cost, lattice_finish, start_items
 
 
 @njit(cache=True)
-def joint_search(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels_a, n_labels_b, who,
+def joint_search(words, candidates, counts, logp, weight, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who,
                  gold, gold_tags, mode):
     """:func:`hetdep.joint._search.joint_search` over a tag lattice (no forced actions): one tag per word
     for both schemes, chosen when the word first enters either scheme's window. Returns
@@ -39,21 +49,17 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
     nscore = np.zeros(beam, dtype=np.float64)
     is_gold = np.zeros(beam, dtype=np.bool_)
     nis_gold = np.zeros(beam, dtype=np.bool_)
-    hist_parent = np.zeros((steps, beam), dtype=np.int32)
-    hist_action = np.zeros((steps, beam), dtype=np.int32)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width, templates.shape[0])
-    hs = np.zeros(beam, dtype=np.float64)
-    ho = np.zeros(beam, dtype=np.int64)
-    actions = np.zeros(steps, dtype=np.int32)
+    memo = joint_memo(beam, width, rich)
+    trail = new_trail(steps, beam)
+    hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE
     size = start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
-    gold_score = gold_start_cost(candidates, counts, logp, weight, n, gold_tags) if mode == MAX_VIOLATION else 0.0
-    worst_violation = 0.0
-    worst_step = -1
+    if mode == MAX_VIOLATION:
+        add_gold_score(trail, gold_start_cost(candidates, counts, logp, weight, n, gold_tags))
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
         s = who[step]
@@ -63,21 +69,21 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt, g_other = scheme_state(gold_item, s)
             entering = g_nxt[0] + 2
-            if (gold[step] == SH and entering <= n and entering > max(gold_item[2][0], gold_item[5][0]) + 1
+            if (gold[step] == SH and entering <= n and entering > max(gold_item.nxt_a[0], gold_item.nxt_b[0]) + 1
                     and counts[entering] > 1):
-                gold_score += gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags)
-            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item[6], gold_item[7], 0, s, n, words, gold_tags, templates, table, rows,
+                add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags))
+            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item.hd, gold_item.lb, 0, s, n, words, gold_tags, templates, rich, table, rows,
                         atoms, keys, acc, guided, memo)
-            gold_score += np.float64(acc[gold[step]])
-            joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
+            add_gold_score(trail, np.float64(acc[gold[step]]))
+            joint_apply(g_stk, g_slen, g_nxt, gold_item.hd, gold_item.lb, 0, s, gold[step], n_labels)
         stk, slen, nxt, other_nxt = scheme_state(cur, s)
         filled = 0
         for b in range(size):
-            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur[6], cur[7], b, s, n, words, itags[b], templates, table, rows,
+            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur.hd, cur.lb, b, s, n, words, itags[b], templates, rich, table, rows,
                                              atoms, keys, acc, guided, memo)
             base = score[b]
             entering = nxt[b] + 2
-            new_word = entering <= n and entering > max(cur[2][b], cur[5][b]) + 1
+            new_word = entering <= n and entering > max(cur.nxt_a[b], cur.nxt_b[b]) + 1
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
                 value = base + np.float64(acc[a])
@@ -94,30 +100,25 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ta
             action = (ho[j] % span) // kinds
             choice = ho[j] % kinds
             entering = nxt[parent] + 2
-            new_word = action == SH and entering <= n and entering > max(cur[2][parent], cur[5][parent]) + 1
+            new_word = action == SH and entering <= n and entering > max(cur.nxt_a[parent], cur.nxt_b[parent]) + 1
             copy_item(cur, nxt_items, j, parent)
             nitags[j, :] = itags[parent, :]
             if new_word:
                 nitags[j, entering] = candidates[entering, choice]
             n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
-            joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
+            joint_apply(n_stk, n_slen, n_nxt, nxt_items.hd, nxt_items.lb, j, s, action, n_labels)
             nscore[j] = hs[j]
             nis_gold[j] = (train and is_gold[parent] and action == gold[step]
                            and (not new_word or nitags[j, entering] == gold_tags[entering]))
             any_gold = any_gold or nis_gold[j]
-            hist_parent[step, j] = parent
-            hist_action[step, j] = action
+            record(trail, step, j, parent, action)
         cur, nxt_items = nxt_items, cur
         itags, nitags = nitags, itags
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if mode == EARLY and not any_gold:
-            backtrack(hist_parent, hist_action, step, actions)
-            return actions, step + 1, score[0], itags[0].copy()
-        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
-            worst_violation = score[0] - gold_score
-            worst_step = step
+        if stops_early(mode, trail, step, any_gold):
+            return trail.actions, step + 1, score[0], itags[0].copy()
+        if note_violation(mode, trail, step, score[0], is_gold[0]):
             worst_tags[:] = itags[0]
-    return lattice_finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions, gold_tags,
-                   worst_tags, itags[0])
+    return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])

@@ -11,7 +11,7 @@ Features of the acting scheme: the 70 baseline templates over its own stack, and
 ``templates`` has them) the 18 guided templates over atoms 40-42: h_guide (how S0 and S1
 relate in the other scheme's partial tree: 0 one of them has no head there, 1 S0 heads S1,
 2 S1 heads S0, 3 neither) and l_guide of S0 and of S1 (their labels + 1 there, 0 none).
-The rich guide (``templates`` longer still, see ``features.GUIDES``) adds atoms 43-46 and
+The rich guide (``rich``, and its templates, see ``features.GUIDES``) adds atoms 43-46 and
 their templates, and fires its guided templates only where the other scheme has shifted S0
 or S1 (so not at all in the first pass of t = +-inf, where they could say nothing).
 Scheme b's feature keys are hashed with template ids after scheme a's, so each scheme has
@@ -20,11 +20,13 @@ its own weights in the one table.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._beam import (
     FIELDS,
     N_ATOMS,
@@ -33,24 +35,33 @@ from hetdep.transition._beam import (
     WORD,
     add_item_scores,
     apply,
-    backtrack,
-    beats,
     copy_stack,
     feature_keys,
     fill_atoms,
-    finish,
     forget,
     new_memo,
-    offer,
-    sort_survivors,
     valid_actions,
+)
+from hetdep.transition._core import (
+    add_gold_score,
+    beats,
+    finish,
+    new_trail,
+    note_violation,
+    offer,
+    record,
+    sort_survivors,
+    stops_early,
 )
 from hetdep.transition.features import GUIDES, TEMPLATES
 
+# A beam of joint items: per scheme its compact stacks (as in hetdep.transition._beam), their lengths
+# and queue positions; hd[b, s, w] / lb[b, s, w] the head and label + 1 of word w in scheme s (see
+# the module's docstring).
+JointItems = namedtuple("JointItems", ["stk_a", "slen_a", "nxt_a", "stk_b", "slen_b", "nxt_b", "hd", "lb"])
 N_JOINT_ATOMS = 47
 H_GUIDE, L0_GUIDE, L1_GUIDE, G_GUIDE, P0_GUIDE, P1_GUIDE, C_GUIDE = range(40, 47)
 N_BASELINE_TEMPLATES = len(TEMPLATES)
-N_PAPER_TEMPLATES = N_BASELINE_TEMPLATES + len(GUIDES["paper"])
 # The atoms the guided templates read, sorted, so the paper guide's (baseline and 40-42) come first:
 # its memo keys on that prefix alone, the rich guide's on all of them.
 GUIDE_SEEN = np.array(sorted({atom for template in GUIDES["rich"] for atom in template}), dtype=np.int64)
@@ -154,7 +165,8 @@ def joint_apply(stk, slen, nxt, hd, lb, b, s, action, n_labels):
 
 
 @njit(cache=True, inline="always")
-def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templates, table, rows, atoms, keys, acc, guided, memo):
+def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templates, rich, table, rows, atoms, keys, acc, guided,
+                memo):
     """Scores of the valid actions of scheme s in item b; returns (first, last, extra) as in _beam.score_item.
 
     ``acc`` and ``guided`` hold exactly scheme s's actions (see :func:`scheme_scores`); ``memo``
@@ -164,7 +176,6 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     """
     baseline_memo, guided_memo, seen = memo
     stop = templates.shape[0]
-    rich = is_rich(stop)
     known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     arcs = last > first
@@ -181,12 +192,6 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
 
 
 @njit(cache=True, inline="always")
-def is_rich(n_templates):
-    """Whether a model with this many templates has the rich guide (more than the paper's)."""
-    return n_templates > N_PAPER_TEMPLATES
-
-
-@njit(cache=True, inline="always")
 def guided_templates_fire(n_templates, rich, known):
     """Whether an item's guided templates fire: the paper's always; the rich guide's only where
     the other scheme has shifted S0 or S1 (``known``, from :func:`joint_atoms`)."""
@@ -194,11 +199,11 @@ def guided_templates_fire(n_templates, rich, known):
 
 
 @njit(cache=True)
-def joint_memo(beam, width, n_templates):
+def joint_memo(beam, width, rich):
     """Memos for :func:`joint_score`: baseline scores by the 40 baseline atoms, guided scores by
-    the atoms the guide's templates read (``n_templates``: the model's count, which tells the
-    guide), and room to gather those."""
-    n_seen = GUIDE_SEEN.shape[0] if is_rich(n_templates) else N_PAPER_SEEN
+    the atoms the guide's templates read (all of GUIDE_SEEN for the rich guide, the paper's
+    prefix otherwise), and room to gather those."""
+    n_seen = GUIDE_SEEN.shape[0] if rich else N_PAPER_SEEN
     return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
 
 
@@ -220,8 +225,8 @@ def scheme_state(items, s):
     """Scheme s's stacks, stack lengths and queue positions in ``items`` (see :func:`new_items`),
     and the other scheme's queue positions, which its guided atoms read."""
     if s == 0:
-        return items[0], items[1], items[2], items[5]
-    return items[3], items[4], items[5], items[2]
+        return items.stk_a, items.slen_a, items.nxt_a, items.nxt_b
+    return items.stk_b, items.slen_b, items.nxt_b, items.nxt_a
 
 
 @njit(cache=True)
@@ -246,14 +251,15 @@ def copy_item(src, dst, j, parent):
 
 @njit(cache=True)
 def new_items(beam, n):
+    """Room for ``beam`` items of an n-word sentence (see :class:`JointItems`)."""
     depth = n + 1
-    return (np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
+    return JointItems(np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
             np.zeros((beam, depth, FIELDS), dtype=np.int64), np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64),
             np.full((beam, 2, depth), -1, dtype=np.int32), np.zeros((beam, 2, depth), dtype=np.int32))
 
 
 @njit(cache=True)
-def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced):
+def joint_search(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced):
     """Beam search over the joint action sequence (4n actions); modes as in ``_beam.search``.
 
     ``forced[k] >= 0`` fixes the action of step k (one scheme's tree given, the other parsed).
@@ -268,27 +274,23 @@ def joint_search(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     nscore = np.zeros(beam, dtype=np.float64)
     is_gold = np.zeros(beam, dtype=np.bool_)
     nis_gold = np.zeros(beam, dtype=np.bool_)
-    hist_parent = np.zeros((steps, beam), dtype=np.int32)
-    hist_action = np.zeros((steps, beam), dtype=np.int32)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width, templates.shape[0])
-    hs = np.zeros(beam, dtype=np.float64)
-    ho = np.zeros(beam, dtype=np.int64)
-    actions = np.zeros(steps, dtype=np.int32)
+    memo = joint_memo(beam, width, rich)
+    trail = new_trail(steps, beam)
     is_gold[0] = True
-    length, best = _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced,
-                                steps, width, cur, nxt_items, gold_item, score, nscore, is_gold, nis_gold, hist_parent,
-                                hist_action, atoms, keys, acc_a, acc_b, guided_a, guided_b, memo, hs, ho, actions)
-    return actions, length, best
+    length, best = _joint_steps(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced,
+                                steps, width, cur, nxt_items, gold_item, score, nscore, is_gold, nis_gold, trail,
+                                atoms, keys, acc_a, acc_b, guided_a, guided_b, memo)
+    return trail.actions, length, best
 
 
 @njit(cache=True, _nrt=False)
-def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced, steps, width,
-                 cur, nxt_items, gold_item, score, nscore, is_gold, nis_gold, hist_parent, hist_action, atoms, keys, acc_a, acc_b,
-                 guided_a, guided_b, memo, hs, ho, actions):
+def _joint_steps(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced, steps, width,
+                 cur, nxt_items, gold_item, score, nscore, is_gold, nis_gold, trail, atoms, keys, acc_a, acc_b,
+                 guided_a, guided_b, memo):
     """The steps of :func:`joint_search`, compiled without numba's reference counting (``_nrt``,
     an underscored numba option: so nothing here may allocate; the caller makes every buffer).
 
@@ -300,9 +302,7 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
     """
     size = 1
     train = mode != DECODE
-    gold_score = 0.0
-    worst_violation = 0.0
-    worst_step = -1
+    hs, ho = trail.heap_score, trail.heap_order
     for step in range(steps):
         s = who[step]
         n_labels = n_labels_a if s == 0 else n_labels_b
@@ -310,14 +310,14 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
         forget_joint(memo)
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt, g_other = scheme_state(gold_item, s)
-            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item[6], gold_item[7], 0, s, n, words, tags, templates, table, rows,
+            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item.hd, gold_item.lb, 0, s, n, words, tags, templates, rich, table, rows,
                         atoms, keys, acc, guided, memo)
-            gold_score += np.float64(acc[gold[step]])
-            joint_apply(g_stk, g_slen, g_nxt, gold_item[6], gold_item[7], 0, s, gold[step], n_labels)
+            add_gold_score(trail, np.float64(acc[gold[step]]))
+            joint_apply(g_stk, g_slen, g_nxt, gold_item.hd, gold_item.lb, 0, s, gold[step], n_labels)
         stk, slen, nxt, other_nxt = scheme_state(cur, s)
         filled = 0
         for b in range(size):
-            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur[6], cur[7], b, s, n, words, tags, templates, table, rows,
+            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur.hd, cur.lb, b, s, n, words, tags, templates, rich, table, rows,
                                              atoms, keys, acc, guided, memo)
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
@@ -332,27 +332,23 @@ def _joint_steps(words, tags, n, beam, templates, table, rows, n_labels_a, n_lab
             action = ho[j] % width
             copy_item(cur, nxt_items, j, parent)
             n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
-            joint_apply(n_stk, n_slen, n_nxt, nxt_items[6], nxt_items[7], j, s, action, n_labels)
+            joint_apply(n_stk, n_slen, n_nxt, nxt_items.hd, nxt_items.lb, j, s, action, n_labels)
             nscore[j] = hs[j]
             nis_gold[j] = train and is_gold[parent] and action == gold[step]
             any_gold = any_gold or nis_gold[j]
-            hist_parent[step, j] = parent
-            hist_action[step, j] = action
+            record(trail, step, j, parent, action)
         cur, nxt_items = nxt_items, cur
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if mode == EARLY and not any_gold:
-            backtrack(hist_parent, hist_action, step, actions)
+        if stops_early(mode, trail, step, any_gold):
             return step + 1, score[0]
-        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
-            worst_violation = score[0] - gold_score
-            worst_step = step
-    return finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
+        note_violation(mode, trail, step, score[0], is_gold[0])
+    return finish(mode, trail, gold, score[0])
 
 
 @njit(cache=True)
-def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter,
+def joint_update(words, tags, n, gold, pred, length, templates, rich, table, n_used, rows, sums, counts, counter,
                  n_labels_a, n_labels_b, who, pred_tags):
     """Perceptron update over the joint sequences (see ``_beam.update``; ``pred_tags``: the
     prediction's tags, which differ from ``tags`` over a tag lattice)."""
@@ -366,7 +362,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     if first == length:
         return 0
     sides = new_items(2, n)
-    hd, lb = sides[6], sides[7]
+    hd, lb = sides.hd, sides.lb
     for k in range(first):
         s = who[k]
         stk, slen, nxt, _ = scheme_state(sides, s)
@@ -374,7 +370,6 @@ def joint_update(words, tags, n, gold, pred, length, templates, table, n_used, r
     copy_item(sides, sides, 1, 0)
     atoms = np.zeros(N_JOINT_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    rich = is_rich(templates.shape[0])
     c = np.float32(counter)
     for k in range(first, length):
         s = who[k]

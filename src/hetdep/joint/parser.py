@@ -17,6 +17,7 @@ from hetdep.errors import HetdepError
 from hetdep.joint import _lattice, _search
 from hetdep.joint.schedule import INFINITE, parse_t, schedule, t_text
 from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
+from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
 from hetdep.transition import _beam
@@ -26,6 +27,12 @@ from hetdep.transition.system import Moves, oracle
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.projectivity import LIFT, deprojectivize, projectivize
 from hetdep.treebank.tags import TAG_COLUMNS, lattice_candidates
+
+
+def is_rich(guide: str) -> bool:
+    """Whether the compiled search reads the rich guide's atoms 43-46 (and fires its guided
+    templates only where the other scheme has shifted S0 or S1), see :mod:`hetdep.joint._search`."""
+    return guide == "rich"
 
 
 def guided_templates(guide: str) -> np.ndarray:
@@ -57,20 +64,24 @@ class JointParser(SavedModel):
         self.tag_column = tag_column
         self.projective_encoding = projective_encoding
         self.templates = guided_templates(guide)
+        self.rich = is_rich(guide)
         self.stats = ParseStats()
 
     def encode(self, sentence: Sentence) -> tuple[np.ndarray, np.ndarray]:
         return self.words.encode(sentence.forms), self.tags.encode(sentence.column(TAG_COLUMNS[self.tag_column]))
 
-    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None, forced: np.ndarray | None = None):
+    def search(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None, forced: np.ndarray | None = None,
+               who: np.ndarray | None = None):
+        """The best joint action sequence, the schedule (which scheme acts at each step) and the score;
+        ``forced[k] >= 0`` fixes step k's action (``who``: the schedule, when the caller built it)."""
         n = len(words) - 1
-        who = schedule(n, self.t)
+        who = schedule(n, self.t) if who is None else who
         gold = np.zeros(4 * n, dtype=np.int32)
         if forced is None:
             forced = np.full(4 * n, -1, dtype=np.int32)
-        actions, _, score = _search.joint_search(words, tags, n, beam or self.beam, self.templates, self.weights.table,
+        actions, _, score = _search.joint_search(words, tags, n, beam or self.beam, self.templates, self.rich, self.weights.table,
                                                 self.weights.rows, len(self.labels[0]), len(self.labels[1]), who, gold,
-                                                _beam.DECODE, forced)
+                                                DECODE, forced)
         return actions, who, score
 
     def _given_tree_actions(self, sentence: Sentence, scheme: int) -> np.ndarray:
@@ -105,12 +116,12 @@ class JointParser(SavedModel):
             return self._parse_lattice(sentence, beam)
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
-        forced = None
+        forced = who = None
         if given is not None:
             who = schedule(len(sentence), self.t)
             forced = np.full(len(who), -1, dtype=np.int32)
             forced[who == given] = self._given_tree_actions(sentence, given)
-        actions, who, _ = self.search(words, tags, beam, forced)
+        actions, who, _ = self.search(words, tags, beam, forced, who)
         trees = []
         for s in (0, 1):
             if s == given:
@@ -132,10 +143,10 @@ class JointParser(SavedModel):
         self.stats.record(words, candidates[:n + 1, 0], [tags[0][0] for tags in options])
         who = schedule(n, self.t)
         actions, _, _, chosen = _lattice.joint_search(words, candidates, counts, logp, self.lattice_weight, n,
-                                                      beam or self.beam, self.templates,
+                                                      beam or self.beam, self.templates, self.rich,
                                                       self.weights.table, self.weights.rows, len(self.labels[0]),
                                                       len(self.labels[1]), who, np.zeros(4 * n, dtype=np.int32),
-                                                      no_gold_tags(n), _beam.DECODE)
+                                                      no_gold_tags(n), DECODE)
         picked = [next(tag for (tag, _), tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])
                   for k, tags in enumerate(options)]
         trees = []

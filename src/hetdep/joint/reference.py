@@ -18,13 +18,13 @@ from typing import Sequence
 
 import numpy as np
 
+from hetdep.joint.parser import is_rich
 from hetdep.learn.keys import feature_hash
 from hetdep.transition.features import GUIDES, TEMPLATES, atoms
 from hetdep.transition.reference import DictWeights
 from hetdep.transition.system import Moves, State, apply, is_valid
 
 TEMPLATE_ID_SPAN = 128  # template ids of one scheme: scheme s's template t hashes as s * 128 + t
-N_PAPER_TEMPLATES = len(TEMPLATES) + len(GUIDES["paper"])
 
 
 def _head(state: State, word: int) -> int:
@@ -98,13 +98,13 @@ def guided_atoms(acting: State, other: State, rich: bool) -> tuple[list[int], bo
     return [h, *labels, g, p0, p1, c], known
 
 
-def scheme_scores(states: Sequence[State], s: int, words, tags, templates: Sequence[tuple[int, ...]], n_actions: int,
-                  weights: DictWeights) -> np.ndarray:
+def scheme_scores(states: Sequence[State], s: int, words, tags, guide: str, n_actions: int, weights: DictWeights) -> np.ndarray:
     """Scheme s's action scores: the baseline templates' rows summed in float32, plus (where the
     guide fires) the guided templates' rows, summed apart and then added, as the compiled code does."""
-    rich = len(templates) > N_PAPER_TEMPLATES
-    guide, known = guided_atoms(states[s], states[1 - s], rich)
-    values = atoms(states[s], words, tags) + guide
+    templates = TEMPLATES + GUIDES[guide]
+    rich = is_rich(guide)
+    guide_atoms, known = guided_atoms(states[s], states[1 - s], rich)
+    values = atoms(states[s], words, tags) + guide_atoms
 
     def rows(start: int, stop: int) -> np.ndarray:
         total = np.zeros(weights.n_actions, dtype=np.float32)
@@ -120,7 +120,7 @@ def scheme_scores(states: Sequence[State], s: int, words, tags, templates: Seque
     return scores[:n_actions]
 
 
-def joint_search(words, tags, n: int, beam: int, templates: Sequence[tuple[int, ...]], moves: tuple[Moves, Moves],
+def joint_search(words, tags, n: int, beam: int, guide: str, moves: tuple[Moves, Moves],
                  root_labels: tuple[int, int], who: Sequence[int], weights: DictWeights, gold: Sequence[int] | None = None,
                  update: str | None = None, forced: Sequence[int] | None = None) -> tuple[list[int], int, float]:
     """Best joint action sequence (scheme-local ids; step k belongs to scheme ``who[k]``), its length and score.
@@ -137,12 +137,12 @@ def joint_search(words, tags, n: int, beam: int, templates: Sequence[tuple[int, 
     for step in range(steps):
         s = who[step]
         if update == "max-violation":
-            scores = scheme_scores(gold_states, s, words, tags, templates, moves[s].n_actions, weights)
+            scores = scheme_scores(gold_states, s, words, tags, guide, moves[s].n_actions, weights)
             gold_score += float(scores[gold[step]])
             apply(gold_states[s], gold[step], moves[s], root_labels[s])
         candidates = []
         for position, (score, states, _, _) in enumerate(items):
-            scores = scheme_scores(states, s, words, tags, templates, moves[s].n_actions, weights)
+            scores = scheme_scores(states, s, words, tags, guide, moves[s].n_actions, weights)
             for action in range(moves[s].n_actions):
                 if is_valid(states[s], action, moves[s]) and (forced is None or forced[step] < 0 or action == forced[step]):
                     candidates.append((score + float(scores[action]), position, action))

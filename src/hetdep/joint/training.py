@@ -9,7 +9,7 @@ import numpy as np
 from hetdep.errors import HetdepError
 from hetdep.evaluation.attachment import evaluate
 from hetdep.joint import _lattice, _search
-from hetdep.joint.parser import JointParser, guided_templates
+from hetdep.joint.parser import JointParser, guided_templates, is_rich
 from hetdep.joint.schedule import INFINITE, interleave, schedule
 from hetdep.learn.perceptron import TrainOptions, TrainResult, perceptron_loop, update_mode
 from hetdep.learn.vocab import vocabularies
@@ -32,6 +32,7 @@ def train_joint(
     if not train_pairs:
         raise HetdepError("no training sentences")
     templates = guided_templates(guide)  # an unknown guide is refused before any work
+    rich = is_rich(guide)
     if options.dp:
         raise HetdepError("the joint model has no dynamic-programming beam yet (dp is for the arc-standard parser)")
     for pair in list(train_pairs) + list(dev_pairs):
@@ -57,15 +58,15 @@ def train_joint(
         if options.lattice:
             candidates, counts, logp, tg = lattices[index]
             actions, length, _, predicted_tags = _lattice.joint_search(w, candidates, counts, logp, options.lattice_weight, n,
-                                                                       options.beam, templates,
+                                                                       options.beam, templates, rich,
                                                                        weights.table, weights.rows, n_labels[0],
                                                                        n_labels[1], who, gold, tg, mode)
         else:
-            actions, length, _ = _search.joint_search(w, tg, n, options.beam, templates, weights.table, weights.rows,
+            actions, length, _ = _search.joint_search(w, tg, n, options.beam, templates, rich, weights.table, weights.rows,
                                                      n_labels[0], n_labels[1], who, gold, mode, free[: len(gold)])
             predicted_tags = tg
         if length < len(gold) or not np.array_equal(actions, gold) or not np.array_equal(predicted_tags[:n + 1], tg[:n + 1]):
-            _search.joint_update(w, tg, n, gold, actions, length, templates, weights.table, weights.n_used, weights.rows,
+            _search.joint_update(w, tg, n, gold, actions, length, templates, rich, weights.table, weights.n_used, weights.rows,
                                 weights.sums, weights.counts, weights.counter, n_labels[0], n_labels[1], who,
                                 predicted_tags)
             return True

@@ -1,1 +1,7 @@
-"""Every kind of model as one: choosing and training a parser from options, loading a model directory by its kind."""
+"""Every kind of model as one: choosing and training a parser from options (``training``).
+
+The kinds' names live here, light to import, for the command line's choices.
+"""
+
+GRAPH_KINDS = ("dep1", "dep2")
+PARSER_KINDS = ("arc-standard", *GRAPH_KINDS)

@@ -15,11 +15,9 @@ from typing import Callable
 from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
 from hetdep.learn.perceptron import TrainOptions, TrainResult
+from hetdep.models import GRAPH_KINDS, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
-
-GRAPH_KINDS = ("dep1", "dep2")
-PARSER_KINDS = ("arc-standard", *GRAPH_KINDS)
 
 
 @dataclass(frozen=True)

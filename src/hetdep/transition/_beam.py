@@ -19,7 +19,18 @@ from numba import njit
 
 from hetdep.learn import _weights
 from hetdep.learn.keys import MULTIPLIER, SEED
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition._core import (
+    add_gold_score,
+    beats,
+    finish,
+    new_trail,
+    note_violation,
+    offer,
+    record,
+    sort_survivors,
+    stops_early,
+)
 from hetdep.transition.features import LABEL_BITS
 
 SH, PR = 0, 1
@@ -231,79 +242,6 @@ def remember(memo, signature, atoms, acc):
         count[0] = c + 1
 
 
-@njit(cache=True)
-def _worse(s1, o1, s2, o2):
-    """Is candidate 1 ranked below candidate 2? (lower score, or equal score and later order)"""
-    return s1 < s2 or (s1 == s2 and o1 > o2)
-
-
-@njit(cache=True)
-def _sift_down(hs, ho, size, i):
-    while True:
-        left = 2 * i + 1
-        worst = i
-        if left < size and _worse(hs[left], ho[left], hs[worst], ho[worst]):
-            worst = left
-        right = left + 1
-        if right < size and _worse(hs[right], ho[right], hs[worst], ho[worst]):
-            worst = right
-        if worst == i:
-            return
-        hs[i], hs[worst] = hs[worst], hs[i]
-        ho[i], ho[worst] = ho[worst], ho[i]
-        i = worst
-
-
-@njit(cache=True)
-def _sift_up(hs, ho, i):
-    while i > 0:
-        parent = (i - 1) // 2
-        if _worse(hs[i], ho[i], hs[parent], ho[parent]):
-            hs[i], hs[parent] = hs[parent], hs[i]
-            ho[i], ho[parent] = ho[parent], ho[i]
-            i = parent
-        else:
-            return
-
-
-@njit(cache=True)
-def offer(hs, ho, filled, beam, value, order):
-    """Offer a candidate to the top-``beam`` heap (worst at the root); returns the new fill.
-
-    Callers test ``beats(...)`` first: most candidates fail it, and that test is cheaper inline.
-    """
-    if filled < beam:
-        hs[filled] = value
-        ho[filled] = order
-        _sift_up(hs, ho, filled)
-        return filled + 1
-    if value > hs[0] or (value == hs[0] and order < ho[0]):
-        hs[0] = value
-        ho[0] = order
-        _sift_down(hs, ho, filled, 0)
-    return filled
-
-
-@njit(cache=True, inline="always")
-def beats(hs, ho, filled, beam, value, order):
-    """Would the candidate enter the heap (room left, or better than its worst)?"""
-    return filled < beam or value > hs[0] or (value == hs[0] and order < ho[0])
-
-
-@njit(cache=True)
-def sort_survivors(hs, ho, filled):
-    """Order the heap's candidates best first (insertion sort: the beam is small)."""
-    for i in range(1, filled):
-        value, order = hs[i], ho[i]
-        j = i - 1
-        while j >= 0 and _worse(hs[j], ho[j], value, order):
-            hs[j + 1] = hs[j]
-            ho[j + 1] = ho[j]
-            j -= 1
-        hs[j + 1] = value
-        ho[j + 1] = order
-
-
 @njit(cache=True, inline="always")
 def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, action, n_labels):
     """The score of the gold prefix's next action, which is then applied to it (max-violation
@@ -312,21 +250,6 @@ def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, 
     value = np.float64(acc[action])
     apply(gstk, gslen, gnxt, 0, action, n_labels)
     return value
-
-
-@njit(cache=True)
-def finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions):
-    """The result of a search that ran to the end (see ``search``): the sequence in ``actions``,
-    and (length, score)."""
-    if mode == MAX_VIOLATION:
-        if worst_step < 0:
-            for k in range(steps):
-                actions[k] = gold[k]
-            return steps, gold_score
-        backtrack(hist_parent, hist_action, worst_step, actions)
-        return worst_step + 1, best_score
-    backtrack(hist_parent, hist_action, steps - 1, actions)
-    return steps, best_score
 
 
 @njit(cache=True)
@@ -353,30 +276,24 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     nscore = np.zeros(beam, dtype=np.float64)
     is_gold = np.zeros(beam, dtype=np.bool_)
     nis_gold = np.zeros(beam, dtype=np.bool_)
-    hist_parent = np.zeros((steps, beam), dtype=np.int32)
-    hist_action = np.zeros((steps, beam), dtype=np.int32)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     memo = new_memo(beam + 1, N_ATOMS, n_actions)
-    hs = np.zeros(beam, dtype=np.float64)
-    ho = np.zeros(beam, dtype=np.int64)
+    trail = new_trail(steps, beam)
+    hs, ho = trail.heap_score, trail.heap_order
     size = 1
     is_gold[0] = True
-    actions = np.zeros(steps, dtype=np.int32)
     train = mode != DECODE
     # Max-violation: the gold prefix, scored beside the beam.
     gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
-    gold_score = 0.0
-    worst_violation = 0.0
-    worst_step = -1
     for step in range(steps):
         forget(memo)
         if mode == MAX_VIOLATION:
-            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
-                                    n_labels)
+            add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
+                                            gold[step], n_labels))
         filled = 0
         for b in range(size):
             first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
@@ -399,22 +316,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             nscore[j] = hs[j]
             nis_gold[j] = train and is_gold[parent] and action == gold[step]
             any_gold = any_gold or nis_gold[j]
-            hist_parent[step, j] = parent
-            hist_action[step, j] = action
+            record(trail, step, j, parent, action)
         stk, nstk = nstk, stk
         slen, nslen = nslen, slen
         nxt, nnxt = nnxt, nxt
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if mode == EARLY and not any_gold:
-            backtrack(hist_parent, hist_action, step, actions)
-            return actions, step + 1, score[0]
-        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
-            worst_violation = score[0] - gold_score
-            worst_step = step
-    length, best = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions)
-    return actions, length, best
+        if stops_early(mode, trail, step, any_gold):
+            return trail.actions, step + 1, score[0]
+        note_violation(mode, trail, step, score[0], is_gold[0])
+    length, best = finish(mode, trail, gold, score[0])
+    return trail.actions, length, best
 
 
 @njit(cache=True, inline="always")
@@ -424,14 +337,6 @@ def copy_stack(src, parent, dst, j, top):
     for p in range(top):
         for f in range(FIELDS):
             dst[j, p, f] = src[parent, p, f]
-
-
-@njit(cache=True)
-def backtrack(hist_parent, hist_action, last, out):
-    j = 0
-    for step in range(last, -1, -1):
-        out[step] = hist_action[step, j]
-        j = hist_parent[step, j]
 
 
 @njit(cache=True)

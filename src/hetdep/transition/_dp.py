@@ -25,21 +25,8 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._beam import (
-    FIELDS,
-    N_ATOMS,
-    PR,
-    SH,
-    WORD,
-    apply,
-    beats,
-    forget,
-    gold_step,
-    new_memo,
-    offer,
-    score_item,
-    sort_survivors,
-)
+from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, forget, gold_step, new_memo, score_item
+from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
 
 START, SHIFTED, REDUCED, POPPED = 0, 1, 2, 3
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -148,8 +135,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     memo = new_memo(beam + 1, N_ATOMS, n_actions)
-    hs = np.zeros(wide, dtype=np.float64)
-    ho = np.zeros(wide, dtype=np.int64)
+    trail = new_trail(steps, wide)  # heap and max-violation record (DP items backtrack through their own derivations)
+    hs, ho = trail.heap_score, trail.heap_order
     built = np.zeros(wide, dtype=np.int64)  # node each survivor became (after merging)
     kept = np.zeros(beam, dtype=np.int64)
     stride = pool + 1
@@ -162,16 +149,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
-    gold_score = 0.0
-    worst_violation = 0.0
-    worst_step = -1
     hist_best = np.zeros(steps, dtype=np.int64)  # best node of each step (max-violation)
-    actions = np.zeros(steps, dtype=np.int32)
+    actions = trail.actions
     for step in range(steps):
         forget(memo)
         if mode == MAX_VIOLATION:
-            gold_score += gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo, gold[step],
-                                    n_labels)
+            add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
+                                            gold[step], n_labels))
         filled = 0
         for bi in range(size):
             p = current[bi]
@@ -304,13 +288,12 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         if mode == EARLY and gold_node < 0:
             length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions)
             return actions, length, prefix[kept[0]]
-        if mode == MAX_VIOLATION and kept[0] != gold_node and prefix[kept[0]] - gold_score >= worst_violation:
-            worst_violation = prefix[kept[0]] - gold_score
-            worst_step = step
+        note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
     if mode == MAX_VIOLATION:
+        worst_step = int(trail.violation[2])
         if worst_step < 0:  # the gold sequence ends best: nothing to learn
             actions[:] = gold
-            return actions, steps, gold_score
+            return actions, steps, trail.violation[0]
         length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions)
         return actions, length, prefix[hist_best[worst_step]]
     best = current[0] if steps else 0

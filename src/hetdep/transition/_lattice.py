@@ -15,21 +15,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._beam import (
-    FIELDS,
-    N_ATOMS,
-    SH,
-    apply,
-    backtrack,
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, forget, gold_step, new_memo, score_item
+from hetdep.transition._core import (
+    add_gold_score,
     beats,
     finish,
-    forget,
-    gold_step,
-    new_memo,
+    new_trail,
+    note_violation,
     offer,
-    score_item,
+    record,
     sort_survivors,
+    stops_early,
 )
 
 
@@ -73,14 +70,13 @@ def gold_start_cost(candidates, counts, logp, weight, n, gold_tags):
 
 
 @njit(cache=True)
-def lattice_finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions, gold_tags, worst_tags,
-            last_tags):
-    """:func:`hetdep.transition._beam.finish`, with the tags of the sequence returned: the gold path's when
+def lattice_finish(mode, trail, gold, best_score, gold_tags, worst_tags, last_tags):
+    """:func:`hetdep.transition._core.finish`, with the tags of the sequence returned: the gold path's when
     max-violation found nothing to learn, the most violating item's, or the best final item's."""
-    length, score = finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, best_score, actions)
+    length, score = finish(mode, trail, gold, best_score)
     if mode == MAX_VIOLATION:
-        return actions, length, score, (gold_tags if worst_step < 0 else worst_tags).copy()
-    return actions, length, score, last_tags.copy()
+        return trail.actions, length, score, (gold_tags if trail.violation[2] < 0 else worst_tags).copy()
+    return trail.actions, length, score, last_tags.copy()
 
 
 @njit(cache=True)
@@ -108,32 +104,28 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     nscore = np.zeros(beam, dtype=np.float64)
     is_gold = np.zeros(beam, dtype=np.bool_)
     nis_gold = np.zeros(beam, dtype=np.bool_)
-    hist_parent = np.zeros((steps, beam), dtype=np.int32)
-    hist_action = np.zeros((steps, beam), dtype=np.int32)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     memo = new_memo(beam + 1, N_ATOMS, n_actions)
-    hs = np.zeros(beam, dtype=np.float64)
-    ho = np.zeros(beam, dtype=np.int64)
-    actions = np.zeros(steps, dtype=np.int32)
+    trail = new_trail(steps, beam)
+    hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE
     size = start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
-    gold_score = gold_start_cost(candidates, counts, logp, weight, n, gold_tags) if mode == MAX_VIOLATION else 0.0
-    worst_violation = 0.0
-    worst_step = -1
+    if mode == MAX_VIOLATION:
+        add_gold_score(trail, gold_start_cost(candidates, counts, logp, weight, n, gold_tags))
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
         forget(memo)
         if mode == MAX_VIOLATION:
             entering = gnxt[0] + 2
             if gold[step] == SH and entering <= n and counts[entering] > 1:
-                gold_score += gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags)
-            gold_score += gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc, memo,
-                                    gold[step], n_labels)
+                add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags))
+            add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc,
+                                            memo, gold[step], n_labels))
         filled = 0
         for b in range(size):
             first, last, extra = score_item(stk, slen, nxt, b, n, words, itags[b], templates, table, rows, atoms, keys, acc, memo)
@@ -167,8 +159,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             nis_gold[j] = (train and is_gold[parent] and action == gold[step]
                            and (action != SH or entering > n or nitags[j, entering] == gold_tags[entering]))
             any_gold = any_gold or nis_gold[j]
-            hist_parent[step, j] = parent
-            hist_action[step, j] = action
+            record(trail, step, j, parent, action)
         stk, nstk = nstk, stk
         slen, nslen = nslen, slen
         nxt, nnxt = nnxt, nxt
@@ -176,12 +167,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if mode == EARLY and not any_gold:
-            backtrack(hist_parent, hist_action, step, actions)
-            return actions, step + 1, score[0], itags[0].copy()
-        if mode == MAX_VIOLATION and not is_gold[0] and score[0] - gold_score >= worst_violation:
-            worst_violation = score[0] - gold_score
-            worst_step = step
+        if stops_early(mode, trail, step, any_gold):
+            return trail.actions, step + 1, score[0], itags[0].copy()
+        if note_violation(mode, trail, step, score[0], is_gold[0]):
             worst_tags[:] = itags[0]
-    return lattice_finish(mode, hist_parent, hist_action, steps, worst_step, gold, gold_score, score[0], actions, gold_tags,
-                   worst_tags, itags[0])
+    return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])

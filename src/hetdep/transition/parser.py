@@ -12,6 +12,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
+from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
 from hetdep.transition import _beam, _dp, _lattice
@@ -81,7 +82,7 @@ class ArcStandardParser(SavedModel):
         gold = np.zeros(2 * n, dtype=np.int32)
         search = _dp.search if self.dp else _beam.search
         return search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
-                      self.n_labels, gold, _beam.DECODE)
+                      self.n_labels, gold, DECODE)
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (projectivized labels) of the best tree, and its score."""
@@ -113,7 +114,7 @@ class ArcStandardParser(SavedModel):
         actions, _, _, chosen = _lattice.search(words, candidates, counts, logp, self.lattice_weight, n,
                                                 beam or self.beam, self.templates,
                                                 self.weights.table, self.weights.rows, self.n_labels,
-                                                np.zeros(2 * n, dtype=np.int32), no_gold_tags(n), _beam.DECODE)
+                                                np.zeros(2 * n, dtype=np.int32), no_gold_tags(n), DECODE)
         heads, label_ids = _beam.actions_to_tree(actions, n, self.n_labels, self.root_label)
         heads, labels = deprojectivize([int(h) for h in heads], [self.labels[i] for i in label_ids])
         picked = [next(tag for (tag, _), tag_id in zip(tags, candidates[k + 1]) if tag_id == chosen[k + 1])

@@ -1,0 +1,61 @@
+"""Which training options combine: one rule book (hetdep.models.training), refused before any file is read."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLES
+
+from hetdep.errors import HetdepError
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.models.training import ModelChoice, check, train_model
+
+REFUSED = [
+    (ModelChoice(parser="dep1", beam_given=True), TrainOptions(), "--beam and --update are for"),
+    (ModelChoice(parser="dep2", update_given=True), TrainOptions(), "--beam and --update are for"),
+    (ModelChoice(parser="dep1"), TrainOptions(lattice=True), "--lattice is for"),
+    (ModelChoice(parser="dep1"), TrainOptions(dp=True), "--dp is for"),
+    (ModelChoice(second_treebank=True), TrainOptions(dp=True), "--dp is for"),
+    (ModelChoice(), TrainOptions(dp=True, lattice=True), "do not combine"),
+    (ModelChoice(parser="dep2", second_treebank=True), TrainOptions(), "the joint model is transition-based"),
+    (ModelChoice(concatenate=True, second_treebank=True), TrainOptions(), "--concatenate needs"),
+    (ModelChoice(parser="dep1", concatenate=True), TrainOptions(), "--concatenate needs"),
+    (ModelChoice(helper=SAMPLES), TrainOptions(), "--helper is for"),
+    (ModelChoice(parser="dep1", feature_copies=True), TrainOptions(), "--feature-copies applies"),
+    (ModelChoice(parser="dep1", second_treebank=True, concatenate=True, names=("x", "x")), TrainOptions(), "two different names"),
+    (ModelChoice(parser="dep3"), TrainOptions(), "unknown parser"),
+    (ModelChoice(guide="richer"), TrainOptions(), "unknown guide"),
+]
+
+
+@pytest.mark.parametrize("choice, options, message", REFUSED)
+def test_combinations_no_model_has_are_refused(choice, options, message):
+    with pytest.raises(HetdepError, match=message):
+        check(choice, options)
+
+
+@pytest.mark.parametrize("choice, options", [
+    (ModelChoice(), TrainOptions(dp=True)),
+    (ModelChoice(), TrainOptions(lattice=True)),
+    (ModelChoice(second_treebank=True, guide="rich"), TrainOptions(lattice=True, update="max-violation")),
+    (ModelChoice(parser="dep2", helper=SAMPLES), TrainOptions()),
+    (ModelChoice(parser="dep1", second_treebank=True, concatenate=True, feature_copies=True), TrainOptions()),
+])
+def test_combinations_a_model_has_pass(choice, options):
+    check(choice, options)
+
+
+def test_a_refused_combination_reads_no_file(tmp_path):
+    missing = tmp_path / "missing.conllu"
+    with pytest.raises(HetdepError, match="--beam and --update"):
+        train_model(ModelChoice(parser="dep1", beam_given=True), TrainOptions(), missing, missing)
+
+
+def test_the_command_line_says_the_rule_in_one_line(tmp_path):
+    train = str(SAMPLES / "train.ud.conllu")
+    result = subprocess.run([sys.executable, "-m", "hetdep", "train", "--parser", "dep1", "--beam", "8", "--train", train,
+                             "--dev", train, "--model", str(tmp_path / "m")], capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("hetdep: error: --parser dep1 decodes exactly") and not (tmp_path / "m").exists()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
 
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import TrainOptions
+from hetdep.models.parsing import ParseChoice, open_models
 from hetdep.models.training import ModelChoice, check, train_model
 
 REFUSED = [
@@ -59,3 +62,64 @@ def test_the_command_line_says_the_rule_in_one_line(tmp_path):
                              "--dev", train, "--model", str(tmp_path / "m")], capture_output=True, text=True)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("hetdep: error: --parser dep1 decodes exactly") and not (tmp_path / "m").exists()
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """Tiny saved models of three kinds (arc-standard, dep1, joint), trained on 40 sample sentences."""
+    from hetdep.graph.parser import train_graph
+    from hetdep.joint.training import train_joint
+    from hetdep.transition.training import train
+    from hetdep.treebank.conllu import read_conllu
+    from hetdep.treebank.pairs import read_pairs
+
+    folder = tmp_path_factory.mktemp("models")
+    sentences = list(read_conllu(SAMPLES / "train.ud.conllu"))[:40]
+    pairs = read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu")[:40]
+    options = TrainOptions(beam=2, iterations=1)
+    train(sentences, [], options).parser.save(folder / "arc")
+    train_graph(sentences, [], options).parser.save(folder / "dep1")
+    train_joint(pairs, [], options).parser.save(folder / "joint")
+    return folder
+
+
+@pytest.mark.parametrize("model, choice, message", [
+    ("arc", ParseChoice(given=0), "single-scheme .* --gold-a/--gold-b need a joint model"),
+    ("arc", ParseChoice(treebank="a"), "--treebank is for graph-based models"),
+    ("joint", ParseChoice(treebank="a"), "--treebank is for graph-based models"),
+    ("arc", ParseChoice(helper=Path("dep1")), "needs two graph-based models"),
+    ("dep1", ParseChoice(helper=Path("joint")), "needs two graph-based models"),
+    ("dep1", ParseChoice(helper=Path("dep1"), treebank="a"), "do not combine"),
+])
+def test_parse_options_a_model_lacks_are_refused(saved, model, choice, message):
+    if choice.helper is not None:
+        choice = replace(choice, helper=saved / choice.helper)
+    with pytest.raises(HetdepError, match=message):
+        open_models(saved / model, choice)
+
+
+@pytest.mark.parametrize("model, choice, second_output, message", [
+    ("joint", ParseChoice(), False, "give --output-b"),
+    ("joint", ParseChoice(given=1), True, "drop --output-b"),
+    ("arc", ParseChoice(), True, "writes no --output-b"),
+    ("dep1", ParseChoice(), True, "writes no --output-b"),
+])
+def test_outputs_must_fit_the_trees_per_sentence(saved, model, choice, second_output, message):
+    with pytest.raises(HetdepError, match=message):
+        open_models(saved / model, choice).check_outputs(saved / model, second_output)
+
+
+def test_each_kind_parses_one_tree_or_one_pair_per_sentence(saved):
+    from hetdep.graph.consensus import ConsensusOptions
+    from hetdep.treebank.conllu import read_conllu
+
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:5]
+    for model, choice, pairs in (("arc", ParseChoice(), False), ("dep1", ParseChoice(), False),
+                                 ("joint", ParseChoice(), True), ("joint", ParseChoice(given=1), False),
+                                 ("dep1", ParseChoice(helper=saved / "dep1", consensus=ConsensusOptions(k=2)), True)):
+        opened = open_models(saved / model, choice)
+        opened.check_outputs(saved / model, pairs)
+        out = list(opened.parse(dev))
+        assert opened.pairs == pairs and len(out) == len(dev)
+        trees = [tree for item in out for tree in (item if pairs else (item,))]
+        assert all(len(tree) == len(sentence) for tree, sentence in zip(trees[:: 2 if pairs else 1], dev))

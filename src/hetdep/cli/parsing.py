@@ -36,69 +36,32 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
     from tqdm import tqdm
 
-    from hetdep.graph.parser import KINDS, GraphParser
-    from hetdep.joint.parser import JointParser
-    from hetdep.joint.schedule import INFINITE, t_text
-    from hetdep.learn.model_files import read_config, read_kind
-    from hetdep.tagger.tagger import load_taggers
-    from hetdep.transition.parser import ArcStandardParser
+    from hetdep.models.parsing import ParseChoice, open_models
 
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --input, --gold-a and --gold-b")
-    config = read_config(model_dir)
-    kind = str(config["kind"])
     given = 0 if gold_a_path else 1 if gold_b_path else None
-    if kind != "joint" and given is not None:
-        raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
+    consensus = None
+    if with_model:
+        from hetdep.graph.consensus import ConsensusOptions
+
+        consensus = ConsensusOptions(edge=edge, root=root, sibling=sibling, grand=grand, k=consensus_k,
+                                     iterations=consensus_iterations, temperature=temperature)
+    choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
+                         lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k)
+    models = open_models(model_dir, choice, tag_input=bool(input_path))
+    models.check_outputs(model_dir, bool(output_b_path))
+    for warning in models.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if input_path and (input_format == "text" or (input_format == "auto" and input_path.endswith(".txt"))):
         sentences = read_tokenized_text(input_path)
     else:
         sentences = read_conllu(sources[0], require_heads=given is not None)
-    taggers = load_taggers(Path(model_dir) / "tagger") if input_path and (Path(model_dir) / "tagger").is_dir() else []
-    lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
-    for tagger in taggers:  # the model's own tagger tags the input first (with candidates for a lattice model)
-        sentences = tagger.tag(sentences, k=lattice_k if lattice and tagger.column == config["tag_column"] else 0)
-    sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
-    if with_model:
-        from hetdep.graph.consensus import ConsensusOptions, check_compatible, joint_parse
-
-        other_kind = read_kind(with_model)
-        if kind not in KINDS or other_kind not in KINDS:
-            raise click.UsageError(f"joint inference (--with) needs two graph-based models (dep1 or dep2: their k-best "
-                                   f"lists), not '{kind}' and '{other_kind}'")
-        parser, other = GraphParser.load(model_dir, kind), GraphParser.load(with_model, other_kind)
-        check_compatible(parser, other, model_dir, with_model)
-        options = ConsensusOptions(edge=edge, root=root, sibling=sibling, grand=grand, k=consensus_k,
-                                   iterations=consensus_iterations, temperature=temperature)
-        pairs = joint_parse(parser, other, sentences, options, options)
-        count = _write_pairs(pairs, output_path, output_b_path)
-    elif kind == "joint" and given is not None:
-        parser = JointParser.load(model_dir)
-        if parser.t == (-INFINITE if given == 0 else INFINITE):
-            click.echo(f"warning: {model_dir} parses scheme {'ab'[1 - given]} wholly before scheme {'ab'[given]} "
-                       f"(t = {t_text(parser.t)}), so the given trees cannot guide it: the output is a plain parse. "
-                       f"A model trained with --t {t_text(-parser.t)} converts from scheme {'ab'[given]}.", err=True)
-        count = write_conllu((pair[1 - given] for pair in parser.parse(sentences, beam, given)), output_path)
-    elif kind == "joint":
-        if not output_b_path:
-            raise click.UsageError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
-        parser = JointParser.load(model_dir)
-        if lattice_weight is not None:
-            parser.lattice_weight = lattice_weight
-        count = _write_pairs(parser.parse(sentences, beam), output_path, output_b_path)
-    else:
-        if output_b_path:
-            raise click.UsageError(f"{model_dir} is a single-scheme ('{kind}') model: it writes no --output-b")
-        parser = GraphParser.load(model_dir, kind) if kind in KINDS else ArcStandardParser.load(model_dir)
-        if treebank is not None:
-            if kind not in KINDS:
-                raise click.UsageError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
-            parser = parser.for_treebank(treebank)
-        if lattice_weight is not None and kind not in KINDS:
-            parser.lattice_weight = lattice_weight
-        count = write_conllu(parser.parse(sentences, beam), output_path)
-    stats = parser.stats
+    parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
+    count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
+    taggers = models.taggers
+    stats = models.stats
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
     if stats.unknown_labels:

@@ -19,12 +19,10 @@ from typing import Sequence
 import numpy as np
 
 from hetdep.joint.parser import is_rich
-from hetdep.learn.keys import feature_hash
+from hetdep.learn.keys import TEMPLATE_ID_SPAN, feature_hash
 from hetdep.transition.features import GUIDES, TEMPLATES, atoms
 from hetdep.transition.reference import DictWeights
 from hetdep.transition.system import Moves, State, apply, is_valid
-
-TEMPLATE_ID_SPAN = 128  # template ids of one scheme: scheme s's template t hashes as s * 128 + t
 
 
 def _head(state: State, word: int) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 MASK64 = (1 << 64) - 1
 SEED = 0x9E3779B97F4A7C15
 MULTIPLIER = 0xBF58476D1CE4E5B9
+TEMPLATE_ID_SPAN = 128  # template ids of one scheme: the joint model hashes scheme s's template t as s * 128 + t
 
 
 def feature_hash(template: int, values) -> int:

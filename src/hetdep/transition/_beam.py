@@ -6,7 +6,7 @@ the next queue position. Words off the stack are never read by a feature again, 
 need no copy; the tree is recovered from the action history at the end.
 
 Weights are read through :mod:`hetdep.learn._weights`: one table probe per feature key (a 64-bit
-hash, see :mod:`hetdep.transition.features`) gives all of that feature's action scores.
+hash, see :mod:`hetdep.learn.keys`) gives all of that feature's action scores.
 
 Ties are broken exactly as the reference (:mod:`hetdep.transition.reference`): candidates are ranked
 by score, then by (parent position in the beam, action id).
@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.learn.keys import MULTIPLIER, SEED
+from hetdep.learn.keys import MULTIPLIER, SEED, TEMPLATE_ID_SPAN
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._core import (
     add_gold_score,
@@ -38,7 +38,6 @@ SH, PR = 0, 1
 WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
 FIELDS = 13
 N_ATOMS = 40
-TEMPLATE_ID_SPAN = 128  # template ids of one scheme (see feature_keys)
 
 _SEED = np.uint64(SEED)
 _MULT = np.uint64(MULTIPLIER)

@@ -1,0 +1,136 @@
+"""Parsing with any kind of model from one description: which options a model takes is decided here.
+
+:func:`open_models` reads a model directory (and a second one for joint inference), refuses
+the options its kind does not have, and returns :class:`OpenModels`, whose ``parse`` gives one
+tree per input sentence (a single-scheme model) or one pair of trees (a joint model, or two
+graph-based parsers helping each other); a bundled tagger tags the input first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from hetdep.errors import HetdepError
+from hetdep.learn.model_files import read_config, read_kind
+from hetdep.models import GRAPH_KINDS
+from hetdep.treebank.conllu import Sentence
+
+
+@dataclass(frozen=True)
+class ParseChoice:
+    """How to parse: ``given`` 0 (1) keeps the input's trees as scheme a's (b's) and parses the
+    other scheme (a joint model); ``helper``: a second graph-based model for joint inference,
+    with ``consensus`` its options (a ``ConsensusOptions``); ``treebank``: the treebank a
+    concatenated model parses as; ``lattice_weight``: overrides a lattice model's; ``beam``:
+    overrides the model's; ``lattice_k``: candidate tags a bundled tagger gives a lattice model."""
+
+    given: int | None = None
+    helper: Path | None = None
+    consensus: object = None
+    treebank: str | None = None
+    lattice_weight: float | None = None
+    beam: int | None = None
+    lattice_k: int = 3
+
+
+@dataclass
+class OpenModels:
+    """A loaded model ready to parse, with what the caller needs to know about it."""
+
+    kind: str
+    parser: object
+    choice: ParseChoice
+    helper: object = None
+    taggers: list = field(default_factory=list)
+    lattice: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> bool:
+        """Whether ``parse`` gives a pair of trees per sentence (else one tree)."""
+        return self.helper is not None or (self.kind == "joint" and self.choice.given is None)
+
+    @property
+    def stats(self):
+        return self.parser.stats
+
+    def check_outputs(self, model_dir: str | Path, second_output: bool) -> None:
+        """Refuse a second output where the model writes one tree per sentence, and its absence
+        where a joint model writes two (joint inference may leave out the helper's trees)."""
+        if self.pairs and self.helper is None and not second_output:
+            raise HetdepError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
+        if not self.pairs and second_output:
+            if self.kind == "joint":
+                raise HetdepError("given the trees of one scheme (--gold-a/--gold-b), a joint model writes the other "
+                                  "scheme's trees alone, to --output: drop --output-b")
+            raise HetdepError(f"{model_dir} is a single-scheme ('{self.kind}') model: it writes no --output-b")
+
+    def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
+        """The input tagged by the model's own tagger (with candidates for a lattice model), if it has one."""
+        for tagger in self.taggers:
+            sentences = tagger.tag(sentences, k=self.choice.lattice_k if self.lattice and tagger.column == self.parser.tag_column
+                                   else 0)
+        return sentences
+
+    def parse(self, sentences: Iterable[Sentence]) -> Iterator:
+        """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a tagger is bundled)."""
+        sentences = self.tag(sentences)
+        choice = self.choice
+        if self.helper is not None:
+            from hetdep.graph.consensus import joint_parse
+
+            return joint_parse(self.parser, self.helper, sentences, choice.consensus, choice.consensus)
+        if self.kind == "joint" and choice.given is not None:
+            return (pair[1 - choice.given] for pair in self.parser.parse(sentences, choice.beam, choice.given))
+        return self.parser.parse(sentences, choice.beam)
+
+
+def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_input: bool = True) -> OpenModels:
+    """The model in ``model_dir`` loaded for ``choice``, refusing options its kind does not have
+    (``tag_input``: use the model's bundled tagger, if any, on the input)."""
+    from hetdep.graph.parser import GraphParser
+    from hetdep.joint.parser import JointParser
+    from hetdep.joint.schedule import INFINITE, t_text
+    from hetdep.tagger.tagger import load_taggers
+    from hetdep.transition.parser import ArcStandardParser
+
+    config = read_config(model_dir)
+    kind = str(config["kind"])
+    if kind != "joint" and choice.given is not None:
+        raise HetdepError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
+    if choice.treebank is not None and choice.helper is not None:
+        raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
+    if choice.treebank is not None and kind not in GRAPH_KINDS:
+        raise HetdepError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
+    tagger_dir = Path(model_dir) / "tagger"
+    taggers = load_taggers(tagger_dir) if tag_input and tagger_dir.is_dir() else []
+    lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
+    opened = OpenModels(kind, None, choice, taggers=taggers, lattice=lattice)
+    if choice.helper is not None:
+        from hetdep.graph.consensus import check_compatible
+
+        helper_kind = read_kind(choice.helper)
+        if kind not in GRAPH_KINDS or helper_kind not in GRAPH_KINDS:
+            raise HetdepError(f"joint inference (--with) needs two graph-based models (dep1 or dep2: their k-best "
+                              f"lists), not '{kind}' and '{helper_kind}'")
+        opened.parser, opened.helper = GraphParser.load(model_dir, kind), GraphParser.load(choice.helper, helper_kind)
+        check_compatible(opened.parser, opened.helper, str(model_dir), str(choice.helper))
+        return opened
+    if kind == "joint":
+        opened.parser = JointParser.load(model_dir)
+        if choice.given is not None and opened.parser.t == (-INFINITE if choice.given == 0 else INFINITE):
+            given, t = choice.given, opened.parser.t
+            opened.warnings.append(f"{model_dir} parses scheme {'ab'[1 - given]} wholly before scheme {'ab'[given]} "
+                                   f"(t = {t_text(t)}), so the given trees cannot guide it: the output is a plain parse. "
+                                   f"A model trained with --t {t_text(-t)} converts from scheme {'ab'[given]}.")
+    elif kind in GRAPH_KINDS:
+        opened.parser = GraphParser.load(model_dir, kind)
+        if choice.treebank is not None:
+            opened.parser = opened.parser.for_treebank(choice.treebank)
+    else:
+        opened.parser = ArcStandardParser.load(model_dir)
+    if choice.lattice_weight is not None and kind not in GRAPH_KINDS and choice.given is None:
+        opened.parser.lattice_weight = choice.lattice_weight
+    return opened

@@ -123,3 +123,30 @@ def test_each_kind_parses_one_tree_or_one_pair_per_sentence(saved):
         assert opened.pairs == pairs and len(out) == len(dev)
         trees = [tree for item in out for tree in (item if pairs else (item,))]
         assert all(len(tree) == len(sentence) for tree, sentence in zip(trees[:: 2 if pairs else 1], dev))
+
+
+def test_a_model_records_its_schemes_and_training_files(tmp_path):
+    import hashlib
+    import json
+
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    train_a, train_b = SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"
+    dev_a, dev_b = SAMPLES / "dev.sud.conllu", SAMPLES / "dev.ud.conllu"
+    common = ["train", "--train", str(train_a), "--train-b", str(train_b), "--dev", str(dev_a), "--dev-b", str(dev_b),
+              "--beam", "2", "--iterations", "1"]
+    assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "named")]).exit_code == 0
+    facts = json.loads(CliRunner().invoke(main, ["info", str(tmp_path / "named"), "--json"]).output)
+    assert facts["kind"] == "joint" and facts["schemes"] == ["sud", "ud"] and facts["best_iteration"] == 1
+    files = {record["role"]: record for record in facts["training_files"]}
+    assert files["train-b"]["sentences"] == 200 and files["train-b"]["path"] == str(train_b.resolve())
+    assert files["train"]["sha256"] == hashlib.sha256(train_a.read_bytes()).hexdigest()
+    assert set(facts["dev"]) >= {"UAS", "LAS"}
+    text = CliRunner().invoke(main, ["info", str(tmp_path / "named")]).output
+    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled tagger: none" in text
+    assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "given"), "--schemes", "fh,ch"]).exit_code == 0
+    assert json.loads(CliRunner().invoke(main, ["info", str(tmp_path / "given"), "--json"]).output)["schemes"] == ["fh", "ch"]
+    refused = CliRunner().invoke(main, [*common, "--model", str(tmp_path / "bad"), "--schemes", "only-one"])
+    assert refused.exit_code == 2 and not (tmp_path / "bad").exists()

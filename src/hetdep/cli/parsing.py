@@ -1,7 +1,8 @@
-"""Commands that run trained models over files: parse, tag."""
+"""Commands that run or describe trained models: parse, tag, info."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -114,3 +115,17 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam):
     first = taggers[0]
     click.echo(f"tagged {count} sentences, {first.words} words ({first.unknown_words} unknown) with "
                f"{', '.join(t.column for t in taggers)}", err=True)
+
+
+@click.command("info")
+@click.argument("model_dir", metavar="MODEL", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info_command(model_dir, as_json):
+    """What a model is: its kind and schemes, what it reads, how and on what it was trained, its dev scores."""
+    from hetdep.models.info import describe, summary
+
+    if as_json:
+        click.echo(json.dumps(summary(model_dir), ensure_ascii=False))
+        return
+    for line in describe(model_dir):
+        click.echo(line)

@@ -37,9 +37,10 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
+@click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
-                  feature_copies, names):
+                  feature_copies, names, schemes):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
@@ -52,7 +53,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
-    from hetdep.models.training import ModelChoice, train_model
+    from hetdep.models.training import ModelChoice, check_schemes, train_model, training_record
     from hetdep.tagger.tagger import load_taggers
 
     if tagger_dir:
@@ -65,15 +66,18 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                          feature_copies=feature_copies, names=tuple(name.strip() for name in names.split(",")),
                          helper=Path(helper_dir) if helper_dir else None, t=parse_t(t), guide="none" if no_guided else guide,
                          beam_given=beam is not None, update_given=update is not None)
+    names_given = tuple(name.strip() for name in schemes.split(",")) if schemes else None
+    check_schemes(choice, names_given)
     result = train_model(choice, options, train_path, dev_path, train_b_path, dev_b_path,
                          progress=lambda **kw: tqdm(mininterval=1.0, **kw))
+    record = training_record(choice, train_path, dev_path, train_b_path, dev_b_path, names_given)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
                    f"{report.features} features{dev}" + (f" ({detail})" if detail else ""), err=True)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options))
+                       training_options=vars(options), **record)
     if tagger_dir:
         import shutil
 

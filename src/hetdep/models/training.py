@@ -113,3 +113,36 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path, d
     from hetdep.transition.training import train as train_arc_standard
 
     return train_arc_standard(read(train), read(dev), options, progress=progress)
+
+
+def scheme_name(path: str | Path, default: str) -> str:
+    """A treebank file's scheme as its name gives it (``train.sud.conllu`` -> ``sud``), else ``default``."""
+    parts = Path(path).name.split(".")
+    return parts[-2] if len(parts) >= 3 and parts[-2] else default
+
+
+def check_schemes(choice: ModelChoice, schemes: tuple[str, ...] | None) -> None:
+    """Refuse scheme names that do not fit the model: two for a joint model, else one (none: from the files)."""
+    wanted = 2 if choice.second_treebank else 1
+    if schemes is not None and (len(schemes) != wanted or not all(schemes) or len(set(schemes)) != len(schemes)):
+        raise HetdepError(f"--schemes {','.join(schemes)!r}: give "
+                          + ("two different names, scheme a's first" if wanted > 1 else "one name"))
+
+
+def training_record(choice: ModelChoice, train: str | Path, dev: str | Path, train_b: str | Path | None = None,
+                    dev_b: str | Path | None = None, schemes: tuple[str, ...] | None = None) -> dict:
+    """What a model keeps of how it was trained, beside its options and history: its schemes'
+    names (given, or from the file names) and each training file's path, sentence count and sha256."""
+    import hashlib
+
+    def described(role: str, path: str | Path) -> dict:
+        data = Path(path).read_bytes()
+        return {"role": role, "path": str(Path(path).resolve()), "sentences": len(list(read_conllu(path))),
+                "sha256": hashlib.sha256(data).hexdigest()}
+
+    files = [("train", train), ("dev", dev), ("train-b", train_b), ("dev-b", dev_b)]
+    if schemes is None:
+        schemes = (scheme_name(train, "a"), scheme_name(train_b, "b")) if choice.joint else (scheme_name(train, "a"),)
+        if choice.concatenate:
+            schemes = choice.names
+    return {"schemes": list(schemes), "training_files": [described(role, path) for role, path in files if path is not None]}

@@ -1,0 +1,68 @@
+"""What a model directory holds, in words: ``hetdep info MODEL``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hetdep.learn.model_files import read_config
+
+DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
+                "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger"}
+
+
+def summary(model_dir: str | Path) -> dict:
+    """The facts ``hetdep info`` prints: kind, schemes, what the model reads, how it was trained, its best dev scores."""
+    directory = Path(model_dir)
+    config = read_config(directory)
+    kind = str(config["kind"])
+    history = config.get("history") or []
+    best = config.get("best_iteration")
+    best_report = next((report for report in history if report.get("iteration") == best), None)
+    labels = ([len(config.get("labels_a", [])), len(config.get("labels_b", []))] if kind == "joint"
+              else [len(config.get("labels", config.get("tags", [])))])
+    facts = {
+        "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
+        "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" else []),
+        "tag_column": config.get("tag_column", config.get("column")), "labels": labels,
+        "words": len(config.get("words", config.get("strings", []))),
+        "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
+        "lattice": config.get("lattice"), "dp": config.get("dp"),
+        "tagger": sorted(p.name for p in (directory / "tagger").iterdir()) if (directory / "tagger").is_dir() else [],
+        "training_options": config.get("training_options"), "training_files": config.get("training_files", []),
+        "best_iteration": best, "iterations": len(history),
+        "training_seconds": round(sum(report.get("seconds", 0.0) for report in history), 1),
+        "dev": ({"UAS": best_report.get("dev_uas"), "LAS": best_report.get("dev_las"), **best_report.get("dev_detail", {})}
+                if best_report else None),
+        "weights_bytes": (directory / "weights.npz").stat().st_size if (directory / "weights.npz").exists() else None,
+    }
+    return {key: value for key, value in facts.items() if value not in (None, [], {})}
+
+
+def describe(model_dir: str | Path) -> list[str]:
+    """:func:`summary` as lines for a person."""
+    facts = summary(model_dir)
+    lines = [f"{facts['model']}: {facts['description']} ('{facts['kind']}')"]
+    if facts.get("schemes"):
+        lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
+    reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",
+             f"{facts['words']:,} known words" if facts.get("words") else "",
+             f"{' / '.join(map(str, facts['labels']))} labels" if facts.get("labels") else ""]
+    lines.append("reads: " + ", ".join(part for part in reads if part))
+    search = [f"beam {facts['beam']}" if facts.get("beam") else "", f"t = {facts['t']}" if facts.get("t") else "",
+              f"{facts['guide']} guide" if facts.get("guide") else "", "tag lattices" if facts.get("lattice") else "",
+              "dynamic programming" if facts.get("dp") else ""]
+    if any(search):
+        lines.append("search: " + ", ".join(part for part in search if part))
+    lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
+    for record in facts.get("training_files", []):
+        lines.append(f"trained on ({record['role']}): {record['path']}, {record['sentences']:,} sentences, "
+                     f"sha256 {record['sha256'][:16]}")
+    if facts.get("training_options"):
+        options = facts["training_options"]
+        lines.append("training options: " + ", ".join(f"{key} {value}" for key, value in options.items()))
+    if facts.get("iterations"):
+        lines.append(f"training: {facts['iterations']} iterations, {facts['training_seconds']:,} s; best iteration "
+                     f"{facts.get('best_iteration')}")
+    if facts.get("dev") and facts["dev"].get("UAS") is not None:
+        lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items()))
+    return lines

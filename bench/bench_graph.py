@@ -38,7 +38,8 @@ def main() -> None:
         start = time.perf_counter()
         models[f"dep{order}"] = train_graph(train_set, dev, options, order=order)
         print(f"dep{order} training: {time.perf_counter() - start:.0f} s, best iteration {models[f'dep{order}'].best_iteration}")
-    baseline = train(train_set, dev, TrainOptions(beam=8, iterations=args.iterations, patience=3, tag_column=args.tag_column))
+    baseline = train(train_set, dev, TrainOptions(beam=8, iterations=args.iterations, patience=3, tag_column=args.tag_column,
+                                                  update="early"))
 
     def measure(parse, sentences) -> tuple[float, list]:
         words = sum(len(s) for s in sentences)

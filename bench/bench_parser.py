@@ -48,11 +48,11 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores; train {train_file} ({train_words} words), dev {dev_file} ({dev_words} words)")
 
     start = time.perf_counter()
-    result = train(train_sentences, [], TrainOptions(beam=64, iterations=1, tag_column=args.tag_column))
+    result = train(train_sentences, [], TrainOptions(beam=64, iterations=1, tag_column=args.tag_column, update="early"))
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     model = result.parser
-    print(f"training, 1 iteration, beam 64: {seconds:.1f} s ({train_words / seconds:,.0f} words/s), "
+    print(f"training, 1 iteration, beam 64, early update: {seconds:.1f} s ({train_words / seconds:,.0f} words/s), "
           f"{result.history[0].features:,} features, {len(model.weights.w) + model.weights.dense.size:,} stored weights "
           f"({len(model.weights.dense)} dense features), {2 + 2 * model.n_labels} actions; "
           f"peak memory {peak:,.0f} MiB")

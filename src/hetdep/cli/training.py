@@ -20,7 +20,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
 @click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them.")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
-@click.option("--guide", type=click.Choice(list(GUIDES)), default="paper", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
+@click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
 @click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (1 is greedy)  [default: 64]")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
@@ -28,7 +28,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
-@click.option("--update", type=click.Choice(["early", "max-violation"]), default=None, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012)  [default: early]")
+@click.option("--update", type=click.Choice(["early", "max-violation"]), default=None, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012), which trains better parsers  [default: max-violation]")
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
 @click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
 @click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
@@ -45,7 +45,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks.
 
-    Global averaged perceptron (early update for beam search); non-projective trees go through the
+    Global averaged perceptron (max-violation update for beam search); non-projective trees go through the
     pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
     for a joint model).
     """

@@ -111,7 +111,7 @@ class PairModels:
                             f"training the baseline of scheme {scheme}{self.setting}",
                             lambda: train([p[side] for p in self.train], [p[side] for p in self.dev], self.options))
 
-    def joint(self, t: int, guide: str = "paper") -> JointParser:
+    def joint(self, t: int, guide: str) -> JointParser:
         return cached_model(self.folder / joint_model_name(t, guide), self.options, JointParser.load, self.log,
                             f"training the joint model, t = {t_label(t)}, guide: {guide}{self.setting}",
                             lambda: train_joint(self.train, self.dev, self.options, t=t, guide=guide))

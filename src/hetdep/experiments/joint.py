@@ -36,7 +36,7 @@ DEFAULT_TS = (1, 2, 3, 4, INFINITE, -1, -2, -3, -4, -INFINITE)
 
 
 def run_joint_experiment(treebank: Path, out: Path, *, scheme_a: str = "sud", scheme_b: str = "ud",
-                         ts: tuple[int, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(), guide: str = "paper",
+                         ts: tuple[int, ...] = DEFAULT_TS, options: TrainOptions = TrainOptions(), guide: str = "rich",
                          log: Callable[[str], None] = print, train_only: bool = False) -> Path | None:
     """Run every experiment of zhang2014 on one treebank pair; returns the report's path.
 

@@ -100,7 +100,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     if train_only:
         models.baseline(0), models.baseline(1)
         for t in ts:
-            models.joint(t)
+            models.joint(t, "paper")
         return None
     baselines = models.baseline(0), models.baseline(1)
 
@@ -108,7 +108,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
         return score_trees(gold[name], *(parser.parse(p[side] for p in pairs[name]) for side, parser in enumerate(baselines)))
 
     header = scores_header(scheme_a, scheme_b)
-    dev_joint = {value: score_joint(models.joint(value), "dev") for value in ts}  # one model in memory at a time
+    dev_joint = {value: score_joint(models.joint(value, "paper"), "dev") for value in ts}  # one model in memory at a time
     t = max(ts, key=lambda value: dev_joint[value].a.uas + dev_joint[value].b.uas)
     dev_lines = ["## Development set: choosing t", "", header, scores_row("baseline", score_baselines("dev"))]
     dev_lines += [scores_row(f"joint t = {t_label(value)}", dev_joint[value]) for value in ts]
@@ -116,7 +116,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     gold_a, gold_b = [p.a for p in gold["test"]], [p.b for p in gold["test"]]
     test_in = [p.a for p in pairs["test"]]
     base = score_baselines("test")
-    joined = score_joint(models.joint(t), "test")
+    joined = score_joint(models.joint(t, "paper"), "test")
     rows, significance = significance_table(((scheme_a, joined.a, base.a), (scheme_b, joined.b, base.b)))
     lattice_lines: list[str] = []
     if lattice_k:

@@ -51,7 +51,7 @@ class JointParser(SavedModel):
     WHAT = "joint model"
 
     def __init__(self, words: Vocab, tags: Vocab, labels: tuple[list[str], list[str]], root_labels: tuple[int, int],
-                 weights: TrainedWeights, *, t: int = INFINITE, guide: str = "paper", beam: int = 64,
+                 weights: TrainedWeights, *, t: int = INFINITE, guide: str = "rich", beam: int = 64,
                  tag_column: str = "upos", projective_encoding: str = "head", lattice: bool = False,
                  lattice_weight: float = 0.0):
         self.words, self.tags = words, tags

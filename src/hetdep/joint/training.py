@@ -25,7 +25,7 @@ def train_joint(
     options: TrainOptions = TrainOptions(),
     *,
     t: int = INFINITE,
-    guide: str = "paper",
+    guide: str = "rich",
     progress: Callable | None = None,
 ) -> TrainResult:
     """Train the joint model; the best iteration is the one with the best mean dev UAS of the two schemes."""

@@ -36,7 +36,7 @@ class ModelChoice:
     names: tuple[str, str] = ("a", "b")
     helper: Path | None = None
     t: int = INFINITE
-    guide: str = "paper"
+    guide: str = "rich"
     beam_given: bool = False
     update_given: bool = False
 

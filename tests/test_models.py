@@ -150,3 +150,35 @@ def test_a_model_records_its_schemes_and_training_files(tmp_path):
     assert json.loads(CliRunner().invoke(main, ["info", str(tmp_path / "given"), "--json"]).output)["schemes"] == ["fh", "ch"]
     refused = CliRunner().invoke(main, [*common, "--model", str(tmp_path / "bad"), "--schemes", "only-one"])
     assert refused.exit_code == 2 and not (tmp_path / "bad").exists()
+
+
+def test_untagged_input_is_refused_before_anything_is_written(saved, tmp_path):
+    """A model without a tagger refuses input without tags (wrong trees otherwise), naming the file and line; the
+    output file keeps what it held: outputs are written whole or not at all."""
+    text = tmp_path / "raw.txt"
+    text.write_text("Le chat dort .\n", encoding="utf-8")
+    output = tmp_path / "out.conllu"
+    output.write_text("kept\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(saved / "arc"), "--input", str(text),
+                             "--output", str(output)], capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{text}:1: word 1 ('Le') of the sentence starting here has no UPOS tag" in result.stderr
+    assert output.read_text(encoding="utf-8") == "kept\n" and list(tmp_path.glob(".out.conllu.*")) == []
+    # Halfway through a CoNLL-U file: still nothing written.
+    dev = (SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8").split("\n\n")
+    untagged = "\n".join("\t".join(row.split("\t")[:3] + ["_"] + row.split("\t")[4:]) if row and row[0].isdigit() else row
+                         for row in dev[5].split("\n"))
+    mixed = tmp_path / "mixed.conllu"
+    mixed.write_text("\n\n".join(dev[:5] + [untagged]) + "\n\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(saved / "joint"), "--input", str(mixed),
+                             "--output", str(output), "--output-b", str(tmp_path / "b.conllu")], capture_output=True, text=True)
+    assert result.returncode == 2 and "has no UPOS tag" in result.stderr
+    assert output.read_text(encoding="utf-8") == "kept\n" and not (tmp_path / "b.conllu").exists()
+
+
+def test_an_output_folder_that_does_not_exist_is_one_clear_line(saved, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(saved / "arc"), "--input",
+                             str(SAMPLES / "dev.ud.conllu"), "--output", str(tmp_path / "no" / "such" / "out.conllu")],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "cannot be written: the folder" in result.stderr and "does not exist" in result.stderr

@@ -16,3 +16,11 @@ class InputError(HetdepError):
         self.message = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+
+class OutputError(HetdepError):
+    """An output that cannot be written where it was asked for (a missing folder, no permission)."""
+
+    def __init__(self, path: str, message: str):
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")

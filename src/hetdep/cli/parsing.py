@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
-from hetdep.treebank.conllu import read_conllu, read_tokenized_text, write_conllu
+from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_text, write_conllu
 
 
 @click.command("parse")
@@ -83,10 +82,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
 
 
 def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
-    """Write the first tree of each pair to output_path and the second to output_b_path (if given)."""
+    """Write the first tree of each pair to output_path and the second to output_b_path (if given), both or neither."""
     count = 0
-    with open(output_path, "w", encoding="utf-8") as out_a, \
-            open(output_b_path or os.devnull, "w", encoding="utf-8") as out_b:
+    with output_files(output_path, output_b_path) as (out_a, out_b):
         for tree_a, tree_b in pairs:
             out_a.write(tree_a.to_text())
             out_b.write(tree_b.to_text())

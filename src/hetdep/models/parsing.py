@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from hetdep.errors import HetdepError
+from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.models import GRAPH_KINDS
-from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.conllu import MISC, Sentence
+from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class ParseChoice:
 class OpenModels:
     """A loaded model ready to parse, with what the caller needs to know about it."""
 
+    model_dir: Path
     kind: str
     parser: object
     choice: ParseChoice
@@ -74,9 +76,24 @@ class OpenModels:
                                    else 0)
         return sentences
 
+    def require_tags(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """The sentences, refusing one with an untagged word: a parser reading no tags gives wrong
+        trees, so without a bundled tagger the input must carry them (MISC TagKBest will do for a
+        lattice model)."""
+        column = TAG_COLUMNS[self.parser.tag_column]
+        for sentence in sentences:
+            for k, (tag, misc) in enumerate(zip(sentence.column(column), sentence.column(MISC))):
+                if tag == "_" and not (self.lattice and KBEST_KEY in misc):
+                    raise InputError(sentence.path, sentence.line,
+                                     f"word {k + 1} ({sentence.forms[k]!r}) of the sentence starting here has no {self.parser.tag_column.upper()} tag, "
+                                     f"and {self.model_dir} has no tagger to give it one: tag the input first "
+                                     "('hetdep tag'), or train the model with --tagger")
+            yield sentence
+
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
-        """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a tagger is bundled)."""
-        sentences = self.tag(sentences)
+        """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
+        tagger is bundled; refused at its first untagged word if not)."""
+        sentences = self.tag(sentences) if self.taggers else self.require_tags(sentences)
         choice = self.choice
         if self.helper is not None:
             from hetdep.graph.consensus import joint_parse
@@ -107,7 +124,7 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     tagger_dir = Path(model_dir) / "tagger"
     taggers = load_taggers(tagger_dir) if tag_input and tagger_dir.is_dir() else []
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
-    opened = OpenModels(kind, None, choice, taggers=taggers, lattice=lattice)
+    opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice)
     if choice.helper is not None:
         from hetdep.graph.consensus import check_compatible
 

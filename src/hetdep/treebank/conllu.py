@@ -12,11 +12,14 @@ Reading streams one sentence at a time, so memory follows the longest sentence, 
 
 from __future__ import annotations
 
+import os
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from hetdep.errors import InputError
+from hetdep.errors import InputError, OutputError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -366,13 +369,55 @@ def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
-    """Write sentences to a file (streaming); returns how many were written."""
+    """Write sentences to a file (streaming, whole or not at all, see :func:`output_files`); returns how many."""
     count = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with output_files(path) as (out,):
         for sentence in sentences:
             out.write(sentence.to_text())
             count += 1
     return count
+
+
+@contextmanager
+def output_files(*paths: str | Path | None) -> Iterator[list]:
+    """Text files written whole or not at all: each goes to a temporary file beside its path and is
+    renamed into place only when the block ends without an error, so a failed or interrupted
+    command leaves what the path held before (and no partial output). ``None``: a file whose
+    text is discarded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
+    handles, temporaries = [], []
+    try:
+        for path in paths:
+            if path is None:
+                handles.append(open(os.devnull, "w", encoding="utf-8"))
+                temporaries.append(None)
+                continue
+            path = Path(path)
+            if path.is_dir():
+                raise OutputError(str(path), "is a folder: give a file to write")
+            if not path.parent.is_dir():
+                raise OutputError(str(path), f"cannot be written: the folder {path.parent} does not exist")
+            try:
+                descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+            except OSError as error:
+                raise OutputError(str(path), f"cannot be written ({error.strerror})") from None
+            temporaries.append(temporary)
+            handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
+        yield handles
+    except BaseException:
+        for handle in handles:
+            handle.close()
+        for temporary in temporaries:
+            if temporary is not None and os.path.exists(temporary):
+                os.unlink(temporary)
+        raise
+    for handle in handles:
+        handle.close()
+    umask = os.umask(0)
+    os.umask(umask)
+    for temporary, path in zip(temporaries, paths):
+        if temporary is not None:
+            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would have made it
+            os.replace(temporary, path)
 
 
 def collect_problems(path: str | Path, *, single_root: bool = True, require_heads: bool = False) -> tuple[int, list[Problem]]:

@@ -189,3 +189,49 @@ def test_tokenized_text_reader(tmp_path):
         list(read_tokenized_text(write(tmp_path, "t2.txt", "ok\na\tb\n")))
     with pytest.raises(InputError, match=r"t3.txt:1: not UTF-8"):
         list(read_tokenized_text(write(tmp_path, "t3.txt", b"caf\xe9\n")))
+
+
+def _line(*fields) -> str:
+    return "\t".join(map(str, fields)) + "\n"
+
+
+WORD1, WORD2 = _line(1, "a", "a", "X", "_", "_", 0, "root", "_", "_"), _line(2, "b", "b", "X", "_", "_", 1, "dep", "_", "_")
+RANGE = lambda token_id: _line(token_id, "ab", "_", "_", "_", "_", "_", "_", "_", "_")  # noqa: E731
+EMPTY = lambda token_id: _line(token_id, "e", "e", "X", "_", "_", "_", "_", "1:dep", "_")  # noqa: E731
+
+
+@pytest.mark.parametrize("text, line, message", [
+    # Numbers as CoNLL-U writes them: ASCII digits, no leading zero, not ten thousand digits.
+    (WORD1 + _line(2, "b", "b", "X", "_", "_", "9" * 5000, "dep", "_", "_"), 2, "HEAD '9999"),
+    (WORD1 + _line(2, "b", "b", "X", "_", "_", "²", "dep", "_", "_"), 2, "HEAD '²' is not a non-negative integer"),
+    (WORD1 + _line("①", "b", "b", "X", "_", "_", 1, "dep", "_", "_"), 2, "ID '①' is neither a word"),
+    (_line("01", "a", "a", "X", "_", "_", 0, "root", "_", "_"), 1, "ID '01' is neither a word"),
+    ("9" * 5000 + WORD1[1:], 1, "is neither a word"),
+    # Multiword ranges that do not fit their words.
+    (RANGE("1-3") + WORD1 + WORD2, 1, "multiword range 1-3 goes past the last word (2)"),
+    (RANGE("0-1") + WORD1 + WORD2, 1, "multiword range 0-1 does not fit"),
+    (RANGE("2-1") + WORD1 + WORD2, 1, "multiword range 2-1 does not fit"),
+    (WORD1 + WORD2 + RANGE("1-2"), 3, "multiword range 1-2 does not fit"),
+    (RANGE("1-2") + WORD1 + RANGE("2-3") + WORD2 + _line(3, "c", "c", "X", "_", "_", 1, "dep", "_", "_"), 3,
+     "multiword range 2-3 does not fit"),
+    # Empty nodes out of place.
+    (WORD1 + WORD2 + EMPTY("9.1"), 3, "empty node 9.1 out of place: after word 2 the next empty node is 2.1"),
+    (WORD1 + EMPTY("1.2") + WORD2, 2, "empty node 1.2 out of place"),
+    (WORD1 + EMPTY("1.0") + WORD2, 2, "ID '1.0' is neither"),
+    (WORD1 + EMPTY("1.1") + EMPTY("1.1") + WORD2, 3, "empty node 1.1 out of place"),
+    # Fields: empty, padded with spaces, a carriage return inside.
+    (WORD1 + _line(2, "b", "b", "", "_", "_", 1, "dep", "_", "_"), 2, "column UPOS is empty"),
+    (WORD1 + _line(2, "b", "b", " X", "_", "_", 1, "dep", "_", "_"), 2, "column UPOS ' X' has spaces around its value"),
+    (WORD1 + _line(2, "b", "b", "X", "_", "_", 1, "de\rp", "_", "_"), 2, "a carriage return inside column DEPREL"),
+])
+def test_fuzz_found_inputs_are_problems_with_their_line(tmp_path, text, line, message):
+    path = write(tmp_path, "bad.conllu", text + "\n")
+    good, problems = collect_problems(path)
+    assert good == 0 and problems, "accepted silently"
+    assert problems[0].line == line and message in problems[0].message, str(problems[0])
+
+
+def test_spaces_inside_form_and_lemma_are_allowed(tmp_path):
+    path = write(tmp_path, "ok.conllu", _line(1, "New York", "New York", "PROPN", "_", "_", 0, "root", "_", "_") + "\n")
+    [sentence] = list(read_conllu(path))
+    assert sentence.forms == ["New York"]

@@ -182,3 +182,131 @@ def test_an_output_folder_that_does_not_exist_is_one_clear_line(saved, tmp_path)
                             capture_output=True, text=True)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "cannot be written: the folder" in result.stderr and "does not exist" in result.stderr
+
+
+def damaged_copy(saved, tmp_path, model="arc", config_change=None, arrays_change=None, keep_sha=False):
+    """A copy of a saved model with its config.json and/or weight arrays changed."""
+    import json
+    import shutil
+    import tempfile
+
+    import numpy as np
+
+    target = Path(tempfile.mkdtemp(dir=tmp_path)) / model
+    shutil.copytree(saved / model, target)
+    config = json.loads((target / "config.json").read_text(encoding="utf-8"))
+    if arrays_change:
+        with np.load(target / "weights.npz") as loaded:
+            arrays = {name: loaded[name].copy() for name in loaded.files}
+        arrays_change(arrays)
+        np.savez_compressed(target / "weights.npz", **arrays)
+        if not keep_sha:
+            config.pop("weights_sha256")
+    if config_change:
+        config_change(config)
+    (target / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda c: c.update(beam=0), "beam 0 is not a whole number from 1 to 4096"),
+    (lambda c: c.update(beam=-3), "beam -3 is not"),
+    (lambda c: c.update(beam=1_000_000), "beam 1000000 is not"),
+    (lambda c: c.update(beam="8"), "beam '8' is not"),
+    (lambda c: c.update(root_label=10_000), "root_label 10000 is not a label of the model"),
+])
+def test_damaged_configurations_are_refused(saved, tmp_path, change, message):
+    from hetdep.learn.model_files import ModelFileError
+    from hetdep.transition.parser import ArcStandardParser
+
+    with pytest.raises(ModelFileError, match=message):
+        ArcStandardParser.load(damaged_copy(saved, tmp_path, config_change=change))
+
+
+def test_damaged_weights_are_refused(saved, tmp_path):
+    import numpy as np
+
+    from hetdep.joint.parser import JointParser
+    from hetdep.learn.model_files import ModelFileError
+    from hetdep.transition.parser import ArcStandardParser
+
+    def negative(arrays):
+        arrays["act"][0] = -5
+
+    def not_a_number(arrays):
+        arrays["w"][0] = np.nan
+
+    for change, message in ((negative, "do not fit together"), (not_a_number, "not finite numbers")):
+        with pytest.raises(ModelFileError, match=message):
+            ArcStandardParser.load(damaged_copy(saved, tmp_path, arrays_change=change))
+    # The weights of another model beside this config.json (the sha256 it recorded differs).
+    mixed = damaged_copy(saved, tmp_path, arrays_change=lambda arrays: arrays["w"].__imul__(2), keep_sha=True)
+    with pytest.raises(ModelFileError, match="not the weights config.json was saved with"):
+        ArcStandardParser.load(mixed)
+    (mixed / "weights.npz").write_text("not a zip", encoding="utf-8")
+    with pytest.raises(ModelFileError, match="not a weights archive"):
+        ArcStandardParser.load(mixed)
+    # Byte flips anywhere in the archive (no recorded sha256 to catch them first): a clear error or a model, no crash.
+    original = (saved / "arc" / "weights.npz").read_bytes()
+    unsigned = damaged_copy(saved, tmp_path, config_change=lambda config: config.pop("weights_sha256"))
+    for position in range(40, len(original), max(1, len(original) // 60)):
+        flipped = bytearray(original)
+        flipped[position] ^= 0xFF
+        (unsigned / "weights.npz").write_bytes(bytes(flipped))
+        try:
+            ArcStandardParser.load(unsigned)
+        except ModelFileError:
+            pass
+    without_templates = damaged_copy(saved, tmp_path, "joint", config_change=lambda config: config.pop("templates"))
+    with pytest.raises(ModelFileError, match="incomplete or invalid joint model configuration"):
+        JointParser.load(without_templates)
+
+
+def _interrupt_when(process, marker: str, timeout: float = 120.0) -> str:
+    """Send Ctrl-C (SIGINT) to ``process`` once ``marker`` appears on its stderr; returns all of stderr."""
+    import os
+    import signal
+    import time
+
+    os.set_blocking(process.stderr.fileno(), False)
+    seen, deadline = "", time.monotonic() + timeout
+    while marker not in seen and time.monotonic() < deadline and process.poll() is None:
+        chunk = process.stderr.read()
+        seen += chunk.decode("utf-8", "replace") if chunk else ""
+        time.sleep(0.05)
+    assert marker in seen, f"{marker!r} never appeared: {seen[-500:]}"
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=60)
+    os.set_blocking(process.stderr.fileno(), True)
+    return seen + process.stderr.read().decode("utf-8", "replace")
+
+
+def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path):
+    model = tmp_path / "m"
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
+                                "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "4",
+                                "--iterations", "200", "--patience", "200"], stderr=subprocess.PIPE)
+    stderr = _interrupt_when(process, "iteration 3")
+    assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
+    assert "iteration  1:" in stderr and "interrupted during iteration" in stderr
+    assert (model / "config.json").exists() and (model / "weights.npz").exists()
+
+
+def test_ctrl_c_during_parsing_leaves_no_output(saved, tmp_path):
+    import signal
+    import time
+
+    big = tmp_path / "big.conllu"
+    big.write_text((SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8") * 40, encoding="utf-8")
+    output = tmp_path / "out.conllu"
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", str(saved / "joint"), "--input", str(big),
+                                "--output", str(output), "--output-b", str(tmp_path / "b.conllu"), "--beam", "64"],
+                               stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.conllu.*.part")) and time.monotonic() < deadline:  # parsing has begun
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
+    assert process.returncode == 130 and "Traceback" not in stderr and "hetdep: interrupted" in stderr
+    assert not output.exists() and not (tmp_path / "b.conllu").exists() and list(tmp_path.glob(".*.part")) == []

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from hetdep.errors import HetdepError
+from hetdep.errors import HetdepError, is_interrupt
 from hetdep.treebank.conllu import read_conllu
 
 PUNCT_HELP = (
@@ -26,6 +26,11 @@ class _Group(click.Group):
             sys.exit(2)
         except BrokenPipeError:
             sys.exit(1)
+        except BaseException as error:
+            if not is_interrupt(error):
+                raise
+            click.echo("hetdep: interrupted (no output was written)", err=True)
+            sys.exit(130)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

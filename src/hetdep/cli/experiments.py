@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from hetdep.cli.app import t_values
+from hetdep.learn import MAX_BEAM
 from hetdep.transition.features import GUIDES
 
 
@@ -21,7 +22,7 @@ def experiment_group():
 @click.option("--scheme-b", default="ud", show_default=True, help="File infix of scheme b.")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for models, plots and report.md (rerunning reuses its models).")
 @click.option("--ts", default=",".join(("1", "2", "3", "4", "inf", "-1", "-2", "-3", "-4", "-inf")), show_default=True, help="Comma-separated values of t to train.")
-@click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=64, show_default=True, help="Beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="POS tag column.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update, for baselines and joint models alike.")
@@ -45,7 +46,7 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--scheme-a", default="sud", show_default=True, help="File infix of scheme a.")
 @click.option("--scheme-b", default="ud", show_default=True, help="File infix of scheme b.")
 @click.option("--t", "t", default="inf", show_default=True, help="Interleaving of the joint model; several, comma-separated (e.g. --t=inf,3,-1), are each trained and the best on tagged dev is tested.")
-@click.option("--beam", type=click.IntRange(1), default=64, show_default=True, help="Beam size.")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=64, show_default=True, help="Beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations of each parser.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default="max-violation", show_default=True, help="Perceptron update.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds over train.")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from hetdep.learn import MAX_BEAM
 from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_text, write_conllu
 
 
@@ -17,7 +18,7 @@ from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_tex
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
-@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @click.option("--with", "with_model", type=click.Path(file_okay=False), help="Joint inference (zhou-zhao2013): a second graph-based model (dep1 or dep2), trained on another treebank; each parser re-parses with consensus scores from the other's k-best trees. --output gets --model's trees, --output-b (optional) --with's.")
 @click.option("--edge", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's arc posterior mass.")
 @click.option("--root", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's root posterior mass.")
@@ -98,7 +99,7 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with the tagged columns replaced.")
 @click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
-@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (default: the model's).")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 def tag_command(model_dir, input_path, output_path, k, threshold, beam):
     """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence."""
     from tqdm import tqdm

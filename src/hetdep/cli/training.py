@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
+from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
@@ -22,7 +24,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
-@click.option("--beam", type=click.IntRange(1), default=None, help="Beam size (1 is greedy)  [default: 64]")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (1 is greedy)  [default: 64]")
 @click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
 @click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
@@ -84,6 +86,10 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         shutil.copytree(tagger_dir, Path(model_dir) / "tagger", dirs_exist_ok=True)
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"
                + (" with its tagger" if tagger_dir else ""), err=True)
+    if result.interrupted:
+        click.echo(f"hetdep: interrupted during iteration {len(result.history) + 1}: the model of iteration "
+                   f"{result.best_iteration}, the best finished one, was written", err=True)
+        sys.exit(130)
 
 
 @click.command("train-tagger")
@@ -91,7 +97,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 @click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
 @click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn; repeat for both (upos and xpos).")
-@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Beam size (1 is greedy).")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=8, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
@@ -122,7 +128,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterati
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="The same file with predicted tags (every other column kept).")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Number of folds.")
 @click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to tag; repeat for both.")
-@click.option("--beam", type=click.IntRange(1), default=8, show_default=True, help="Tagger beam size.")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=8, show_default=True, help="Tagger beam size.")
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each fold's tagger.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 @click.option("--k", "kbest", type=click.IntRange(0), default=0, show_default=True, help="Keep the gold tags in the column and write each word's k best tags to MISC (TagKBest), for 'hetdep train --lattice'.")

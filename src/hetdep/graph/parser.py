@@ -382,5 +382,4 @@ def _train(treebanks: dict[str, tuple[Sequence[Sentence], Sequence[Sentence]]], 
         return (parser, sum(uas for uas, _ in scored.values()) / len(scored),
                 sum(las for _, las in scored.values()) / len(scored), detail)
 
-    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
-    return TrainResult(parser, best_iteration, history)
+    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)

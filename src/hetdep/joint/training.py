@@ -85,5 +85,4 @@ def train_joint(
         detail = {"UAS_a": a.uas, "LAS_a": a.las, "UAS_b": b.uas, "LAS_b": b.las}
         return parser, (a.uas + b.uas) / 2, (a.las + b.las) / 2, detail
 
-    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
-    return TrainResult(parser, best_iteration, history)
+    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)

@@ -4,13 +4,16 @@ and ``weights.npz`` (the arrays of :class:`TrainedWeights`); no pickle anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from hetdep.errors import HetdepError
+from hetdep.learn import MAX_BEAM
 from hetdep.learn.weights import TrainedWeights
 
 FORMAT_VERSION = 1
@@ -62,12 +65,34 @@ def check_width(weights: TrainedWeights, width: int, directory: Path, what: str)
 
 
 def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
+    """Write weights.npz, then config.json with the weights file's sha256 (so that a config.json
+    put beside another model's weights is refused on loading)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    config = {**config, "format_version": FORMAT_VERSION}
     np.savez_compressed(directory / "weights.npz", **weights._asdict())
+    config = {**config, "format_version": FORMAT_VERSION, "weights_sha256": _file_sha256(directory / "weights.npz")}
     with open(directory / "config.json", "w", encoding="utf-8") as out:
         json.dump(config, out, ensure_ascii=False, indent=1)
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def beam_size(config: dict, directory: Path, key: str = "beam") -> int:
+    """A saved beam size, refused outside 1..MAX_BEAM (0 would crash the compiled search, a huge one exhaust memory)."""
+    beam = config[key]
+    if isinstance(beam, bool) or not isinstance(beam, int) or not 1 <= beam <= MAX_BEAM:
+        raise ModelFileError(f"{directory}/config.json: beam {beam!r} is not a whole number from 1 to {MAX_BEAM}")
+    return beam
+
+
+def label_id(config: dict, key: str, labels: list, directory: Path) -> int:
+    """A saved label id (the root label), refused unless it names one of ``labels``."""
+    value = config[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(labels):
+        raise ModelFileError(f"{directory}/config.json: {key} {value!r} is not a label of the model (0..{len(labels) - 1})")
+    return value
 
 
 def _read_config(directory: Path) -> dict:
@@ -101,15 +126,23 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a '{kind}' model")
     if config.get("format_version") != FORMAT_VERSION:
         raise ModelFileError(f"{directory}: model format version {config.get('format_version')} is not supported (this hetdep reads version {FORMAT_VERSION})")
+    path = directory / "weights.npz"
+    if not path.is_file():
+        raise ModelFileError(f"{directory}: weights.npz is missing")
+    if not zipfile.is_zipfile(path):
+        raise ModelFileError(f"{path}: not a weights archive (numpy's .npz, a zip file)")
+    if "weights_sha256" in config and config["weights_sha256"] != _file_sha256(path):
+        raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
+                             "the model directory mixes two models, or the file is damaged")
     try:
-        with np.load(directory / "weights.npz", allow_pickle=False) as arrays:
+        with np.load(path, allow_pickle=False) as arrays:
             weights = TrainedWeights(*(arrays[name] for name in TrainedWeights._fields))
-    except FileNotFoundError:
-        raise ModelFileError(f"{directory}: weights.npz is missing") from None
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError) as error:
-        raise ModelFileError(f"{directory / 'weights.npz'}: damaged weights file ({error})") from None
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
+        raise ModelFileError(f"{path}: damaged weights file ({error})") from None
     if not _consistent(weights):
-        raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays do not fit together")
+        raise ModelFileError(f"{path}: weight arrays do not fit together")
+    if not (np.isfinite(weights.w).all() and np.isfinite(weights.dense).all()):
+        raise ModelFileError(f"{path}: weights that are not finite numbers (NaN or infinity)")
     return config, weights
 
 
@@ -126,5 +159,5 @@ def _consistent(weights: TrainedWeights) -> bool:
     is_dense = payload >= np.uint64(1 << 63)
     dense_index = payload[is_dense] - np.uint64(1 << 63)
     sparse_first = payload[~is_dense & (payload > 0)]
-    return (bool(np.all(dense_index < len(dense))) and bool(np.all(sparse_first <= len(act)))
+    return (bool(np.all(dense_index < len(dense))) and bool(np.all(sparse_first <= len(act))) and bool(np.all(act >= 0))
             and bool(np.all((enext == -1) | ((enext > np.arange(len(enext))) & (enext < len(enext))))))

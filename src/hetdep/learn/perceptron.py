@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hetdep.errors import HetdepError
+from hetdep.errors import HetdepError, is_interrupt
 from hetdep.evaluation.attachment import evaluate
 from hetdep.learn.weights import Weights
 from hetdep.treebank.conllu import Sentence
@@ -56,6 +56,7 @@ class TrainResult:
     parser: object  # ArcStandardParser or JointParser
     best_iteration: int
     history: list[IterationReport] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C cut training short: the best finished iteration is kept
 
 
 def label_inventory(trees: list[tuple[list[int], list[str]]], min_lifted: int) -> tuple[list[str], dict[str, str]]:
@@ -92,12 +93,14 @@ def dev_scores(parser, dev_sentences: Sequence[Sentence]) -> tuple[object, float
 
 
 def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, weights: Weights, options: TrainOptions,
-                    progress: Callable | None = None) -> tuple[object, int, list[IterationReport]]:
+                    progress: Callable | None = None) -> TrainResult:
     """The training loop every parser shares: shuffled iterations, dev evaluation, best iteration kept.
 
     ``learn(index)`` searches one example and updates ``weights`` (returns whether it did);
     ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details), the scores
-    None without a dev set: then every iteration is run and the last one kept.
+    None without a dev set: then every iteration is run and the last one kept. Ctrl-C after an
+    iteration has finished ends training with the best model so far (``interrupted``); before,
+    it propagates.
     """
     rng = np.random.default_rng(options.seed)
     history: list[IterationReport] = []
@@ -107,12 +110,19 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
         updates = 0
         order = rng.permutation(n_examples)
         bar = progress(total=len(order), desc=f"iteration {iteration}", unit="sent") if progress else None
-        for index in order:
-            updates += bool(learn(index))
-            weights.counter += 1
+        try:
+            for index in order:
+                updates += bool(learn(index))
+                weights.counter += 1
+                if bar:
+                    bar.update(1)
+            model, uas, las, detail = evaluate_model(weights.averaged())
+        except BaseException as error:
             if bar:
-                bar.update(1)
-        model, uas, las, detail = evaluate_model(weights.averaged())
+                bar.close()
+            if best is None or not is_interrupt(error):
+                raise
+            return TrainResult(best[1], best[0].iteration, history, interrupted=True)
         report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
         history.append(report)
         if bar:
@@ -123,4 +133,4 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
             best = (report, model)
         elif iteration - best[0].iteration >= options.patience:
             break
-    return best[1], best[0].iteration, history
+    return TrainResult(best[1], best[0].iteration, history)

@@ -29,7 +29,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width, save_model
 from hetdep.learn.perceptron import TrainResult, perceptron_loop
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights, Weights
@@ -204,7 +204,7 @@ class Tagger(SavedModel):
         if backward is not None and (backward.tags != tags or not backward.reverse):
             raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
         return cls(strings, lexicon, tags, weights, column=config["column"],
-                   beam=int(config["beam"]), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
+                   beam=beam_size(config, directory), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight)
 
 
@@ -299,10 +299,12 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
         accuracy = tag_accuracy(dev_sentences, tagger.tag(dev_sentences), options.column)
         return tagger, accuracy, accuracy, {}
 
-    tagger, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    result = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    if result.interrupted:  # a tagger is trained whole (both directions) or not at all
+        raise KeyboardInterrupt
     if dev_sentences:
-        tagger.temperature = fit_temperature(tagger, dev_sentences)
-    return TrainResult(tagger, best_iteration, history)
+        result.parser.temperature = fit_temperature(result.parser, dev_sentences)
+    return result
 
 
 def fit_temperature(tagger: Tagger, sentences: Sequence[Sentence]) -> float:

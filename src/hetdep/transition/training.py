@@ -114,5 +114,4 @@ def train(
                                             projective_encoding=options.projective_encoding),
                           dev_sentences)
 
-    parser, best_iteration, history = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
-    return TrainResult(parser, best_iteration, history)
+    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)

@@ -13,6 +13,7 @@ Reading streams one sentence at a time, so memory follows the longest sentence, 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -245,6 +246,10 @@ def _parse(handle, path, single_root, require_heads, on_problem) -> Iterator[Sen
             on_problem(Problem(path, number, f"expected 10 tab-separated columns, found {len(fields)}"))
             bad = True
             continue
+        problem = _field_problem(fields)
+        if problem:
+            on_problem(Problem(path, number, problem))
+            bad = True
         rows.append(fields)
     if rows:
         sentence = _finish(comments, rows, start, path, single_root, require_heads, on_problem, bad)
@@ -259,15 +264,16 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
     first_row_line = start + len(comments)
     word_rows: list[int] = []
     heads: list[int] = []
+    range_end, last_range, empty = 0, "", (-1, 0)  # the last multiword range's end and ID, the last empty node
     for k, row in enumerate(rows):
         token_id = row[ID]
-        if token_id.isdigit():
+        if _is_number(token_id):
             if int(token_id) != len(word_rows) + 1:
                 on_problem(Problem(path, first_row_line + k, f"word ID {token_id} out of sequence (expected {len(word_rows) + 1})"))
                 bad = True
             word_rows.append(k)
             head = row[HEAD]
-            if head.isdigit():
+            if _is_number(head):
                 heads.append(int(head))
             elif head == "_":
                 heads.append(NO_HEAD)
@@ -275,9 +281,28 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
                 on_problem(Problem(path, first_row_line + k, f"HEAD {head!r} is not a non-negative integer"))
                 bad = True
                 heads.append(NO_HEAD)
-        elif not _is_range(token_id) and not _is_empty_node(token_id):
+        elif _is_range(token_id):
+            first, last = (int(part) for part in token_id.split("-"))
+            if first != len(word_rows) + 1 or last <= first or first <= range_end:
+                on_problem(Problem(path, first_row_line + k, f"multiword range {token_id} does not fit: a range comes just "
+                                   f"before its first word (here word {len(word_rows) + 1}), spans two words or more, "
+                                   "and does not overlap the range before it"))
+                bad = True
+            range_end, last_range = last, token_id
+        elif _is_empty_node(token_id):
+            word, sub = (int(part) for part in token_id.split("."))
+            expected = (len(word_rows), empty[1] + 1 if empty[0] == len(word_rows) else 1)
+            if (word, sub) != expected:
+                on_problem(Problem(path, first_row_line + k, f"empty node {token_id} out of place: after word "
+                                   f"{len(word_rows)} the next empty node is {expected[0]}.{expected[1]}"))
+                bad = True
+            empty = (word, sub)
+        else:
             on_problem(Problem(path, first_row_line + k, f"ID {token_id!r} is neither a word, a range (3-4) nor an empty node (8.1)"))
             bad = True
+    if range_end > len(word_rows):
+        on_problem(Problem(path, start, f"multiword range {last_range} goes past the last word ({len(word_rows)})"))
+        bad = True
     if not word_rows:
         on_problem(Problem(path, start, "sentence has no syntactic words"))
         return None
@@ -313,14 +338,36 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
     return Sentence(comments, rows, word_rows, heads, path, start)
 
 
+_NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")  # ASCII digits, no leading zero, below a billion
+_PADDED_FIELDS = (ID, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC)  # FORM and LEMMA may hold spaces
+
+
+def _is_number(text: str) -> bool:
+    """A number as CoNLL-U writes it (so not ``01``, ``²`` or ten thousand digits)."""
+    return _NUMBER.fullmatch(text) is not None
+
+
 def _is_range(token_id: str) -> bool:
     first, dash, last = token_id.partition("-")
-    return bool(dash) and first.isdigit() and last.isdigit()
+    return bool(dash) and _is_number(first) and _is_number(last)
 
 
 def _is_empty_node(token_id: str) -> bool:
     word, dot, sub = token_id.partition(".")
-    return bool(dot) and word.isdigit() and sub.isdigit()
+    return bool(dot) and _is_number(word) and _is_number(sub) and sub != "0"
+
+
+def _field_problem(fields: list[str]) -> str | None:
+    """What is wrong with a token line's fields taken one by one: an empty one ('_' marks a
+    missing value), spaces around a value, or a carriage return inside the line."""
+    for column, value in enumerate(fields):
+        if value == "":
+            return f"column {COLUMNS[column]} is empty: write '_' for a missing value"
+        if "\r" in value:
+            return f"a carriage return inside column {COLUMNS[column]}"
+        if column in _PADDED_FIELDS and value != value.strip():
+            return f"column {COLUMNS[column]} {value!r} has spaces around its value"
+    return None
 
 
 def find_cycle(heads: list[int]) -> list[int]:

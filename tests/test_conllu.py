@@ -235,3 +235,21 @@ def test_spaces_inside_form_and_lemma_are_allowed(tmp_path):
     path = write(tmp_path, "ok.conllu", _line(1, "New York", "New York", "PROPN", "_", "_", 0, "root", "_", "_") + "\n")
     [sentence] = list(read_conllu(path))
     assert sentence.forms == ["New York"]
+
+
+def test_a_cycle_among_words_is_found_when_other_words_have_no_head(tmp_path):
+    text = (_line(1, "a", "a", "X", "_", "_", 2, "dep", "_", "_") + _line(2, "b", "b", "X", "_", "_", 1, "dep", "_", "_")
+            + _line(3, "c", "c", "X", "_", "_", "_", "_", "_", "_") + "\n")
+    good, problems = collect_problems(write(tmp_path, "partial.conllu", text))
+    assert good == 0 and problems[0].line == 1 and "cycle in the tree through words 1 -> 2" in problems[0].message
+
+
+def test_an_empty_file_is_a_problem_for_validate(tmp_path):
+    import subprocess
+    import sys
+
+    empty = write(tmp_path, "empty.conllu", "")
+    good, problems = collect_problems(empty)
+    assert good == 0 and [problem.message for problem in problems] == ["the file holds no sentence"]
+    result = subprocess.run([sys.executable, "-m", "hetdep", "validate", str(empty)], capture_output=True, text=True)
+    assert result.returncode == 1 and f"{empty}:1: the file holds no sentence" in result.stdout

@@ -188,3 +188,50 @@ def test_ud_to_sud_on_real_french(treebank):
         ours = list(convert_sentences(read_conllu(ud_path)))
         assert len(ours) == len(gold)
         assert evaluate(gold, ours).uas >= 95.0, ud_path
+
+
+def _convert(*paths):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "hetdep", "convert", "--from", "ptb", *map(str, paths)],
+                          capture_output=True, text=True)
+
+
+def test_deep_brackets_an_empty_preterminal_and_bad_folders_are_one_clear_line(tmp_path):
+    deep = write(tmp_path, "deep.mrg", "( " + "(S " * 2000 + "(NN x)" + ")" * 2000 + " )\n")
+    result = _convert(deep, tmp_path / "out.conllu")
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "nested deeper than 200" in result.stderr
+    # Deep but plausible trees still convert (no RecursionError below the limit).
+    nested = write(tmp_path, "nested.mrg", "( " + "(S " * 150 + "(NP (NN x)) (VP (VB y))" + ")" * 150 + " )\n")
+    assert _convert(nested, tmp_path / "nested.conllu").returncode == 0
+    # A preterminal without its word would lose the word: refused, naming the line.
+    lost = write(tmp_path, "lost.mrg", "( (S (NP (DT the)\n (NN)) (VP (VB go))) )\n")
+    result = _convert(lost, tmp_path / "lost.conllu")
+    assert result.returncode == 2 and f"{lost}:2: bracket (NN) holds neither a word nor a phrase" in result.stderr
+    # A folder holding a directory named like a tree file, and a broken symbolic link.
+    folder = tmp_path / "folder"
+    (folder / "sub.mrg").mkdir(parents=True)
+    write(folder, "a.mrg", "( (S (NP (NN x)) (VP (VB y))) )\n")
+    assert _convert(folder, tmp_path / "folder.conllu").returncode == 0
+    (folder / "broken.mrg").symlink_to(tmp_path / "missing.mrg")
+    result = _convert(folder, tmp_path / "folder2.conllu")
+    assert result.returncode == 2 and "broken.mrg: cannot read" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_damaged_zip_archives_are_one_clear_line(tmp_path):
+    import zipfile
+
+    archive = tmp_path / "trees.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as out:
+        out.writestr("wsj_0001.mrg", "( (S (NP (NN x)) (VP (VB y))) )\n" * 200)
+    data = archive.read_bytes()
+    failures = 0
+    for position in range(30, len(data) - 30, max(1, len(data) // 40)):
+        flipped = bytearray(data)
+        flipped[position] ^= 0xFF
+        archive.write_bytes(bytes(flipped))
+        result = _convert(archive, tmp_path / "out.conllu")
+        assert "Traceback" not in result.stderr, result.stderr[-800:]
+        failures += result.returncode == 2
+    assert failures  # some flips damage the archive, and each is reported, not raised

@@ -331,10 +331,11 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
         if single_root and len(roots) > 1:
             on_problem(Problem(path, first_row_line + word_rows[roots[1]], f"{len(roots)} words have HEAD 0; one root is allowed (words {', '.join(str(r + 1) for r in roots)})"))
             return None
-        cycle = find_cycle(heads)
-        if cycle:
-            on_problem(Problem(path, first_row_line + word_rows[cycle[0] - 1], f"cycle in the tree through words {' -> '.join(map(str, cycle))}"))
-            return None
+    # A cycle is a cycle whether or not the other words have heads ('_' stands in as the root here).
+    cycle = find_cycle([0 if head == NO_HEAD else head for head in heads]) if any(annotated) else []
+    if cycle:
+        on_problem(Problem(path, first_row_line + word_rows[cycle[0] - 1], f"cycle in the tree through words {' -> '.join(map(str, cycle))}"))
+        return None
     return Sentence(comments, rows, word_rows, heads, path, start)
 
 
@@ -471,4 +472,6 @@ def collect_problems(path: str | Path, *, single_root: bool = True, require_head
     """Read a whole file and return (number of good sentences, every problem found)."""
     problems: list[Problem] = []
     good = sum(1 for _ in read_conllu(path, single_root=single_root, require_heads=require_heads, on_problem=problems.append))
+    if not good and not problems:
+        problems.append(Problem(str(path), 1, "the file holds no sentence"))
     return good, problems

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -22,6 +23,7 @@ from typing import Iterator
 from hetdep.errors import InputError
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+MAX_DEPTH = 200  # real trees nest a few dozen brackets deep; the tree code recurses (two frames a level) that far
 EMPTY_ELEMENT = "-NONE-"
 
 
@@ -78,25 +80,31 @@ def read_trees(path: str | Path) -> Iterator[Tree]:
     """Every tree of a ``.mrg`` file, a folder of them, or a ``.zip`` holding them, in order."""
     path = Path(path)
     if path.is_dir():
-        files = sorted(path.rglob("*.mrg"))
+        files = sorted(file for file in path.rglob("*.mrg") if not file.is_dir())
         if not files:
             raise InputError(str(path), None, "folder holds no .mrg files")
         for file in files:
-            yield from parse_trees(_decode(file.read_bytes(), str(file)), str(file))
+            yield from parse_trees(_decode(_read(file), str(file)), str(file))
     elif zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as archive:
-            names = sorted(name for name in archive.namelist() if name.endswith(".mrg"))
-            if not names:
-                raise InputError(str(path), None, "archive holds no .mrg files")
-            for name in names:
-                where = f"{path}:{name}"
-                yield from parse_trees(_decode(archive.read(name), where), where)
-    else:
         try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise InputError(str(path), None, f"cannot read: {error.strerror}") from None
-        yield from parse_trees(_decode(data, str(path)), str(path))
+            with zipfile.ZipFile(path) as archive:
+                names = sorted(name for name in archive.namelist() if name.endswith(".mrg"))
+                if not names:
+                    raise InputError(str(path), None, "archive holds no .mrg files")
+                for name in names:
+                    where = f"{path}:{name}"
+                    yield from parse_trees(_decode(archive.read(name), where), where)
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:
+            raise InputError(str(path), None, f"damaged zip archive ({error})") from None
+    else:
+        yield from parse_trees(_decode(_read(path), str(path)), str(path))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise InputError(str(path), None, f"cannot read: {error.strerror}") from None
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -117,6 +125,8 @@ def parse_trees(text: str, path: str = "<memory>") -> Iterator[Tree]:
         position = match.start()
         token = match.group()
         if token == "(":
+            if len(stack) >= MAX_DEPTH:
+                raise InputError(path, line, f"brackets nested deeper than {MAX_DEPTH}: not a treebank tree")
             stack.append(([], line))
         elif token == ")":
             if not stack:
@@ -139,6 +149,9 @@ def _build(items: list, path: str, line: int) -> Node:
     """A bracket's items: [label?, children...] or [tag, word] for a preterminal."""
     label = items[0] if items and isinstance(items[0], str) else ""
     rest = items[1:] if label else items
+    if not rest:
+        raise InputError(path, line, f"bracket ({label}) holds neither a word nor a phrase"
+                         + (" (a preterminal without its word?)" if label else ""))
     if len(rest) == 1 and isinstance(rest[0], str):
         return Node(label, word=rest[0])
     if any(isinstance(item, str) for item in rest):

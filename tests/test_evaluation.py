@@ -180,3 +180,31 @@ def test_agrees_with_an_independent_scorer(gold_path, tmp_path):
     assert ours.uas < 100 and ours.las < ours.uas
     assert round(ours.uas, 2) == round(uas, 2)
     assert round(ours.las, 2) == round(las, 2)
+
+
+def test_longer_predictions_and_other_schemes_are_refused_and_no_other_means_no_split(tmp_path, files):
+    gold, pred, other = files
+    assert evaluate(gold, pred).shared is None  # no other scheme given: no Table 5 split
+    longer = load(tmp_path, "long.conllu", PRED + PRED.split("\n\n")[0] + "\n\n")
+    with pytest.raises(InputError, match="3 predicted sentences for 2 gold sentences") as caught:
+        evaluate(gold, longer)
+    assert caught.value.path.endswith("long.conllu")
+    shorter_other = load(tmp_path, "short-other.conllu", PRED.split("\n\n")[0] + "\n\n")
+    with pytest.raises(InputError, match="1 other-scheme sentences for 2 gold sentences"):
+        evaluate(gold, pred, other_gold=shorter_other)
+
+
+def test_evaluation_streams_its_inputs(files):
+    """Sentences are taken one pair at a time (a file is never held whole): when a prediction is
+    read, at most one gold sentence beyond it has been read."""
+    gold, pred, _ = files
+    taken = {"gold": 0, "pred": 0}
+
+    def counted(name, sentences):
+        for sentence in sentences:
+            taken[name] += 1
+            assert taken["gold"] - taken["pred"] <= 1 and taken["pred"] - taken["gold"] <= 1
+            yield sentence
+
+    streamed = evaluate(counted("gold", gold * 50), counted("pred", pred * 50))
+    assert streamed.sentences == 100 and streamed.summary() == evaluate(gold * 50, pred * 50).summary()

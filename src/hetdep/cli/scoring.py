@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from hetdep.cli.app import PUNCT_HELP, read_all
+from hetdep.cli.app import PUNCT_HELP
 from hetdep.treebank.conllu import collect_problems, read_conllu
 
 
@@ -26,12 +26,12 @@ def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance,
     from hetdep.evaluation.attachment import evaluate
 
     options = {"single_root": not multiple_roots}
-    result = evaluate(
-        read_all(gold, require_heads=True, **options),
-        read_all(pred, require_heads=True, **options),
+    result = evaluate(  # streamed: no file is held whole
+        read_conllu(gold, require_heads=True, **options),
+        read_conllu(pred, require_heads=True, **options),
         punct=punct,
         base_labels=base_labels,
-        other_gold=read_all(other_gold, require_heads=True, **options) if other_gold else None,
+        other_gold=read_conllu(other_gold, require_heads=True, **options) if other_gold else None,
     )
     report = result.summary()
     if by_label:
@@ -75,9 +75,8 @@ def compare_command(gold, pred_a, pred_b, as_json, punct, base_labels, samples, 
     from hetdep.evaluation.attachment import compare_sentences, evaluate
     from hetdep.evaluation.significance import compare
 
-    gold_sentences = read_all(gold, require_heads=True)
-    a = evaluate(gold_sentences, read_all(pred_a, require_heads=True), punct=punct, base_labels=base_labels)
-    b = evaluate(gold_sentences, read_all(pred_b, require_heads=True), punct=punct, base_labels=base_labels)
+    a, b = (evaluate(read_conllu(gold, require_heads=True), read_conllu(pred, require_heads=True), punct=punct,
+                     base_labels=base_labels) for pred in (pred_a, pred_b))  # streamed, the gold file read twice
     report = {
         "sentences": compare_sentences(a, b),
         "UAS": compare(a, b, labeled=False, samples=samples, seed=seed),

@@ -157,33 +157,29 @@ def evaluate(
     """
     if punct not in PUNCT_POLICIES:
         raise ValueError(f"unknown punctuation policy {punct!r}; choose from {PUNCT_POLICIES}")
-    gold = list(gold)
-    pred = list(pred)
-    other = list(other_gold) if other_gold is not None else None
-    _check_aligned(gold, pred)
-    if other is not None:
-        _check_aligned(gold, other)
     label = base_label if base_labels else (lambda value: value)
-    words, heads_ok, labeled_ok = (np.zeros(len(gold), dtype=np.int64) for _ in range(3))
-    result = Evaluation(punct, base_labels, SentenceCounts(words, heads_ok, labeled_ok))
+    counts: tuple[list[int], list[int], list[int]] = ([], [], [])  # per sentence: words, correct heads, correct labeled
+    result = Evaluation(punct, base_labels, SentenceCounts(*(np.zeros(0, dtype=np.int64) for _ in range(3))))
     shared = {True: [0, 0, 0], False: [0, 0, 0]}  # words, correct heads, correct labeled
-    for s, (g, p) in enumerate(zip(gold, pred)):
+    with_other = other_gold is not None
+    for g, p, o in _aligned(gold, pred, other_gold):
         if any(h < 0 for h in p.heads):
             k = next(k for k, h in enumerate(p.heads) if h < 0)
             raise InputError(p.path, p.word_line(k), "prediction has no HEAD ('_') for this word")
         mask = scored_mask(g, punct)
         g_labels = [label(x) for x in g.deprels]
         p_labels = [label(x) for x in p.deprels]
-        o_heads = other[s].heads if other is not None else None
+        o_heads = o.heads if with_other else None
+        words = heads_ok = labeled_ok = 0
         for k, scored in enumerate(mask):
             if not scored:
                 continue
             gh, ph, gl, pl = g.heads[k], p.heads[k], g_labels[k], p_labels[k]
             head_ok = gh == ph
             both_ok = head_ok and gl == pl
-            words[s] += 1
-            heads_ok[s] += head_ok
-            labeled_ok[s] += both_ok
+            words += 1
+            heads_ok += head_ok
+            labeled_ok += both_ok
             result.label_gold[gl] += 1
             result.label_pred[pl] += 1
             result.label_correct[gl] += both_ok
@@ -195,7 +191,10 @@ def evaluate(
                 cell[0] += 1
                 cell[1] += head_ok
                 cell[2] += both_ok
-    if other is not None:
+        for column, value in zip(counts, (words, heads_ok, labeled_ok)):
+            column.append(value)
+    result.counts = SentenceCounts(*(np.array(column, dtype=np.int64) for column in counts))
+    if with_other:
         result.shared = {
             name: {
                 "words": cell[0],
@@ -207,17 +206,31 @@ def evaluate(
     return result
 
 
-def _check_aligned(gold: list[Sentence], pred: list[Sentence]) -> None:
-    """Refuse a prediction that is not the gold file's sentences, naming the first difference."""
-    for g, p in zip(gold, pred):
+def _aligned(gold: Iterable[Sentence], pred: Iterable[Sentence], other: Iterable[Sentence] | None):
+    """(gold, predicted, other-scheme gold or None) triples, streamed, so that no file is held whole;
+    files that are not the same sentences are refused, naming the first difference."""
+    gold, pred = iter(gold), iter(pred)
+    other = iter(other) if other is not None else None
+    count = 0
+    for g in gold:
+        p = next(pred, None)
+        o = next(other, None) if other is not None else None
+        for name, partner in (("predicted", p), ("other-scheme", o if other is not None else g)):
+            if partner is None:  # the gold file is longer
+                total = count + 1 + sum(1 for _ in gold)
+                raise InputError(g.path, g.line, f"{count} {name} sentences for {total} gold sentences; "
+                                 "the first unmatched one starts here")
         check_same_words(g, p)
-    if len(gold) != len(pred):
-        longer, shorter = (gold, pred) if len(gold) > len(pred) else (pred, gold)
-        extra = longer[len(shorter)]
-        raise InputError(
-            extra.path, extra.line,
-            f"{len(pred)} predicted sentences for {len(gold)} gold sentences; the first unmatched one starts here",
-        )
+        if other is not None:
+            check_same_words(g, o)
+        count += 1
+        yield g, p, o
+    for name, stream in (("predicted", pred), ("other-scheme", other)):
+        extra = next(stream, None) if stream is not None else None
+        if extra is not None:  # this file is longer than the gold file
+            total = count + 1 + sum(1 for _ in stream)
+            raise InputError(extra.path, extra.line, f"{total} {name} sentences for {count} gold sentences; "
+                             "the first unmatched one starts here")
 
 
 def compare_sentences(a: Evaluation, b: Evaluation) -> dict[str, int]:

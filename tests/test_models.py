@@ -106,7 +106,7 @@ def test_parse_options_a_model_lacks_are_refused(saved, model, choice, message):
 ])
 def test_outputs_must_fit_the_trees_per_sentence(saved, model, choice, second_output, message):
     with pytest.raises(HetdepError, match=message):
-        open_models(saved / model, choice).check_outputs(saved / model, second_output)
+        open_models(saved / model, choice).check_outputs(second_output)
 
 
 def test_each_kind_parses_one_tree_or_one_pair_per_sentence(saved):
@@ -118,7 +118,7 @@ def test_each_kind_parses_one_tree_or_one_pair_per_sentence(saved):
                                  ("joint", ParseChoice(), True), ("joint", ParseChoice(given=1), False),
                                  ("dep1", ParseChoice(helper=saved / "dep1", consensus=ConsensusOptions(k=2)), True)):
         opened = open_models(saved / model, choice)
-        opened.check_outputs(saved / model, pairs)
+        opened.check_outputs(pairs)
         out = list(opened.parse(dev))
         assert opened.pairs == pairs and len(out) == len(dev)
         trees = [tree for item in out for tree in (item if pairs else (item,))]

@@ -52,7 +52,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
-    models.check_outputs(model_dir, bool(output_b_path))
+    models.check_outputs(bool(output_b_path))
     for warning in models.warnings:
         click.echo(f"warning: {warning}", err=True)
     if input_path and (input_format == "text" or (input_format == "auto" and input_path.endswith(".txt"))):

@@ -58,16 +58,16 @@ class OpenModels:
     def stats(self):
         return self.parser.stats
 
-    def check_outputs(self, model_dir: str | Path, second_output: bool) -> None:
+    def check_outputs(self, second_output: bool) -> None:
         """Refuse a second output where the model writes one tree per sentence, and its absence
         where a joint model writes two (joint inference may leave out the helper's trees)."""
         if self.pairs and self.helper is None and not second_output:
-            raise HetdepError(f"{model_dir} is a joint model: give --output-b for the scheme-b trees")
+            raise HetdepError(f"{self.model_dir} is a joint model: give --output-b for the scheme-b trees")
         if not self.pairs and second_output:
             if self.kind == "joint":
                 raise HetdepError("given the trees of one scheme (--gold-a/--gold-b), a joint model writes the other "
                                   "scheme's trees alone, to --output: drop --output-b")
-            raise HetdepError(f"{model_dir} is a single-scheme ('{self.kind}') model: it writes no --output-b")
+            raise HetdepError(f"{self.model_dir} is a single-scheme ('{self.kind}') model: it writes no --output-b")
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
         """The input tagged by the model's own tagger (with candidates for a lattice model), if it has one."""

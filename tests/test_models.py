@@ -310,3 +310,31 @@ def test_ctrl_c_during_parsing_leaves_no_output(saved, tmp_path):
     stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
     assert process.returncode == 130 and "Traceback" not in stderr and "hetdep: interrupted" in stderr
     assert not output.exists() and not (tmp_path / "b.conllu").exists() and list(tmp_path.glob(".*.part")) == []
+
+
+def test_tag_reads_tokenized_text_and_a_parser_with_its_tagger_parses_it(saved, tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+    from hetdep.treebank.conllu import UPOS, read_conllu
+
+    runner = CliRunner()
+    tagger = tmp_path / "tagger"
+    assert runner.invoke(main, ["train-tagger", "--train", str(SAMPLES / "train.ud.conllu"), "--model", str(tagger),
+                                "--iterations", "2"]).exit_code == 0
+    text = tmp_path / "raw.txt"
+    text.write_text("Le chat dort .\nIl parle de le livre .\n", encoding="utf-8")
+    tagged = tmp_path / "tagged.conllu"
+    result = runner.invoke(main, ["tag", "--model", str(tagger), "--input", str(text), "--output", str(tagged)])
+    assert result.exit_code == 0, result.output
+    sentences = list(read_conllu(tagged))
+    assert [s.forms for s in sentences] == [["Le", "chat", "dort", "."], ["Il", "parle", "de", "le", "livre", "."]]
+    assert sentences[0].column(UPOS)[:2] == ["DET", "NOUN"] and "_" not in sentences[1].column(UPOS)
+    # A parser bundled with that tagger parses the same text (no tags needed in the input).
+    model = tmp_path / "with-tagger"
+    assert runner.invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                "--model", str(model), "--beam", "2", "--iterations", "1", "--tagger", str(tagger)]).exit_code == 0
+    parsed = tmp_path / "parsed.conllu"
+    result = runner.invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output", str(parsed)])
+    assert result.exit_code == 0 and "tagged by the model's tagger (upos)" in result.output
+    assert [s.heads.count(0) for s in read_conllu(parsed)] == [1, 1]

@@ -10,6 +10,17 @@ import click
 from hetdep.learn import MAX_BEAM
 from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_text, write_conllu
 
+INPUT_FORMAT = click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto",
+                            show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a "
+                            "line, tokens separated by spaces); auto: text for a .txt file.")
+
+
+def read_input(path: str, input_format: str):
+    """The sentences of an input file: CoNLL-U, or tokenized text (``--format text``, or a .txt file with ``auto``)."""
+    if input_format == "text" or (input_format == "auto" and path.endswith(".txt")):
+        return read_tokenized_text(path)
+    return read_conllu(path)
+
 
 @click.command("parse")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
@@ -27,7 +38,7 @@ from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_tex
 @click.option("--k", "consensus_k", type=click.IntRange(1), default=16, show_default=True, help="Joint inference: k-best list size.")
 @click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
-@click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto", show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a line, tokens separated by spaces); auto: text for a .txt file.")
+@INPUT_FORMAT
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
@@ -55,10 +66,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     models.check_outputs(bool(output_b_path))
     for warning in models.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if input_path and (input_format == "text" or (input_format == "auto" and input_path.endswith(".txt"))):
-        sentences = read_tokenized_text(input_path)
-    else:
-        sentences = read_conllu(sources[0], require_heads=given is not None)
+    sentences = (read_input(input_path, input_format) if input_path
+                 else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
     count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
     taggers = models.taggers
@@ -95,19 +104,20 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 
 @click.command("tag")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Tagger directory from 'hetdep train-tagger'.")
-@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to tag.")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file, or plain tokenized text (see --format), to tag.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with the tagged columns replaced.")
 @click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
-def tag_command(model_dir, input_path, output_path, k, threshold, beam):
+@INPUT_FORMAT
+def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format):
     """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence."""
     from tqdm import tqdm
 
     from hetdep.tagger.tagger import load_taggers
 
     taggers = load_taggers(model_dir)
-    sentences = tqdm(read_conllu(input_path), unit="sent", mininterval=1.0, disable=None)
+    sentences = tqdm(read_input(input_path, input_format), unit="sent", mininterval=1.0, disable=None)
     for tagger in taggers:
         sentences = tagger.tag(sentences, beam, k if tagger is taggers[0] else 0, threshold)
     count = write_conllu(sentences, output_path)

@@ -18,6 +18,10 @@ class InputError(HetdepError):
         super().__init__(f"{where}: {message}")
 
 
+class MismatchError(InputError):
+    """Two files meant to hold the same sentences and words do not (the first difference is named)."""
+
+
 def is_interrupt(error: BaseException) -> bool:
     """Whether ``error`` is Ctrl-C: a KeyboardInterrupt, or the SystemError numba's dispatcher raises
     when the interrupt arrives inside compiled code (the KeyboardInterrupt is its cause)."""

@@ -8,6 +8,7 @@ import sys
 import click
 
 from hetdep.cli.app import PUNCT_HELP
+from hetdep.errors import MismatchError
 from hetdep.treebank.conllu import collect_problems, read_conllu
 
 
@@ -21,18 +22,30 @@ from hetdep.treebank.conllu import collect_problems, read_conllu
 @click.option("--by-distance", is_flag=True, help="Add unlabeled precision, recall and F1 by arc length 1..7+ (zhang2014 Fig. 3).")
 @click.option("--other-gold", type=click.Path(dir_okay=False), help="The same sentences' gold tree in another scheme: adds accuracy on arcs shared with it vs the others (zhang2014 Table 5).")
 @click.option("--multiple-roots", is_flag=True, help="Accept trees with several words attached to the root.")
-def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots):
-    """Score PRED against GOLD: UAS, LAS and complete match over syntactic words."""
+@click.option("--conll18", is_flag=True, help="PRED was tokenized and split into sentences by the system (parsed from raw text): "
+              "align words by characters and report Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS as precision, recall "
+              "and F1, every word counted and labels compared before the colon, as the CoNLL 2018 shared task scored.")
+def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18):
+    """Score PRED against GOLD: UAS, LAS and complete match over syntactic words (--conll18: from raw text)."""
     from hetdep.evaluation.attachment import evaluate
 
+    if conll18:
+        _eval_conll18(gold, pred, as_json, single_root=not multiple_roots)
+        return
     options = {"single_root": not multiple_roots}
-    result = evaluate(  # streamed: no file is held whole
-        read_conllu(gold, require_heads=True, **options),
-        read_conllu(pred, require_heads=True, **options),
-        punct=punct,
-        base_labels=base_labels,
-        other_gold=read_conllu(other_gold, require_heads=True, **options) if other_gold else None,
-    )
+    try:
+        result = evaluate(  # streamed: no file is held whole
+            read_conllu(gold, require_heads=True, **options),
+            read_conllu(pred, require_heads=True, **options),
+            punct=punct,
+            base_labels=base_labels,
+            other_gold=read_conllu(other_gold, require_heads=True, **options) if other_gold else None,
+        )
+    except MismatchError as error:
+        if error.path != str(pred):
+            raise
+        raise MismatchError(error.path, error.line, f"{error.message} (a system that tokenized raw text itself is scored "
+                         "with 'hetdep eval --conll18')") from None
     report = result.summary()
     if by_label:
         report["per_label"] = result.per_label()
@@ -52,6 +65,19 @@ def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance,
     if result.shared is not None:
         for name, cell in result.shared.items():
             click.echo(f"arcs {name:9} with the other scheme: {cell['words']:6d} words  UAS {cell['UAS']:6.2f}  LAS {cell['LAS']:6.2f}")
+
+
+def _eval_conll18(gold, pred, as_json: bool, single_root: bool) -> None:
+    from hetdep.evaluation.conll18 import evaluate_conll18
+
+    scores = evaluate_conll18(gold, pred, single_root=single_root)
+    if as_json:
+        click.echo(json.dumps({name: score.as_dict() for name, score in scores.items()}))
+        return
+    click.echo(f"{'metric':<10} {'precision':>9} {'recall':>9} {'F1':>9} {'aligned':>9}")
+    for name, score in scores.items():
+        aligned = "" if score.aligned is None else f"{score.aligned_accuracy:9.2f}"
+        click.echo(f"{name:<10} {score.precision:9.2f} {score.recall:9.2f} {score.f1:9.2f} {aligned}")
 
 
 def _table(key: str, rows: dict) -> str:

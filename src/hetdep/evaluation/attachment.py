@@ -17,7 +17,7 @@ from typing import Iterable
 
 import numpy as np
 
-from hetdep.errors import InputError
+from hetdep.errors import InputError, MismatchError
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.pairs import check_same_words
 
@@ -218,7 +218,7 @@ def _aligned(gold: Iterable[Sentence], pred: Iterable[Sentence], other: Iterable
         for name, partner in (("predicted", p), ("other-scheme", o if other is not None else g)):
             if partner is None:  # the gold file is longer
                 total = count + 1 + sum(1 for _ in gold)
-                raise InputError(g.path, g.line, f"{count} {name} sentences for {total} gold sentences; "
+                raise MismatchError(g.path, g.line, f"{count} {name} sentences for {total} gold sentences; "
                                  "the first unmatched one starts here")
         check_same_words(g, p)
         if other is not None:
@@ -229,7 +229,7 @@ def _aligned(gold: Iterable[Sentence], pred: Iterable[Sentence], other: Iterable
         extra = next(stream, None) if stream is not None else None
         if extra is not None:  # this file is longer than the gold file
             total = count + 1 + sum(1 for _ in stream)
-            raise InputError(extra.path, extra.line, f"{total} {name} sentences for {count} gold sentences; "
+            raise MismatchError(extra.path, extra.line, f"{total} {name} sentences for {count} gold sentences; "
                              "the first unmatched one starts here")
 
 

@@ -6,7 +6,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from hetdep.errors import InputError
+from hetdep.errors import MismatchError
 from hetdep.treebank.conllu import Sentence, read_conllu
 
 
@@ -20,19 +20,19 @@ class Pair(NamedTuple):
 def check_same_words(a: Sentence, b: Sentence) -> None:
     """Refuse two sentences that are not the same words, naming the first mismatch in ``b``."""
     if len(a) != len(b):
-        raise InputError(b.path, b.line, f"sentence has {len(b)} words but its pair in {a.describe()} has {len(a)}")
+        raise MismatchError(b.path, b.line, f"sentence has {len(b)} words but its pair in {a.describe()} has {len(a)}")
     for k, (form_a, form_b) in enumerate(zip(a.forms, b.forms)):
         if form_a != form_b:
-            raise InputError(b.path, b.word_line(k), f"word {k + 1} is {form_b!r} but {form_a!r} in {a.path}:{a.word_line(k)}")
+            raise MismatchError(b.path, b.word_line(k), f"word {k + 1} is {form_b!r} but {form_a!r} in {a.path}:{a.word_line(k)}")
 
 
 def iter_pairs(path_a: str | Path, path_b: str | Path, **read_options) -> Iterator[Pair]:
-    """Stream aligned sentence pairs; raise :class:`InputError` at the first mismatch."""
+    """Stream aligned sentence pairs; raise :class:`MismatchError` at the first mismatch."""
     for a, b in zip_longest(read_conllu(path_a, **read_options), read_conllu(path_b, **read_options)):
         if a is None:
-            raise InputError(str(path_b), b.line, f"has more sentences than {path_a}; the first extra one starts here")
+            raise MismatchError(str(path_b), b.line, f"has more sentences than {path_a}; the first extra one starts here")
         if b is None:
-            raise InputError(str(path_a), a.line, f"has more sentences than {path_b}; the first extra one starts here")
+            raise MismatchError(str(path_a), a.line, f"has more sentences than {path_b}; the first extra one starts here")
         check_same_words(a, b)
         yield Pair(a, b)
 

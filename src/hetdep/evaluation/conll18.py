@@ -1,0 +1,252 @@
+"""Scoring a system that tokenized and segmented raw text itself, as the CoNLL 2018 shared task did.
+
+Gold and system words cannot be paired by position when the system chose its own tokens and
+sentences. Both files are read as one stream of characters (their tokens' forms, with space
+characters dropped), which must be the same text; every token, word and sentence is then a span
+of that stream. Tokens and sentences count as found when their spans are equal. Words of plain
+tokens align when their tokens' spans are equal; words inside multiword tokens align inside the
+smallest stretch of text that no multiword token (of either file) crosses, by the longest
+common subsequence of their lower-cased forms. Tags and trees are scored on aligned words: a
+head is right when it is the aligned partner of the gold head (or both are the root), a label
+when its part before the colon matches. Every word counts, punctuation included, and each
+figure is an F1 of precision over the system's words and recall over the gold's.
+
+This follows the shared task's evaluation script (``conll18_ud_eval.py``, kept as
+``udtools.udeval``); the tests check both give the same counts on real files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from hetdep.errors import InputError
+from hetdep.treebank.conllu import DEPREL, FORM, ID, UPOS, XPOS, Sentence, read_conllu
+
+# Unicode's space separators (category Zs): the shared task drops them from forms before matching text.
+_SPACES = re.compile("[\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UAS", "LAS")
+
+
+@dataclass(frozen=True)
+class Score:
+    """Counts of one metric: gold items, system items, and those the system got right."""
+
+    gold: int
+    system: int
+    correct: int
+    aligned: int | None = None  # aligned words, for the metrics scored on them
+
+    @property
+    def precision(self) -> float:
+        return 100.0 * self.correct / self.system if self.system else 0.0
+
+    @property
+    def recall(self) -> float:
+        return 100.0 * self.correct / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        total = self.gold + self.system
+        return 200.0 * self.correct / total if total else 0.0
+
+    @property
+    def aligned_accuracy(self) -> float | None:
+        return 100.0 * self.correct / self.aligned if self.aligned else None
+
+    def as_dict(self) -> dict:
+        cell = {"gold": self.gold, "system": self.system, "correct": self.correct,
+                "precision": round(self.precision, 2), "recall": round(self.recall, 2), "f1": round(self.f1, 2)}
+        if self.aligned is not None:
+            cell["aligned"] = self.aligned
+            cell["aligned_accuracy"] = round(self.aligned_accuracy or 0.0, 2)
+        return cell
+
+
+@dataclass
+class _Text:
+    """One file flattened: its characters, and its tokens, sentences and words as spans of them."""
+
+    path: str
+    pieces: list[str] = field(default_factory=list)
+    length: int = 0
+    tokens: list[tuple[int, int]] = field(default_factory=list)
+    token_lines: list[int] = field(default_factory=list)
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)  # per word: its token's span
+    ends: list[int] = field(default_factory=list)
+    multiword: list[bool] = field(default_factory=list)
+    forms: list[str] = field(default_factory=list)  # lower-cased
+    upos: list[str] = field(default_factory=list)
+    xpos: list[str] = field(default_factory=list)
+    heads: list[int] = field(default_factory=list)  # index of the head word in the file, -1 for the root
+    labels: list[str] = field(default_factory=list)  # before the colon
+
+    def add_token(self, form: str, line: int) -> tuple[int, int]:
+        text = _SPACES.sub("", form)
+        span = (self.length, self.length + len(text))
+        self.pieces.append(text)
+        self.length = span[1]
+        self.tokens.append(span)
+        self.token_lines.append(line)
+        return span
+
+    def add_sentence(self, sentence: Sentence) -> None:
+        base = len(self.forms)
+        first = self.length
+        words_left, span = 0, (0, 0)
+        for offset, row in enumerate(sentence.rows):
+            token_id = row[ID]
+            line = sentence.line + len(sentence.comments) + offset
+            if "-" in token_id:
+                low, high = token_id.split("-")
+                words_left, span = int(high) - int(low) + 1, self.add_token(row[FORM], line)
+                continue
+            if "." in token_id:
+                continue  # empty nodes have no text
+            if words_left:
+                words_left -= 1
+                in_token = True
+            else:
+                span, in_token = self.add_token(row[FORM], line), False
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+            self.multiword.append(in_token)
+            self.forms.append(row[FORM].lower())
+            self.upos.append(row[UPOS])
+            self.xpos.append(row[XPOS])
+            self.labels.append(row[DEPREL].split(":")[0])
+        self.heads.extend(base + head - 1 if head > 0 else -1 for head in sentence.heads)
+        if self.length > first:
+            self.sentences.append((first, self.length))
+
+
+def _read(path: str | Path, sentences: Iterable[Sentence]) -> _Text:
+    text = _Text(str(path))
+    for sentence in sentences:
+        text.add_sentence(sentence)
+    return text
+
+
+def _check_same_text(gold: _Text, system: _Text) -> None:
+    """Both files must spell the same characters; otherwise name the first system token that differs."""
+    gold_chars, system_chars = "".join(gold.pieces), "".join(system.pieces)
+    if gold_chars == system_chars:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(gold_chars, system_chars)) if a != b), min(len(gold_chars), len(system_chars)))
+    token = next((i for i, (_, end) in enumerate(system.tokens) if end > at), len(system.tokens) - 1)
+    line = system.token_lines[token] if system.tokens else 1
+    raise InputError(system.path, line, f"the text differs from the gold file's ({gold.path}) at character {at}: "
+                     f"gold {gold_chars[at:at + 20]!r}, system {system_chars[at:at + 20]!r} (spaces aside, both files "
+                     f"must hold the same text)")
+
+
+def _spans_score(gold: list[tuple[int, int]], system: list[tuple[int, int]]) -> Score:
+    correct = g = s = 0
+    while g < len(gold) and s < len(system):
+        if system[s][0] < gold[g][0]:
+            s += 1
+        elif gold[g][0] < system[s][0]:
+            g += 1
+        else:
+            correct += gold[g][1] == system[s][1]
+            g += 1
+            s += 1
+    return Score(len(gold), len(system), correct)
+
+
+def _past(text: _Text, i: int, end: int) -> bool:
+    """Is word ``i`` outside a multiword stretch ending at character ``end``?"""
+    if i >= len(text.forms):
+        return True
+    return text.starts[i] >= end if text.multiword[i] else text.ends[i] > end
+
+
+def _multiword_stretch(gold: _Text, system: _Text, g: int, s: int) -> tuple[int, int, int, int]:
+    """The smallest stretch holding the multiword token at ``g`` or ``s`` that no multiword token
+    crosses: its first and one-past-last words in each file."""
+    if gold.multiword[g]:
+        end = gold.ends[g]
+        if not system.multiword[s] and system.starts[s] < gold.starts[g]:
+            s += 1
+    else:
+        end = system.ends[s]
+        if not gold.multiword[g] and gold.starts[g] < system.starts[s]:
+            g += 1
+    first_g, first_s = g, s
+    while not _past(gold, g, end) or not _past(system, s, end):
+        if g < len(gold.forms) and (s >= len(system.forms) or gold.starts[g] <= system.starts[s]):
+            text, i = gold, g
+            g += 1
+        else:
+            text, i = system, s
+            s += 1
+        if text.multiword[i]:
+            end = max(end, text.ends[i])
+    return first_g, first_s, g, s
+
+
+def _common_subsequence(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """Index pairs of a longest common subsequence of ``a`` and ``b``."""
+    n, m = len(a), len(b)
+    best = [[0] * (m + 1) for _ in range(n + 1)]  # best[i][j]: LCS of a[i:] and b[j:]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            best[i][j] = best[i + 1][j + 1] + 1 if a[i] == b[j] else max(best[i + 1][j], best[i][j + 1])
+    pairs, i, j = [], 0, 0
+    while i < n and j < m:
+        if a[i] == b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def align_words(gold: _Text, system: _Text) -> dict[int, int]:
+    """System word -> its aligned gold word."""
+    partner: dict[int, int] = {}
+    g = s = 0
+    while g < len(gold.forms) and s < len(system.forms):
+        if gold.multiword[g] or system.multiword[s]:
+            first_g, first_s, g, s = _multiword_stretch(gold, system, g, s)
+            for i, j in _common_subsequence(gold.forms[first_g:g], system.forms[first_s:s]):
+                partner[first_s + j] = first_g + i
+        elif gold.starts[g] == system.starts[s] and gold.ends[g] == system.ends[s]:
+            partner[s] = g
+            g, s = g + 1, s + 1
+        elif gold.starts[g] <= system.starts[s]:
+            g += 1
+        else:
+            s += 1
+    return partner
+
+
+def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_root: bool = True) -> dict[str, Score]:
+    """Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS of ``system_path`` against ``gold_path``."""
+    gold = _read(gold_path, read_conllu(gold_path, require_heads=True, single_root=single_root))
+    system = _read(system_path, read_conllu(system_path, require_heads=True, single_root=single_root))
+    _check_same_text(gold, system)
+    partner = align_words(gold, system)
+    aligned = len(partner)
+
+    def on_aligned(right) -> Score:
+        return Score(len(gold.forms), len(system.forms), sum(1 for s, g in partner.items() if right(g, s)), aligned)
+
+    def head_right(g: int, s: int) -> bool:
+        head = system.heads[s]
+        return gold.heads[g] == (-1 if head < 0 else partner.get(head, -2))
+
+    return {
+        "Tokens": _spans_score(gold.tokens, system.tokens),
+        "Sentences": _spans_score(gold.sentences, system.sentences),
+        "Words": Score(len(gold.forms), len(system.forms), aligned),
+        "UPOS": on_aligned(lambda g, s: gold.upos[g] == system.upos[s]),
+        "XPOS": on_aligned(lambda g, s: gold.xpos[g] == system.xpos[s]),
+        "UAS": on_aligned(head_right),
+        "LAS": on_aligned(lambda g, s: head_right(g, s) and gold.labels[g] == system.labels[s]),
+    }

@@ -1,0 +1,192 @@
+"""CoNLL 2018 scoring of raw-text parsing: a hand-computed case, and the shared task's own scorer on real files."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES, SHARED_DATA, needs_shared, write
+
+from hetdep.cli.app import main
+from hetdep.errors import InputError
+from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
+from hetdep.treebank.conllu import DEPREL, FORM, ID, UPOS, XPOS, read_conllu
+
+GOLD = """\
+# text = Il parle du livre.
+1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tparle\tparler\tVERB\t_\t_\t0\troot\t_\t_
+3-4\tdu\t_\t_\t_\t_\t_\t_\t_\t_
+3\tde\tde\tADP\t_\t_\t5\tcase\t_\t_
+4\tle\tle\tDET\t_\t_\t5\tdet\t_\t_
+5\tlivre\tlivre\tNOUN\t_\t_\t2\tobl\t_\tSpaceAfter=No
+6\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
+
+# text = Il dort.
+1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No
+3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
+
+"""
+
+# One sentence instead of two, "du" left as one word, "dort" attached to "parle", one label wrong.
+SYSTEM = """\
+1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+2\tparle\tparler\tVERB\t_\t_\t0\troot\t_\t_
+3\tdu\tdu\tDET\t_\t_\t4\tdet\t_\t_
+4\tlivre\tlivre\tNOUN\t_\t_\t2\tobl:arg\t_\t_
+5\t.\t.\tPUNCT\t_\t_\t2\tdep\t_\t_
+6\tIl\til\tPRON\t_\t_\t7\tnsubj\t_\t_
+7\tdort\tdormir\tVERB\t_\t_\t2\tparataxis\t_\t_
+8\t.\t.\tPUNCT\t_\t_\t7\tpunct\t_\t_
+
+"""
+
+
+def test_hand_computed_counts(tmp_path):
+    scores = evaluate_conll18(write(tmp_path, "gold.conllu", GOLD), write(tmp_path, "system.conllu", SYSTEM))
+    counts = {name: (s.gold, s.system, s.correct) for name, s in scores.items()}
+    assert counts == {
+        "Tokens": (8, 8, 8),
+        "Sentences": (2, 1, 0),  # the system's one sentence starts where the first does but ends elsewhere
+        "Words": (9, 8, 7),  # de + le against du: no form in common
+        "UPOS": (9, 8, 7),
+        "XPOS": (9, 8, 7),
+        "UAS": (9, 8, 6),  # dort is the root in gold
+        "LAS": (9, 8, 5),  # obl:arg counts as obl; dep is not punct
+    }
+    assert scores["Words"].f1 == pytest.approx(200 * 7 / 17)
+    assert scores["UAS"].aligned_accuracy == pytest.approx(100 * 6 / 7)
+
+
+def test_other_text_is_refused_naming_the_system_line(tmp_path):
+    gold = write(tmp_path, "gold.conllu", GOLD)
+    system = write(tmp_path, "system.conllu", SYSTEM.replace("dort", "mange"))
+    with pytest.raises(InputError) as error:
+        evaluate_conll18(gold, system)
+    assert error.value.path == str(system) and error.value.line == 7 and "'mange" in error.value.message
+
+
+def test_cli_prints_the_table_and_points_plain_eval_to_it(tmp_path):
+    gold, system = write(tmp_path, "gold.conllu", GOLD), write(tmp_path, "system.conllu", SYSTEM)
+    result = CliRunner().invoke(main, ["eval", "--conll18", str(gold), str(system)])
+    assert result.exit_code == 0, result.output
+    assert [line.split()[0] for line in result.output.splitlines()[1:]] == list(METRICS)
+    plain = CliRunner().invoke(main, ["eval", str(gold), str(system)])
+    assert plain.exit_code == 2 and "--conll18" in plain.output
+
+
+# --- cross-check against the shared task's scorer (udtools.udeval, test-only: GPL) ---------------
+
+class _Word:
+    __slots__ = ("form", "upos", "xpos", "deprel", "head")
+
+    def __init__(self, form, upos, xpos, deprel):
+        self.form, self.upos, self.xpos, self.deprel, self.head = form, upos, xpos, deprel, None
+
+
+def _tokens(sentence) -> list[tuple[str, list[_Word]]]:
+    """A sentence as (token form, its words), heads as references to words (None: the root)."""
+    words = [_Word(row[FORM], row[UPOS], row[XPOS], row[DEPREL]) for row in (sentence.rows[i] for i in sentence.word_rows)]
+    for word, head in zip(words, sentence.heads):
+        word.head = words[head - 1] if head > 0 else None
+    tokens, k, left = [], 0, 0
+    for row in sentence.rows:
+        if "-" in row[ID]:
+            low, high = map(int, row[ID].split("-"))
+            tokens.append((row[FORM], words[k:k + high - low + 1]))
+            k, left = k + high - low + 1, high - low + 1
+        elif "." not in row[ID]:
+            if left:
+                left -= 1
+            else:
+                tokens.append((row[FORM], [words[k]]))
+                k += 1
+    return tokens
+
+
+def _text(sentences: list[list[tuple[str, list[_Word]]]]) -> str:
+    out = []
+    for tokens in sentences:
+        index = {id(w): i for i, w in enumerate((w for _, ws in tokens for w in ws), 1)}
+        n = 1
+        for form, words in tokens:
+            if len(words) > 1:
+                out.append(f"{n}-{n + len(words) - 1}\t{form}" + "\t_" * 8)
+            for w in words:
+                head = index[id(w.head)] if w.head is not None else 0
+                out.append(f"{n}\t{w.form}\t_\t{w.upos}\t{w.xpos}\t_\t{head}\t{w.deprel}\t_\t_")
+                n += 1
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _system_from(gold_path: Path, seed: int) -> str:
+    """The gold file damaged as a raw-text parser would: sentences merged, multiword tokens left
+    whole, words split in two, leaves attached elsewhere, tags and labels changed."""
+    rng = random.Random(seed)
+    sentences = [_tokens(s) for s in read_conllu(gold_path)]
+    merged = []
+    for tokens in sentences:
+        if merged and rng.random() < 0.3:
+            root = next(w for _, ws in tokens for w in ws if w.head is None)
+            root.head = next(w for _, ws in merged[-1] for w in ws if w.head is None)
+            merged[-1] = merged[-1] + tokens
+        else:
+            merged.append(tokens)
+    for k, tokens in enumerate(merged):
+        words = [w for _, ws in tokens for w in ws]
+        changed = []
+        for form, ws in tokens:
+            outside = {id(w.head) for w in ws if w.head not in ws}
+            if len(ws) > 1 and len(outside) == 1 and rng.random() < 0.5:  # a multiword token kept as one word
+                whole = ws[0]
+                whole.head = next(w.head for w in ws if w.head not in ws)
+                for w in words:
+                    if w.head in ws[1:]:
+                        w.head = whole
+                whole.form = form
+                changed.append((form, [whole]))
+            elif len(ws) == 1 and len(form) >= 2 and " " not in form and rng.random() < 0.05:  # split in two
+                half = len(form) // 2
+                rest = _Word(form[half:], "X", "_", "dep")
+                rest.head, ws[0].form = ws[0], form[:half]
+                changed += [(form[:half], ws), (form[half:], [rest])]
+            else:
+                changed.append((form, ws))
+        merged[k] = tokens = changed
+        words = [w for _, ws in tokens for w in ws]
+        has_child = {id(w.head) for w in words}
+        for w in words:
+            if rng.random() < 0.1 and id(w) not in has_child and w.head is not None:
+                w.head = rng.choice([v for v in words if v is not w])  # a leaf can hang anywhere without a cycle
+                has_child.add(id(w.head))
+            if rng.random() < 0.05:
+                w.upos, w.deprel = "X", "dep:x"
+    return _text(merged)
+
+
+def _official(gold: Path, system: Path) -> dict[str, tuple]:
+    udeval = pytest.importorskip("udtools.udeval", reason="the shared task's scorer (pip install udtools) is a test-only cross-check")
+    scores = udeval.evaluate(udeval.load_conllu_file(str(gold)), udeval.load_conllu_file(str(system)))
+    return {name: (scores[name].gold_total, scores[name].system_total, scores[name].correct) for name in METRICS}
+
+
+def _check_against_official(gold: Path, tmp_path: Path, seed: int) -> None:
+    system = write(tmp_path, "system.conllu", _system_from(gold, seed))
+    ours = {name: (s.gold, s.system, s.correct) for name, s in evaluate_conll18(gold, system).items()}
+    assert ours == _official(gold, system)
+    assert ours["Words"][2] < ours["Words"][0] and ours["Sentences"][2] < ours["Sentences"][0]  # the damage was scored
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_same_counts_as_the_shared_task_scorer_on_the_sample(tmp_path, seed):
+    _check_against_official(SAMPLES / "dev.ud.conllu", tmp_path, seed)
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["fr-sequoia/test.ud.conllu", "en-ewt/test.ud.conllu", "zh-beginner/test.sud.conllu"])
+def test_same_counts_as_the_shared_task_scorer_on_real_test_sets(tmp_path, name):
+    _check_against_official(SHARED_DATA / name, tmp_path, 3)

@@ -242,10 +242,10 @@ def test_without_guided_features_has_only_the_baseline_templates():
 
 
 def train_on_the_sample(model, *options):
-    """``hetdep train`` of a joint model on the sample, beam 2, one iteration."""
+    """``hetdep train`` of a joint model alone (no tokenizer, no tagger) on the sample, beam 2, one iteration."""
     return CliRunner().invoke(main, ["train", "--train", str(A_TRAIN), "--train-b", str(B_TRAIN), "--dev", str(A_DEV),
                                      "--dev-b", str(B_DEV), "--model", str(model), "--beam", "2", "--iterations", "1",
-                                     *options])
+                                     "--gold-tags", "--no-tokenizer", *options])
 
 
 def test_cli_joint_train_and_parse(tmp_path):

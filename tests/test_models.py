@@ -145,9 +145,13 @@ def test_a_model_records_its_schemes_and_training_files(tmp_path):
     assert files["train"]["sha256"] == hashlib.sha256(train_a.read_bytes()).hexdigest()
     assert set(facts["dev"]) >= {"UAS", "LAS"}
     text = CliRunner().invoke(main, ["info", str(tmp_path / "named")]).output
-    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled tagger: none" in text
-    assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "given"), "--schemes", "fh,ch"]).exit_code == 0
+    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled tagger: upos" in text
+    assert "tokenizer: yes" in text and "parser trained on: jackknifed by its tagger (10 folds; upos" in text
+    assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "given"), "--schemes", "fh,ch", "--gold-tags",
+                                     "--no-tokenizer"]).exit_code == 0
     assert json.loads(CliRunner().invoke(main, ["info", str(tmp_path / "given"), "--json"]).output)["schemes"] == ["fh", "ch"]
+    text = CliRunner().invoke(main, ["info", str(tmp_path / "given")]).output
+    assert "bundled tagger: none" in text and "tokenizer: none" in text and "the training file's own tags" in text
     refused = CliRunner().invoke(main, [*common, "--model", str(tmp_path / "bad"), "--schemes", "only-one"])
     assert refused.exit_code == 2 and not (tmp_path / "bad").exists()
 
@@ -285,7 +289,8 @@ def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path):
     model = tmp_path / "m"
     process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
                                 "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "4",
-                                "--iterations", "200", "--patience", "200"], stderr=subprocess.PIPE)
+                                "--iterations", "200", "--patience", "200", "--gold-tags", "--no-tokenizer"],
+                               stderr=subprocess.PIPE)
     stderr = _interrupt_when(process, "iteration 3")
     assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
     assert "iteration  1:" in stderr and "interrupted during iteration" in stderr

@@ -3,29 +3,70 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Iterator
 
 import click
 
+from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.treebank.conllu import output_files, read_conllu, read_tokenized_text, write_conllu
+from hetdep.treebank.conllu import (
+    Sentence,
+    output_files,
+    read_conllu,
+    read_raw_text,
+    read_tokenized_text,
+    sniff_format,
+    write_conllu,
+)
 
-INPUT_FORMAT = click.option("--format", "input_format", type=click.Choice(["auto", "conllu", "text"]), default="auto",
-                            show_default=True, help="--input format: CoNLL-U, or plain tokenized text (one sentence a "
-                            "line, tokens separated by spaces); auto: text for a .txt file.")
+INPUT_FORMAT = click.option(
+    "--format", "input_format", type=click.Choice(["auto", "conllu", "raw", "tokenized", "text"]), default="auto",
+    show_default=True, help="--input format: 'conllu'; 'raw' text, split into sentences and tokens by the model's tokenizer; "
+    "'tokenized' text (or 'text'): one sentence a line, tokens separated by spaces. auto: CoNLL-U when the first line that is "
+    "not a comment is tab-separated with a word ID first; other input is raw text when the model has a tokenizer, tokenized "
+    "text when it has none.")
+STDIN = "<stdin>"
 
 
-def read_input(path: str, input_format: str):
-    """The sentences of an input file: CoNLL-U, or tokenized text (``--format text``, or a .txt file with ``auto``)."""
-    if input_format == "text" or (input_format == "auto" and path.endswith(".txt")):
-        return read_tokenized_text(path)
-    return read_conllu(path)
+def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = "") -> Iterator[Sentence]:
+    """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the sniffing finds."""
+    name = None
+    if path == "-":
+        path, name = _spooled_stdin(), STDIN
+    if input_format == "auto":
+        input_format = sniff_format(path)
+        if input_format == "text":
+            input_format = "raw" if tokenizer is not None else "tokenized"
+    if input_format == "raw":
+        if tokenizer is None:
+            raise HetdepError(f"{model_dir or 'the model'} has no tokenizer for raw text: give tokenized text "
+                              "(--format tokenized: one sentence a line) or CoNLL-U, or train the model on a treebank with '# text'")
+        return tokenizer.tokenize_document(read_raw_text(path, name))
+    if input_format in ("tokenized", "text"):
+        return read_tokenized_text(path, name)
+    return read_conllu(path, name=name)
+
+
+def _spooled_stdin() -> str:
+    """Standard input copied to a temporary file (removed at exit), so it can be sniffed and read like a file."""
+    import atexit
+    import os
+    import shutil
+    import tempfile
+
+    descriptor, spool = tempfile.mkstemp(prefix=".hetdep-stdin.")
+    with os.fdopen(descriptor, "wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out)
+    atexit.register(os.unlink, spool)
+    return spool
 
 
 @click.command("parse")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
-@click.option("--input", "input_path", type=click.Path(dir_okay=False), help="CoNLL-U/CoNLL-X file to parse (HEAD and DEPREL may be '_').")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
+@click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
@@ -45,7 +86,9 @@ def read_input(path: str, input_format: str):
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
                   treebank):
-    """Parse a file with a trained model: exactly one output tree per input sentence (per scheme)."""
+    """Parse raw text, tokenized text or CoNLL-U with a trained model: exactly one output tree per
+    input sentence (per scheme); raw text is split into sentences, tokens and words by the model's
+    tokenizer and tagged by its tagger first."""
     from tqdm import tqdm
 
     from hetdep.models.parsing import ParseChoice, open_models
@@ -66,7 +109,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     models.check_outputs(bool(output_b_path))
     for warning in models.warnings:
         click.echo(f"warning: {warning}", err=True)
-    sentences = (read_input(input_path, input_format) if input_path
+    if output_path == "-" and output_b_path == "-":
+        raise click.UsageError("--output and --output-b cannot both be standard output ('-')")
+    sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
     count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
@@ -103,27 +148,46 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 
 
 @click.command("tag")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Tagger directory from 'hetdep train-tagger'.")
-@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file, or plain tokenized text (see --format), to tag.")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="CoNLL-U file to write: the input with the tagged columns replaced.")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Tagger directory from 'hetdep train-tagger', or a model from 'hetdep train' (its tagger, and its tokenizer for raw text).")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="What to tag ('-': standard input): CoNLL-U, tokenized or raw text (see --format).")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with the tagged columns replaced.")
 @click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @INPUT_FORMAT
 def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format):
-    """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence."""
+    """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence (raw text:
+    per sentence the model's tokenizer finds)."""
     from tqdm import tqdm
 
+    from hetdep.models.parsing import load_tokenizer
     from hetdep.tagger.tagger import load_taggers
 
-    taggers = load_taggers(model_dir)
-    sentences = tqdm(read_input(input_path, input_format), unit="sent", mininterval=1.0, disable=None)
+    bundled = Path(model_dir) / "tagger"
+    taggers = load_taggers(bundled if bundled.is_dir() else model_dir)
+    sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
+                     mininterval=1.0, disable=None)
     for tagger in taggers:
         sentences = tagger.tag(sentences, beam, k if tagger is taggers[0] else 0, threshold)
     count = write_conllu(sentences, output_path)
     first = taggers[0]
     click.echo(f"tagged {count} sentences, {first.words} words ({first.unknown_words} unknown) with "
                f"{', '.join(t.column for t in taggers)}", err=True)
+
+
+@click.command("tokenize")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="A model from 'hetdep train' (its tokenizer) or from 'hetdep train-tokenizer'.")
+@click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="Raw UTF-8 text ('-': standard input); a blank line always ends a sentence.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U to write ('-': standard output): sentences with '# text', tokens, multiword tokens expanded into words, and the white space in MISC (SpaceAfter=No, SpacesAfter), so the text can be rebuilt.")
+def tokenize_command(model_dir, input_path, output_path):
+    """Split raw text into sentences, tokens and words (no tags, no trees)."""
+    from hetdep.models.parsing import load_tokenizer
+
+    tokenizer = load_tokenizer(model_dir)
+    if tokenizer is None:
+        raise HetdepError(f"{model_dir} has no tokenizer (a model trained from a file with '# text' comments has one)")
+    count = write_conllu(read_input(input_path, "raw", tokenizer, model_dir), output_path)
+    click.echo(f"tokenized into {count} sentences", err=True)
 
 
 @click.command("info")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
+from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
 from hetdep.transition.features import GUIDES
@@ -31,7 +32,10 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
 @click.option("--update", type=click.Choice(["early", "max-violation"]), default=None, help="Perceptron update: early update (Collins & Roark 2004) or max-violation (Huang et al. 2012), which trains better parsers  [default: max-violation]")
-@click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="A tagger from 'hetdep train-tagger' to bundle with the model: 'hetdep parse' then tags its input first (train on jackknifed tags to match).")
+@click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="Bundle this trained tagger ('hetdep train-tagger') instead of training one; the training file's tags are used as they are (jackknife them to match: 'hetdep jackknife').")
+@click.option("--gold-tags", is_flag=True, help="Train no tagger: the parser learns from the training file's own tags, and its input must carry tags. By default a tagger is trained (UPOS, and XPOS with --tag-column xpos), bundled, and the parser learns from jackknifed tags.")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Folds of the jackknifing that tags the parser's training sentences.")
+@click.option("--no-tokenizer", is_flag=True, help="Train no tokenizer (by default one is trained when the training file has '# text' comments, so the model parses raw text).")
 @click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
 @click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
@@ -42,10 +46,10 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
-                  feature_copies, names, schemes):
+                  feature_copies, names, schemes, gold_tags, folds, no_tokenizer):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
-    on two treebanks.
+    on two treebanks; with it, by default, a tokenizer and a tagger, so the model parses raw text.
 
     Global averaged perceptron (max-violation update for beam search); non-projective trees go through the
     pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
@@ -55,11 +59,11 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
-    from hetdep.models.training import ModelChoice, check_schemes, train_model, training_record
-    from hetdep.tagger.tagger import load_taggers
+    from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline
+    from hetdep.models.training import ModelChoice, check, check_schemes
 
-    if tagger_dir:
-        load_taggers(tagger_dir)  # refuse a wrong directory before training
+    if tagger_dir and gold_tags:
+        raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     given = {"beam": beam, "update": update}
     options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,
@@ -70,22 +74,21 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                          beam_given=beam is not None, update_given=update is not None)
     names_given = tuple(name.strip() for name in schemes.split(",")) if schemes else None
     check_schemes(choice, names_given)
-    result = train_model(choice, options, train_path, dev_path, train_b_path, dev_b_path,
-                         progress=lambda **kw: tqdm(mininterval=1.0, **kw))
-    record = training_record(choice, train_path, dev_path, train_b_path, dev_b_path, names_given)
+    check(choice, options)
+    pipeline = PipelineChoice(tokenizer=not no_tokenizer, tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
+                              folds=folds)
+    result = train_pipeline(model_dir, choice, pipeline, options, TrainingFiles(train_path, dev_path, train_b_path, dev_b_path),
+                            names_given, log=lambda line: click.echo(line, err=True),
+                            progress=lambda **kw: tqdm(mininterval=1.0, **kw))
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
         click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
                    f"{report.features} features{dev}" + (f" ({detail})" if detail else ""), err=True)
-    result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options), **record)
-    if tagger_dir:
-        import shutil
-
-        shutil.copytree(tagger_dir, Path(model_dir) / "tagger", dirs_exist_ok=True)
+    parts = [name for name, present in (("tokenizer", (Path(model_dir) / "tokenizer").is_dir()),
+                                         ("tagger", (Path(model_dir) / "tagger").is_dir())) if present]
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"
-               + (" with its tagger" if tagger_dir else ""), err=True)
+               + (f" with its {' and '.join(parts)}" if parts else ""), err=True)
     if result.interrupted:
         click.echo(f"hetdep: interrupted during iteration {len(result.history) + 1}: the model of iteration "
                    f"{result.best_iteration}, the best finished one, was written", err=True)
@@ -144,3 +147,22 @@ def jackknife_command(train_path, output_path, folds, columns, beam, iterations,
     if not kbest:
         for column in dict.fromkeys(columns):
             click.echo(f"{column}: {tag_accuracy(sentences, tagged, column):.2f}% of the gold tags kept", err=True)
+
+
+@click.command("train-tokenizer")
+@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="A UD treebank whose sentences have '# text' comments (and SpaceAfter=No, multiword-token lines as UD has them).")
+@click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev treebank: picks the iteration with the best token- and sentence-end F1.")
+@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tokenizer to.")
+@click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
+def train_tokenizer_command(train_path, dev_path, model_dir, iterations, seed):
+    """Train a tokenizer alone: sentence segmentation, tokenization and multiword-token expansion
+    ('hetdep train' trains one into every model whose training file has '# text')."""
+    from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions
+
+    tokenizer = Tokenizer.train(read_all(train_path), read_all(dev_path) if dev_path else None,
+                                TokenizerOptions(iterations=iterations, seed=seed), log=lambda line: click.echo(line, err=True))
+    tokenizer.save(model_dir)
+    record = tokenizer.record
+    click.echo(f"iteration {record['best_iteration']} kept; {record['multiword_forms']} multiword forms learned; "
+               f"{record['skipped_sentences']} sentences without a usable '# text' skipped; saved to {model_dir}", err=True)

@@ -70,6 +70,7 @@ class _Text:
     """One file flattened: its characters, and its tokens, sentences and words as spans of them."""
 
     path: str
+    no_head: int  # what a word without a head (HEAD "_": a tokenizer's output) points to; never right
     pieces: list[str] = field(default_factory=list)
     length: int = 0
     tokens: list[tuple[int, int]] = field(default_factory=list)
@@ -118,13 +119,13 @@ class _Text:
             self.upos.append(row[UPOS])
             self.xpos.append(row[XPOS])
             self.labels.append(row[DEPREL].split(":")[0])
-        self.heads.extend(base + head - 1 if head > 0 else -1 for head in sentence.heads)
+        self.heads.extend(base + head - 1 if head > 0 else -1 if head == 0 else self.no_head for head in sentence.heads)
         if self.length > first:
             self.sentences.append((first, self.length))
 
 
-def _read(path: str | Path, sentences: Iterable[Sentence]) -> _Text:
-    text = _Text(str(path))
+def _read(path: str | Path, sentences: Iterable[Sentence], no_head: int) -> _Text:
+    text = _Text(str(path), no_head)
     for sentence in sentences:
         text.add_sentence(sentence)
     return text
@@ -228,8 +229,8 @@ def align_words(gold: _Text, system: _Text) -> dict[int, int]:
 
 def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_root: bool = True) -> dict[str, Score]:
     """Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS of ``system_path`` against ``gold_path``."""
-    gold = _read(gold_path, read_conllu(gold_path, require_heads=True, single_root=single_root))
-    system = _read(system_path, read_conllu(system_path, require_heads=True, single_root=single_root))
+    gold = _read(gold_path, read_conllu(gold_path, single_root=single_root), no_head=-3)
+    system = _read(system_path, read_conllu(system_path, single_root=single_root), no_head=-4)
     _check_same_text(gold, system)
     partner = align_words(gold, system)
     aligned = len(partner)
@@ -239,7 +240,7 @@ def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_r
 
     def head_right(g: int, s: int) -> bool:
         head = system.heads[s]
-        return gold.heads[g] == (-1 if head < 0 else partner.get(head, -2))
+        return gold.heads[g] == (head if head < 0 else partner.get(head, -2))
 
     return {
         "Tokens": _spans_score(gold.tokens, system.tokens),

@@ -70,12 +70,12 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(directory / "weights.npz", **weights._asdict())
-    config = {**config, "format_version": FORMAT_VERSION, "weights_sha256": _file_sha256(directory / "weights.npz")}
+    config = {**config, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz")}
     with open(directory / "config.json", "w", encoding="utf-8") as out:
         json.dump(config, out, ensure_ascii=False, indent=1)
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -131,7 +131,7 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{directory}: weights.npz is missing")
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a weights archive (numpy's .npz, a zip file)")
-    if "weights_sha256" in config and config["weights_sha256"] != _file_sha256(path):
+    if "weights_sha256" in config and config["weights_sha256"] != file_sha256(path):
         raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
                              "the model directory mixes two models, or the file is damaged")
     try:

@@ -28,6 +28,8 @@ def summary(model_dir: str | Path) -> dict:
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "tagger": sorted(p.name for p in (directory / "tagger").iterdir()) if (directory / "tagger").is_dir() else [],
+        "tokenizer": (config.get("pipeline") or {}).get("tokenizer") or ({"present": True} if (directory / "tokenizer").is_dir() else None),
+        "training_tags": _training_tags(config.get("pipeline")),
         "training_options": config.get("training_options"), "training_files": config.get("training_files", []),
         "best_iteration": best, "iterations": len(history),
         "training_seconds": round(sum(report.get("seconds", 0.0) for report in history), 1),
@@ -36,6 +38,16 @@ def summary(model_dir: str | Path) -> dict:
         "weights_bytes": (directory / "weights.npz").stat().st_size if (directory / "weights.npz").exists() else None,
     }
     return {key: value for key, value in facts.items() if value not in (None, [], {})}
+
+
+def _training_tags(pipeline: dict | None) -> str | None:
+    """Which tags the parser learned from, in words."""
+    if not pipeline:
+        return None
+    if pipeline.get("tagger") == "train":
+        kept = ", ".join(f"{column} {value}% as in the gold" for column, value in pipeline.get("jackknifed_tags_kept", {}).items())
+        return f"jackknifed by its tagger ({pipeline.get('jackknife_folds')} folds; {kept})"
+    return "the training file's own tags"
 
 
 def describe(model_dir: str | Path) -> list[str]:
@@ -53,7 +65,14 @@ def describe(model_dir: str | Path) -> list[str]:
               "dynamic programming" if facts.get("dp") else ""]
     if any(search):
         lines.append("search: " + ", ".join(part for part in search if part))
+    tokenizer = facts.get("tokenizer")
+    dev = (tokenizer or {}).get("dev")
+    lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
+                                  "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
+                                                               f"{dev['sentence_ends']:.2f})" if dev else "")))
     lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
+    if facts.get("training_tags"):
+        lines.append(f"parser trained on: {facts['training_tags']}")
     for record in facts.get("training_files", []):
         lines.append(f"trained on ({record['role']}): {record['path']}, {record['sentences']:,} sentences, "
                      f"sha256 {record['sha256'][:16]}")

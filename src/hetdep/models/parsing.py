@@ -46,6 +46,7 @@ class OpenModels:
     choice: ParseChoice
     helper: object = None
     taggers: list = field(default_factory=list)
+    tokenizer: object = None  # the bundled tokenizer, for raw text
     lattice: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -87,7 +88,7 @@ class OpenModels:
                     raise InputError(sentence.path, sentence.line,
                                      f"word {k + 1} ({sentence.forms[k]!r}) of the sentence starting here has no {self.parser.tag_column.upper()} tag, "
                                      f"and {self.model_dir} has no tagger to give it one: tag the input first "
-                                     "('hetdep tag'), or train the model with --tagger")
+                                     "('hetdep tag'), or train the model with its tagger (the default, without --gold-tags)")
             yield sentence
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
@@ -102,6 +103,18 @@ class OpenModels:
         if self.kind == "joint" and choice.given is not None:
             return (pair[1 - choice.given] for pair in self.parser.parse(sentences, choice.beam, choice.given))
         return self.parser.parse(sentences, choice.beam)
+
+
+def load_tokenizer(model_dir: str | Path):
+    """The tokenizer bundled in a model directory (or the directory itself, a tokenizer), else None."""
+    from hetdep.tokenizer.tokenizer import KIND, Tokenizer
+
+    directory = Path(model_dir)
+    if (directory / "tokenizer" / "config.json").is_file():
+        return Tokenizer.load(directory / "tokenizer")
+    if (directory / "config.json").is_file() and read_config(directory).get("kind") == KIND:
+        return Tokenizer.load(directory)
+    return None
 
 
 def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_input: bool = True) -> OpenModels:
@@ -124,7 +137,8 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     tagger_dir = Path(model_dir) / "tagger"
     taggers = load_taggers(tagger_dir) if tag_input and tagger_dir.is_dir() else []
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
-    opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice)
+    opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
+                        tokenizer=load_tokenizer(model_dir) if tag_input else None)
     if choice.helper is not None:
         from hetdep.graph.consensus import check_compatible
 

@@ -18,6 +18,7 @@ from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import GRAPH_KINDS, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
+from hetdep.treebank.pairs import pairs_of, read_pairs
 
 
 @dataclass(frozen=True)
@@ -76,16 +77,22 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
         raise HetdepError(f"--names {','.join(choice.names)!r}: give two different names separated by a comma")
 
 
-def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path, dev: str | Path,
-                train_b: str | Path | None = None, dev_b: str | Path | None = None,
+def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
+                train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
                 progress: Callable | None = None) -> TrainResult:
-    """Train the model ``choice`` describes (checked before any file is read) on treebank files."""
+    """Train the model ``choice`` describes (checked before any file is read) on treebank files or
+    lists of sentences."""
     check(choice, options)
     if (train_b is None) != (dev_b is None) or choice.second_treebank != (train_b is not None):
         raise HetdepError("a second treebank needs both --train-b and --dev-b")
 
-    def read(path) -> list[Sentence]:
-        return list(read_conllu(path, require_heads=True))
+    def read(source) -> list[Sentence]:
+        return list(source) if isinstance(source, (list, tuple)) else list(read_conllu(source, require_heads=True))
+
+    def pairs(a, b) -> list:
+        if isinstance(a, (list, tuple)):
+            return pairs_of(read(a), read(b))
+        return read_pairs(a, b, require_heads=True)
 
     if choice.concatenate:
         from hetdep.graph.parser import KINDS, train_concatenated
@@ -95,9 +102,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path, d
                                   augmented=choice.feature_copies)
     if choice.joint:
         from hetdep.joint.training import train_joint
-        from hetdep.treebank.pairs import read_pairs
 
-        return train_joint(read_pairs(train, train_b, require_heads=True), read_pairs(dev, dev_b, require_heads=True),
+        return train_joint(pairs(train, train_b), pairs(dev, dev_b),
                            options, t=choice.t, guide=choice.guide, progress=progress)
     if choice.parser in GRAPH_KINDS:
         from hetdep.graph.parser import KINDS, GraphParser, train_graph

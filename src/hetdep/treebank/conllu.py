@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from hetdep.errors import InputError, OutputError
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 NO_HEAD = -1  # a word whose HEAD is "_" (unannotated input)
+_CONLLU_ID = re.compile(r"[0-9]+([-.][0-9]+)?")
 
 
 class Sentence:
@@ -132,6 +135,7 @@ def read_conllu(
     single_root: bool = True,
     require_heads: bool = False,
     on_problem: Callable[[Problem], None] = _raise,
+    name: str | None = None,
 ) -> Iterator[Sentence]:
     """Stream the sentences of a CoNLL-U or CoNLL-X file.
 
@@ -140,17 +144,16 @@ def read_conllu(
     UTF-8) goes to ``on_problem``, which by default raises :class:`InputError`; a collecting
     callback sees them all, and sentences with problems are then not yielded.
     """
-    path = str(path)
-    with _open(path) as handle:
-        yield from _parse(handle, path, single_root, require_heads, on_problem)
+    with _open(str(path), name) as handle:
+        yield from _parse(handle, name or str(path), single_root, require_heads, on_problem)
 
 
-def _open(path: str):
-    """The file opened for binary reading, or an InputError naming it."""
+def _open(path: str, name: str | None = None):
+    """The file opened for binary reading, or an InputError naming it (as ``name``, if given)."""
     try:
         return open(path, "rb")
     except OSError as error:
-        raise InputError(path, None, f"cannot open: {error.strerror}") from None
+        raise InputError(name or path, None, f"cannot open: {error.strerror}") from None
 
 
 BLOCK = 1 << 22  # bytes read and decoded at once; lines never straddle blocks
@@ -392,15 +395,15 @@ def find_cycle(heads: list[int]) -> list[int]:
     return []
 
 
-def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
+def read_tokenized_text(path: str | Path, name: str | None = None) -> Iterator[Sentence]:
     """Sentences of a plain tokenized text: one sentence a line, tokens separated by spaces.
 
     Blank lines separate nothing and are skipped; a tab (the text is probably CoNLL-U, or
     columns) or bytes that are not UTF-8 are an error naming the line. Each sentence gets
     ``# sent_id = LINE`` and ``# text``; every column but ID and FORM is ``_``.
     """
-    path = str(path)
-    with _open(path) as handle:
+    with _open(str(path), name) as handle:
+        path = name or str(path)
         for number, raw in enumerate(handle, 1):
             try:
                 line = raw.decode("utf-8").rstrip("\r\n")
@@ -414,6 +417,29 @@ def read_tokenized_text(path: str | Path) -> Iterator[Sentence]:
             rows = [[str(i), token, "_", "_", "_", "_", "_", "_", "_", "_"] for i, token in enumerate(tokens, 1)]
             yield Sentence([f"# sent_id = {number}", "# text = " + " ".join(tokens)], rows, list(range(len(rows))),
                            [NO_HEAD] * len(rows), path, number)
+
+
+def read_raw_text(path: str | Path, name: str | None = None) -> str:
+    """A raw text file's text (UTF-8, a byte-order mark dropped); bytes that are not UTF-8 are an error naming the line."""
+    with _open(str(path), name) as handle:
+        data = handle.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(name or str(path), line, f"not UTF-8 (byte {data[error.start]:#04x}); text must be UTF-8") from None
+
+
+def sniff_format(path: str | Path) -> str:
+    """'conllu' when the file's first token line looks like CoNLL-U (tab-separated, an ID first) or
+    it holds nothing but comments, else 'text'."""
+    with _open(str(path)) as handle:
+        head = handle.read(1 << 16).decode("utf-8", "replace")
+    for line in head.splitlines():
+        if line.strip() and not line.startswith("#"):
+            first = line.split("\t", 1)
+            return "conllu" if len(first) == 2 and _CONLLU_ID.fullmatch(first[0]) else "text"
+    return "conllu" if head.strip() else "text"
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
@@ -439,6 +465,11 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
                 handles.append(open(os.devnull, "w", encoding="utf-8"))
                 temporaries.append(None)
                 continue
+            if str(path) == "-":  # standard output: written, whole, once everything succeeded
+                descriptor, temporary = tempfile.mkstemp(prefix=".hetdep-stdout.", suffix=".part")
+                temporaries.append(temporary)
+                handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
+                continue
             path = Path(path)
             if path.is_dir():
                 raise OutputError(str(path), "is a folder: give a file to write")
@@ -463,7 +494,12 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
     umask = os.umask(0)
     os.umask(umask)
     for temporary, path in zip(temporaries, paths):
-        if temporary is not None:
+        if temporary is not None and str(path) == "-":
+            with open(temporary, "rb") as whole:
+                shutil.copyfileobj(whole, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+            os.unlink(temporary)
+        elif temporary is not None:
             os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would have made it
             os.replace(temporary, path)
 

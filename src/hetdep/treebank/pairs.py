@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import zip_longest
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 from hetdep.errors import MismatchError
 from hetdep.treebank.conllu import Sentence, read_conllu
@@ -40,3 +40,14 @@ def iter_pairs(path_a: str | Path, path_b: str | Path, **read_options) -> Iterat
 def read_pairs(path_a: str | Path, path_b: str | Path, **read_options) -> list[Pair]:
     """All pairs of two scheme files (see :func:`iter_pairs`)."""
     return list(iter_pairs(path_a, path_b, **read_options))
+
+
+def pairs_of(a: Sequence[Sentence], b: Sequence[Sentence]) -> list[Pair]:
+    """Pairs of two lists of sentences in two schemes, refused as :func:`iter_pairs` refuses files."""
+    if len(a) != len(b):
+        longer = a if len(a) > len(b) else b
+        raise MismatchError(longer[min(len(a), len(b))].path, longer[min(len(a), len(b))].line,
+                            f"{len(a)} sentences in scheme a against {len(b)} in scheme b; the first unmatched one starts here")
+    for x, y in zip(a, b):
+        check_same_words(x, y)
+    return [Pair(x, y) for x, y in zip(a, b)]

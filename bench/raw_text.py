@@ -1,0 +1,76 @@
+"""Parsing from raw text, end to end: accuracy as the CoNLL 2018 shared task scored it, and speed.
+
+The raw text is a test set's sentences (their ``# text``) joined by single spaces, as one
+paragraph; the model's own tokenizer, tagger and parser take it from there (``hetdep parse
+--input raw.txt``, timed as a whole process, start-up included). The output is scored against the
+gold file with ``hetdep eval --conll18``: Tokens, Sentences, Words, UPOS, UAS and LAS as F1.
+The tokenizer's speed alone is measured in process, on the same text.
+
+    python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu]
+
+A joint model needs --gold-b (scheme b's gold) and writes both schemes' trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.models.parsing import load_tokenizer
+from hetdep.tokenizer.tokenizer import sentence_text
+from hetdep.treebank.conllu import read_conllu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--gold", required=True, help="gold test file (scheme a of a joint model)")
+    parser.add_argument("--gold-b", help="a joint model: the same test sentences in scheme b")
+    parser.add_argument("--beam", type=int, help="parsing beam (default: the model's)")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+
+    text = " ".join(sentence_text(s) or " ".join(s.forms) for s in read_conllu(args.gold))
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.txt"
+        raw.write_text(text + "\n", encoding="utf-8")
+        outputs = [Path(tmp) / "a.conllu"] + ([Path(tmp) / "b.conllu"] if args.gold_b else [])
+        command = [sys.executable, "-m", "hetdep", "parse", "--model", args.model, "--input", str(raw),
+                   "--output", str(outputs[0])] + (["--output-b", str(outputs[1])] if args.gold_b else [])
+        command += ["--beam", str(args.beam)] if args.beam else []
+        started = time.perf_counter()
+        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+        seconds = time.perf_counter() - started
+        words = sum(len(s) for s in read_conllu(outputs[0]))
+        figures = {"model": args.model, "characters": len(text), "words": words, "seconds": round(seconds, 2),
+                   "words_per_second": round(words / seconds), "schemes": {}}
+        for gold, output in zip([args.gold, args.gold_b], outputs):
+            scores = evaluate_conll18(gold, output)
+            figures["schemes"][Path(gold).name] = {name: round(score.f1, 2) for name, score in scores.items()}
+
+    tokenizer = load_tokenizer(args.model)
+    runs, started = 0, time.perf_counter()
+    while runs < 3 or time.perf_counter() - started < 2.0:
+        tokenizer.tokenize(text)
+        runs += 1
+    figures["tokenizer_characters_per_second"] = round(runs * len(text) / (time.perf_counter() - started))
+
+    print(f"{args.model}: {len(text):,} characters, {words:,} words parsed from raw text in {seconds:.1f} s "
+          f"(whole process): {figures['words_per_second']:,} words/s; tokenizer alone "
+          f"{figures['tokenizer_characters_per_second']:,} characters/s")
+    metrics = ["Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS"]
+    print(f"{'gold':<24}" + "".join(f"{m:>10}" for m in metrics))
+    for name, scores in figures["schemes"].items():
+        print(f"{name:<24}" + "".join(f"{scores[m]:>10.2f}" for m in metrics))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

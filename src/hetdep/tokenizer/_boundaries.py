@@ -1,0 +1,163 @@
+"""Compiled hot loop of the tokenizer: the features, scores and perceptron update of the boundary after each character.
+
+After every character that is not white space the classifier chooses ``INSIDE`` (the token goes
+on), ``TOKEN_END`` or ``SENTENCE_END`` (which ends the token too); before white space or the
+end of the text only the two ends are allowed. A feature is hashed straight into a row of a dense
+table ``weights[bucket, label]`` (the hashing trick: three labels and a few hundred thousand
+features do not need the parsers' sparse store). :mod:`hetdep.tokenizer.reference` computes the
+same in plain Python; the tests hold the two equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hetdep.learn.keys import MULTIPLIER, SEED
+from hetdep.tokenizer.characters import SPACE
+
+INSIDE, TOKEN_END, SENTENCE_END = range(3)
+N_LABELS = 3
+N_TEMPLATES = 33
+LEFT_SPAN, RIGHT_SPAN, CHUNK_SPAN, LOOK_AHEAD = 16, 17, 32, 8
+
+_SEED = np.uint64(SEED)
+_MULTIPLIER = np.uint64(MULTIPLIER)
+_SHIFT = np.uint64(29)
+
+
+@njit(cache=True, inline="always")
+def _start(template):
+    return np.uint64(template + 1) * _SEED
+
+
+@njit(cache=True, inline="always")
+def _mix(h, value):
+    h = (h ^ np.uint64(value)) * _MULTIPLIER
+    return h ^ (h >> _SHIFT)
+
+
+@njit(cache=True, inline="always")
+def _at(array, j):
+    """``array[j]``, or 0 (no character; also the class OUTSIDE) beyond the text."""
+    if j < 0 or j >= array.shape[0]:
+        return 0
+    return array[j]
+
+
+@njit(cache=True)
+def features(codes, lower, classes, chunk_start, chunk_end, i, mask, out):
+    """Fill ``out`` with the table rows of the boundary after character ``i``."""
+    n = codes.shape[0]
+    t = 0
+    out[t] = np.int64(_start(t) & mask)
+    t += 1
+    for offset in range(-3, 5):  # 1-8: lower-cased characters around the boundary
+        out[t] = np.int64(_mix(_start(t), _at(lower, i + offset)) & mask)
+        t += 1
+    for offset in range(-3, 5):  # 9-16: their classes
+        out[t] = np.int64(_mix(_start(t), _at(classes, i + offset)) & mask)
+        t += 1
+    for first, width in ((-1, 2), (0, 2), (1, 2), (-2, 3), (0, 3), (-1, 3), (1, 3)):  # 17-23: character n-grams
+        h = _start(t)
+        for j in range(i + first, i + first + width):
+            h = _mix(h, _at(codes, j))
+        out[t] = np.int64(h & mask)
+        t += 1
+    h = _start(t)  # 24: the class pattern of the whole window
+    for offset in range(-3, 5):
+        h = _mix(h, _at(classes, i + offset))
+    out[t] = np.int64(h & mask)
+    t += 1
+    start = chunk_start[i]
+    left = _start(0)  # the chunk up to the boundary (its last LEFT_SPAN characters)
+    for j in range(max(start, i - LEFT_SPAN + 1), i + 1):
+        left = _mix(left, lower[j])
+    out[t] = np.int64(_mix(_start(t), left) & mask)
+    t += 1
+    h = _start(t)  # 26: the rest of the chunk after the boundary
+    for j in range(i + 1, min(chunk_end[i], i + RIGHT_SPAN)):
+        h = _mix(h, lower[j])
+    out[t] = np.int64(h & mask)
+    t += 1
+    h = _start(t)  # 27: the whole chunk
+    for j in range(start, min(chunk_end[i], start + CHUNK_SPAN)):
+        h = _mix(h, lower[j])
+    out[t] = np.int64(h & mask)
+    t += 1
+    out[t] = np.int64(_mix(_mix(_start(t), min(i - start + 1, 10)), _at(classes, i + 1)) & mask)  # 28
+    t += 1
+    after = 0  # the next chunk's first character, when white space follows
+    if i + 1 < n and classes[i + 1] == SPACE:
+        for j in range(i + 1, min(n, i + 1 + LOOK_AHEAD)):
+            if classes[j] != SPACE:
+                after = j
+                break
+    next_class = classes[after] if after else 0
+    next_lower = lower[after] if after else 0
+    out[t] = np.int64(_mix(_mix(_start(t), next_class), codes[i]) & mask)  # 29
+    t += 1
+    out[t] = np.int64(_mix(_mix(_start(t), left), _at(codes, i + 1)) & mask)  # 30
+    t += 1
+    out[t] = np.int64(_mix(_mix(_start(t), codes[i]), next_lower) & mask)  # 31
+    t += 1
+    out[t] = np.int64(_mix(_mix(_mix(_start(t), codes[i]), _at(classes, i + 1)), _at(classes, i + 2)) & mask)  # 32
+
+
+@njit(cache=True, inline="always")
+def _ends_chunk(classes, i):
+    return i + 1 >= classes.shape[0] or classes[i + 1] == SPACE
+
+
+@njit(cache=True, inline="always")
+def _choose(scores, forced_end):
+    best = TOKEN_END if forced_end else INSIDE
+    for label in range(best + 1, N_LABELS):
+        if scores[label] > scores[best]:
+            best = label
+    return best
+
+
+@njit(cache=True)
+def classify(codes, lower, classes, chunk_start, chunk_end, weights):
+    """Labels (-1 for white space) and scores of every character's boundary."""
+    n = codes.shape[0]
+    mask = np.uint64(weights.shape[0] - 1)
+    labels = np.full(n, -1, dtype=np.int8)
+    scores = np.zeros((n, N_LABELS), dtype=np.float32)
+    rows = np.empty(N_TEMPLATES, dtype=np.int64)
+    for i in range(n):
+        if classes[i] == SPACE:
+            continue
+        features(codes, lower, classes, chunk_start, chunk_end, i, mask, rows)
+        for t in range(N_TEMPLATES):
+            for label in range(N_LABELS):
+                scores[i, label] += weights[rows[t], label]
+        labels[i] = _choose(scores[i], _ends_chunk(classes, i))
+    return labels, scores
+
+
+@njit(cache=True)
+def train_epoch(codes, lower, classes, chunk_start, chunk_end, gold, order, weights, sums, clock):
+    """One perceptron pass over the characters in ``order``; ``sums`` and ``clock[0]`` keep the
+    averaging (averaged = weights - sums / clock). Returns the number of mistakes."""
+    mask = np.uint64(weights.shape[0] - 1)
+    rows = np.empty(N_TEMPLATES, dtype=np.int64)
+    scores = np.empty(N_LABELS, dtype=np.float64)
+    mistakes = 0
+    for i in order:
+        features(codes, lower, classes, chunk_start, chunk_end, i, mask, rows)
+        scores[:] = 0.0
+        for t in range(N_TEMPLATES):
+            for label in range(N_LABELS):
+                scores[label] += weights[rows[t], label]
+        guess = _choose(scores, _ends_chunk(classes, i))
+        clock[0] += 1
+        if guess != gold[i]:
+            mistakes += 1
+            for t in range(N_TEMPLATES):
+                weights[rows[t], gold[i]] += 1.0
+                weights[rows[t], guess] -= 1.0
+                sums[rows[t], gold[i]] += clock[0]
+                sums[rows[t], guess] -= clock[0]
+    return mistakes

@@ -1,0 +1,88 @@
+"""The boundary classifier in plain Python: the specification the compiled loop is tested against.
+
+Reads the text itself rather than arrays: each template is written out as what it looks at.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
+from hetdep.tokenizer._boundaries import CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, TOKEN_END
+from hetdep.tokenizer.characters import OUTSIDE, SPACE_CODE, char_class
+
+
+def _key(template: int, *values: int) -> int:
+    h = ((template + 1) * SEED) & MASK64
+    for value in values:
+        h = ((h ^ value) * MULTIPLIER) & MASK64
+        h ^= h >> 29
+    return h
+
+
+def _code(text: str, j: int, lower: bool = False) -> int:
+    if not 0 <= j < len(text):
+        return 0
+    char = text[j]
+    if char.isspace():
+        return SPACE_CODE
+    if lower and len(char.lower()) == 1:
+        return ord(char.lower())
+    return ord(char)
+
+
+def _class(text: str, j: int) -> int:
+    return char_class(text[j]) if 0 <= j < len(text) else OUTSIDE
+
+
+def _chunk(text: str, i: int) -> tuple[int, int]:
+    start = i
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = i + 1
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return start, end
+
+
+def feature_rows(text: str, i: int, buckets: int) -> list[int]:
+    """The table rows of the boundary after ``text[i]``, template by template."""
+    low = lambda j: _code(text, j, lower=True)  # noqa: E731
+    code = lambda j: _code(text, j)  # noqa: E731
+    cls = lambda j: _class(text, j)  # noqa: E731
+    keys = [_key(0)]
+    keys += [_key(1 + k, low(i + offset)) for k, offset in enumerate(range(-3, 5))]
+    keys += [_key(9 + k, cls(i + offset)) for k, offset in enumerate(range(-3, 5))]
+    for k, (first, width) in enumerate(((-1, 2), (0, 2), (1, 2), (-2, 3), (0, 3), (-1, 3), (1, 3))):
+        keys.append(_key(17 + k, *(code(j) for j in range(i + first, i + first + width))))
+    keys.append(_key(24, *(cls(i + offset) for offset in range(-3, 5))))
+    start, end = _chunk(text, i)
+    left = _key(0, *(low(j) for j in range(max(start, i - LEFT_SPAN + 1), i + 1)))
+    keys.append(_key(25, left))
+    keys.append(_key(26, *(low(j) for j in range(i + 1, min(end, i + RIGHT_SPAN)))))
+    keys.append(_key(27, *(low(j) for j in range(start, min(end, start + CHUNK_SPAN)))))
+    keys.append(_key(28, min(i - start + 1, 10), cls(i + 1)))
+    after = next((j for j in range(i + 1, min(len(text), i + 1 + LOOK_AHEAD)) if not text[j].isspace()), None) \
+        if i + 1 < len(text) and text[i + 1].isspace() else None
+    keys.append(_key(29, cls(after) if after is not None else 0, code(i)))
+    keys.append(_key(30, left, code(i + 1)))
+    keys.append(_key(31, code(i), low(after) if after is not None else 0))
+    keys.append(_key(32, code(i), cls(i + 1), cls(i + 2)))
+    return [key & (buckets - 1) for key in keys]
+
+
+def classify(text: str, weights: np.ndarray) -> tuple[list[int], list[list[float]]]:
+    """Labels (-1 for white space) and scores, as :func:`hetdep.tokenizer._boundaries.classify` gives them."""
+    labels, scores = [], []
+    for i, char in enumerate(text):
+        if char.isspace():
+            labels.append(-1)
+            scores.append([0.0] * N_LABELS)
+            continue
+        rows = feature_rows(text, i, weights.shape[0])
+        score = [float(sum(np.float32(weights[row, label]) for row in rows)) for label in range(N_LABELS)]
+        allowed = range(TOKEN_END, N_LABELS) if i + 1 == len(text) or text[i + 1].isspace() else range(INSIDE, N_LABELS)
+        labels.append(max(allowed, key=lambda label: (score[label], -label)))
+        scores.append(score)
+    return labels, scores
+

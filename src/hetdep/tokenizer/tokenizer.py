@@ -1,0 +1,372 @@
+"""The tokenizer: raw text in, CoNLL-U sentences of tokens and words out, learned from a UD treebank.
+
+Training reads what every UD treebank has: each sentence's ``# text``, its tokens (the range
+lines of multiword tokens, the words elsewhere) and ``SpaceAfter=No``. The sentences' texts,
+joined as the treebank joins them (a space; or, when its sentences end with ``SpaceAfter=No``
+as Chinese ones do, nothing every other time and a space in between), make one training document in which every character's
+boundary is labelled; the boundary classifier (:mod:`hetdep.tokenizer._boundaries`) learns them,
+and :class:`~hetdep.tokenizer.multiword.MultiwordExpander` the multiword tokens. No rule is
+written per language: Chinese word segmentation is the same classification with fewer spaces.
+
+The output keeps the text: ``# text`` per sentence, ``SpaceAfter=No`` where tokens touch, and
+``SpacesBefore``/``SpacesAfter`` in MISC (UDPipe's convention: ``\\s`` space, ``\\t``, ``\\n``,
+``\\r``, ``\\uXXXX`` other white space) wherever the white space is not one plain space, so
+:func:`rebuild_text` gives back the input exactly. A blank line always ends a sentence, and a
+sentence that would pass ``MAX_TOKENS`` tokens is cut at its likeliest sentence end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from hetdep.errors import HetdepError
+from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_config
+from hetdep.tokenizer import _boundaries
+from hetdep.tokenizer._boundaries import INSIDE, N_LABELS, SENTENCE_END, TOKEN_END
+from hetdep.tokenizer.characters import char_arrays
+from hetdep.tokenizer.multiword import MultiwordExpander, Token
+from hetdep.treebank.conllu import FORM, ID, MISC, NO_HEAD, Sentence
+
+KIND = "tokenizer"
+MAX_TOKENS = 250
+MAX_BUCKETS_LOG2 = 26
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
+_UNESCAPE = re.compile(r"\\(s|t|n|r|p|\\|u[0-9A-Fa-f]{4})")
+
+
+@dataclass(frozen=True)
+class TokenizerOptions:
+    iterations: int = 10
+    buckets_log2: int = 21  # rows of the hashed weight table: 2**21 (24 MB as float32)
+    seed: int = 1
+
+
+# --- the training document -----------------------------------------------------------------------
+
+
+@dataclass
+class GoldText:
+    """A treebank's sentences as one document with every boundary labelled (-1 at white space)."""
+
+    text: str
+    labels: np.ndarray
+    sentence_spans: list[tuple[int, int]]  # characters of each sentence
+    tokens: list[list[Token]]  # per sentence
+    skipped: int  # sentences without # text, or whose tokens do not spell it
+
+
+def sentence_text(sentence: Sentence) -> str | None:
+    for comment in sentence.comments:
+        if comment.startswith("# text =") or comment.startswith("# text="):
+            return comment.split("=", 1)[1].strip()
+    return None
+
+
+def token_rows(sentence: Sentence) -> Iterator[tuple[list[str], list[list[str]] | None]]:
+    """Each token's row (a multiword token's range line, else the word's) and, for a multiword
+    token, the rows of its words; empty nodes are not tokens."""
+    words: list[list[str]] | None = None
+    words_left = 0
+    token = None
+    for row in sentence.rows:
+        token_id = row[ID]
+        if "-" in token_id:
+            low, high = token_id.split("-")
+            token, words, words_left = row, [], int(high) - int(low) + 1
+        elif "." in token_id:
+            continue
+        elif words_left:
+            words.append(row)
+            words_left -= 1
+            if not words_left:
+                yield token, words
+        else:
+            yield row, None
+
+
+def sentence_tokens(sentence: Sentence) -> list[Token]:
+    """(surface, words or None) for each token."""
+    return [(row[FORM], [w[FORM] for w in words] if words is not None else None) for row, words in token_rows(sentence)]
+
+
+def _space_after(sentence: Sentence) -> bool:
+    last = sentence.rows[-1] if sentence.rows else None
+    return last is None or "SpaceAfter=No" not in last[MISC].split("|")
+
+
+def _spans(text: str, forms: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where each token's characters lie in ``text`` (spaces inside a form may be absent from the text)."""
+    spans, at = [], 0
+    for form in forms:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        start = at
+        for char in form:
+            if char.isspace():
+                continue
+            while at < len(text) and text[at].isspace() and at > start:
+                at += 1
+            if at >= len(text) or text[at] != char:
+                return None
+            at += 1
+        spans.append((start, at))
+    return spans
+
+
+def gold_text(sentences: Iterable[Sentence]) -> GoldText:
+    pieces: list[str] = []
+    labels: list[np.ndarray] = []
+    spans, tokens, skipped, length = [], [], 0, 0
+    kept: list[tuple[str, list[Token], list[tuple[int, int]], bool]] = []
+    for sentence in sentences:
+        text, toks = sentence_text(sentence), sentence_tokens(sentence)
+        where = _spans(text, [form for form, _ in toks]) if text else None
+        if not where:
+            skipped += 1
+            continue
+        kept.append((text, toks, where, _space_after(sentence)))
+    spaced = sum(space for *_, space in kept) * 2 >= len(kept)  # how this treebank's sentences follow each other
+    for k, (text, toks, where, _) in enumerate(kept):
+        if pieces:
+            joiner = " " if spaced or k % 2 else ""  # touching sentences also meet a space, as users' text may have
+            pieces.append(joiner)
+            labels.append(np.full(len(joiner), -1, np.int8))
+            length += len(joiner)
+        sentence_labels = np.array([-1 if c.isspace() else INSIDE for c in text], dtype=np.int8)
+        for start, end in where:
+            sentence_labels[end - 1] = TOKEN_END
+        sentence_labels[where[-1][1] - 1] = SENTENCE_END
+        for i in range(len(text) - 1):  # a token with a space inside: before the space only an end can be learned
+            if sentence_labels[i] == INSIDE and text[i + 1].isspace():
+                sentence_labels[i] = TOKEN_END
+        pieces.append(text)
+        labels.append(sentence_labels)
+        spans.append((length, length + len(text)))
+        tokens.append(toks)
+        length += len(text)
+    return GoldText("".join(pieces), np.concatenate(labels) if labels else np.zeros(0, np.int8), spans, tokens, skipped)
+
+
+# --- the model ----------------------------------------------------------------------------------
+
+
+def _boundary_f1(gold: np.ndarray, guess: np.ndarray) -> dict[str, float]:
+    """Character-level F1 of token ends and of sentence ends."""
+    scores = {}
+    for name, at_least in (("token_ends", TOKEN_END), ("sentence_ends", SENTENCE_END)):
+        g, s = gold >= at_least, guess >= at_least
+        both = int(np.sum(g & s))
+        total = int(g.sum() + s.sum())
+        scores[name] = round(200.0 * both / total, 2) if total else 100.0
+    return scores
+
+
+class Tokenizer:
+    def __init__(self, weights: np.ndarray, multiword: MultiwordExpander, record: dict | None = None):
+        self.weights = weights
+        self.multiword = multiword
+        self.record = record or {}
+
+    # training
+
+    @classmethod
+    def train(cls, train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
+              options: TokenizerOptions = TokenizerOptions(), log: Callable[[str], None] = lambda _: None) -> "Tokenizer":
+        """Train on sentences with ``# text``; with ``dev``, keep the iteration with the best boundary F1 there."""
+        gold = gold_text(train)
+        if not gold.tokens:
+            raise HetdepError("no training sentence has a '# text' comment its tokens spell: the tokenizer cannot learn")
+        arrays = char_arrays(gold.text)
+        dev_gold = gold_text(dev) if dev else None
+        dev_arrays = char_arrays(dev_gold.text) if dev_gold and dev_gold.tokens else None
+        buckets = 1 << options.buckets_log2
+        weights = np.zeros((buckets, N_LABELS), np.float64)
+        sums = np.zeros_like(weights)
+        clock = np.zeros(1, np.int64)
+        rng = np.random.default_rng(options.seed)
+        blocks = [np.flatnonzero(gold.labels[start:end] >= 0) + start for start, end in gold.sentence_spans]
+        labels = gold.labels.astype(np.int64)
+        best, best_score, history = None, -1.0, []
+        for iteration in range(1, options.iterations + 1):
+            started = time.perf_counter()
+            order = np.concatenate([blocks[k] for k in rng.permutation(len(blocks))])
+            mistakes = _boundaries.train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
+                                               arrays.chunk_end, labels, order, weights, sums, clock)
+            averaged = (weights - sums / clock[0]).astype(np.float32)
+            entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
+            score = float(iteration)
+            if dev_arrays is not None:
+                guess, _ = _boundaries.classify(dev_arrays.codes, dev_arrays.lower, dev_arrays.classes,
+                                                dev_arrays.chunk_start, dev_arrays.chunk_end, averaged)
+                entry["dev"] = _boundary_f1(dev_gold.labels, guess)
+                score = entry["dev"]["token_ends"] + entry["dev"]["sentence_ends"]
+            history.append(entry)
+            log(f"tokenizer iteration {iteration}: {mistakes} mistakes" +
+                (f", dev F1 token ends {entry['dev']['token_ends']:.2f}, sentence ends {entry['dev']['sentence_ends']:.2f}"
+                 if "dev" in entry else ""))
+            if score > best_score:
+                best, best_score = averaged, score
+        multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
+        best_entry = max(history, key=lambda e: (e["dev"]["token_ends"] + e["dev"]["sentence_ends"]) if "dev" in e else e["iteration"])
+        record = {"options": asdict(options), "history": history, "best_iteration": best_entry["iteration"],
+                  "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
+                  "multiword_forms": len(multiword.lexicon)}
+        return cls(best, multiword, record)
+
+    # files
+
+    def save(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        rows = np.flatnonzero(np.any(self.weights != 0, axis=1))
+        np.savez_compressed(directory / "weights.npz", rows=rows.astype(np.int64), values=self.weights[rows],
+                            buckets=np.array([self.weights.shape[0]], np.int64))
+        config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
+                  **self.record, "multiword": self.multiword.config()}
+        (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Tokenizer":
+        directory = Path(directory)
+        config = read_config(directory)
+        if config["kind"] != KIND:
+            raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a tokenizer")
+        path = directory / "weights.npz"
+        if not path.is_file() or config.get("weights_sha256") != file_sha256(path):
+            raise ModelFileError(f"{path}: missing, or not the weights config.json was saved with")
+        try:
+            with np.load(path, allow_pickle=False) as arrays:
+                rows, values, buckets = arrays["rows"], arrays["values"], int(arrays["buckets"][0])
+            if not (0 < buckets <= 1 << MAX_BUCKETS_LOG2 and buckets & (buckets - 1) == 0 and rows.ndim == 1
+                    and values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets)
+                    and np.isfinite(values).all()):
+                raise ValueError("weight arrays that do not fit together")
+            weights = np.zeros((buckets, N_LABELS), np.float32)
+            weights[rows] = values
+            multiword = MultiwordExpander.from_config(config["multiword"])
+        except (KeyError, TypeError, ValueError, OSError, AttributeError) as error:
+            raise ModelFileError(f"{directory}: damaged tokenizer ({error})") from None
+        record = {k: v for k, v in config.items() if k not in ("kind", "format_version", "weights_sha256", "multiword")}
+        return cls(weights, multiword, record)
+
+    # tokenizing
+
+    def tokenize(self, text: str, *, first_id: int = 1) -> list[Sentence]:
+        """Sentences of tokens and words (no tags, no heads) covering every character of ``text``
+        (white space before the first token is kept as its ``SpacesBefore``)."""
+        if not text.strip():
+            return []
+        arrays = char_arrays(text)
+        labels, scores = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes,
+                                              arrays.chunk_start, arrays.chunk_end, self.weights)
+        for match in _BLANK_LINE.finditer(text):  # a blank line ends a sentence
+            before = match.start() - 1
+            while before >= 0 and labels[before] < 0:
+                before -= 1
+            if before >= 0:
+                labels[before] = SENTENCE_END
+        ends = np.flatnonzero(labels >= TOKEN_END)
+        labels[ends[-1]] = SENTENCE_END
+        n = len(text)
+        index = np.arange(n + 1)
+        next_char = np.minimum.accumulate(np.where(np.append(labels >= 0, True), index, n)[::-1])[::-1]
+        starts = next_char[np.concatenate(([0], ends[:-1] + 1))]
+        sentence_ends = _cut_long(np.flatnonzero(labels[ends] == SENTENCE_END), scores[ends])
+        sentences, first = [], 0
+        for last in sentence_ends:
+            sentences.append(self._sentence(text, starts[first:last + 1], ends[first:last + 1] + 1,
+                                             next_start=starts[last + 1] if last + 1 < len(starts) else n,
+                                             at_start=first == 0, sent_id=first_id + len(sentences)))
+            first = last + 1
+        return sentences
+
+    def tokenize_document(self, text: str, block: int = 1 << 20) -> Iterator[Sentence]:
+        """:meth:`tokenize` over a long text, a block of about ``block`` characters at a time, each
+        cut after a blank line (where a sentence ends anyway), so memory follows the block."""
+        start, sent_id = 0, 1
+        while start < len(text):
+            cut = _BLANK_LINE.search(text, start + block) if len(text) - start > block else None
+            end = cut.end() if cut else len(text)
+            sentences = self.tokenize(text[start:end], first_id=sent_id)
+            yield from sentences
+            sent_id += len(sentences)
+            start = end
+
+    def _sentence(self, text: str, starts, ends, next_start: int, at_start: bool, sent_id: int) -> Sentence:
+        forms = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+        expansions = self.multiword.expand(forms)
+        rows, word_rows, number = [], [], 1
+        for k, (form, words) in enumerate(zip(forms, expansions)):
+            misc = []
+            if k == 0 and at_start and starts[0] > 0:
+                misc.append("SpacesBefore=" + _escape(text[:starts[0]]))
+            gap = text[ends[k]:starts[k + 1] if k + 1 < len(forms) else next_start]
+            if gap == "":
+                misc.append("SpaceAfter=No")
+            elif gap != " ":
+                misc.append("SpacesAfter=" + _escape(gap))
+            misc_field = "|".join(misc) or "_"
+            if words:
+                rows.append([f"{number}-{number + len(words) - 1}", form] + ["_"] * 7 + [misc_field])
+                for word in words:
+                    word_rows.append(len(rows))
+                    rows.append([str(number), word] + ["_"] * 8)
+                    number += 1
+            else:
+                word_rows.append(len(rows))
+                rows.append([str(number), form] + ["_"] * 7 + [misc_field])
+                number += 1
+        sentence_text = " ".join(text[starts[0]:ends[-1]].split())
+        comments = [f"# sent_id = {sent_id}", f"# text = {sentence_text}"]
+        return Sentence(comments, rows, word_rows, [NO_HEAD] * len(word_rows))
+
+
+def _cut_long(sentence_ends: np.ndarray, token_scores: np.ndarray) -> list[int]:
+    """Token indices that end sentences, with any run longer than MAX_TOKENS cut where a sentence
+    end scores best (against a mere token end) in the run's second half."""
+    margin = token_scores[:, SENTENCE_END] - token_scores[:, TOKEN_END]
+    cuts, first = [], 0
+    for last in sentence_ends.tolist():
+        while last - first + 1 > MAX_TOKENS:
+            low, high = first + MAX_TOKENS // 2, first + MAX_TOKENS
+            cut = low + int(np.argmax(margin[low:high]))
+            cuts.append(cut)
+            first = cut + 1
+        cuts.append(last)
+        first = last + 1
+    return cuts
+
+
+def _escape(space: str) -> str:
+    return "".join(_ESCAPES.get(c) or (c if not c.isspace() else f"\\u{ord(c):04x}") for c in space)
+
+
+def _unescape(value: str) -> str:
+    def one(match: re.Match) -> str:
+        code = match.group(1)
+        return {"s": " ", "t": "\t", "n": "\n", "r": "\r", "p": "|", "\\": "\\"}.get(code) or chr(int(code[1:], 16))
+    return _UNESCAPE.sub(one, value)
+
+
+def rebuild_text(sentences: Iterable[Sentence]) -> str:
+    """The text a tokenizer's output came from: its tokens and the white space MISC records."""
+    pieces = []
+    for sentence in sentences:
+        for row, _ in token_rows(sentence):
+            misc = dict(item.split("=", 1) for item in row[MISC].split("|") if "=" in item)
+            if "SpacesBefore" in misc:
+                pieces.append(_unescape(misc["SpacesBefore"]))
+            pieces.append(row[FORM])
+            if "SpacesAfter" in misc:
+                pieces.append(_unescape(misc["SpacesAfter"]))
+            elif misc.get("SpaceAfter") != "No":
+                pieces.append(" ")
+    return "".join(pieces)

@@ -1,0 +1,99 @@
+"""The tokenizer: the compiled classifier against its reference, what it learns, and that no text is ever lost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SAMPLES, SHARED_DATA, needs_shared
+
+from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.learn.model_files import ModelFileError
+from hetdep.tokenizer import _boundaries, reference
+from hetdep.tokenizer.characters import char_arrays
+from hetdep.tokenizer.multiword import MultiwordExpander
+from hetdep.tokenizer.tokenizer import MAX_TOKENS, Tokenizer, TokenizerOptions, rebuild_text, sentence_text
+from hetdep.treebank.conllu import read_conllu, write_conllu
+
+
+@pytest.fixture(scope="module")
+def sample_tokenizer() -> Tokenizer:
+    return Tokenizer.train(list(read_conllu(SAMPLES / "train.ud.conllu")), options=TokenizerOptions(iterations=5))
+
+
+def _raw(path) -> str:
+    return " ".join(sentence_text(s) for s in read_conllu(path))
+
+
+def test_compiled_classifier_equals_the_reference(sample_tokenizer):
+    text = _raw(SAMPLES / "dev.ud.conllu")[:3000] + "  Tab\tend\n\nÉtat-major l'an 2000, etc."
+    arrays = char_arrays(text)
+    labels, scores = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
+                                          arrays.chunk_end, sample_tokenizer.weights)
+    rows = [reference.feature_rows(text, i, sample_tokenizer.weights.shape[0]) for i in (0, 5, len(text) - 1)]
+    out = np.empty(_boundaries.N_TEMPLATES, np.int64)
+    for i, expected in zip((0, 5, len(text) - 1), rows):
+        _boundaries.features(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, i,
+                             np.uint64(sample_tokenizer.weights.shape[0] - 1), out)
+        assert out.tolist() == expected
+    ref_labels, ref_scores = reference.classify(text, sample_tokenizer.weights)
+    assert labels.tolist() == ref_labels
+    assert scores.tolist() == ref_scores
+
+
+def test_sample_dev_text_is_tokenized_well_and_given_back_exactly(sample_tokenizer, tmp_path):
+    text = _raw(SAMPLES / "dev.ud.conllu")
+    sentences = sample_tokenizer.tokenize(text)
+    assert rebuild_text(sentences) == text
+    system = tmp_path / "dev.tok.conllu"
+    write_conllu(sentences, system)
+    scores = evaluate_conll18(SAMPLES / "dev.ud.conllu", system)
+    assert scores["Tokens"].f1 > 96.5 and scores["Words"].f1 > 96.0  # 200 training sentences (full fr-sequoia: bench/)
+    assert scores["Sentences"].f1 > 70.0
+
+
+def test_multiword_tokens_expand_in_context(sample_tokenizer):
+    [sentence] = sample_tokenizer.tokenize("Il parle du livre de l'auteur au public.")
+    assert sentence.forms == ["Il", "parle", "de", "le", "livre", "de", "l'", "auteur", "à", "le", "public", "."]
+    assert [row[1] for row in sentence.rows if "-" in row[0]] == ["du", "au"]
+
+
+def test_rules_expand_unseen_forms_and_keep_case():
+    expander = MultiwordExpander.train([[("du", ["de", "le"]), ("aux", ["à", "les"]), ("auxquels", ["à", "lesquels"]),
+                                         ("don't", ["do", "n't"]), ("can't", ["ca", "n't"]), ("livre", None)]])
+    assert expander.rule("auxquelles") == ("prefix:aux", ["à", "lesquelles"])
+    assert expander.rule("wouldn't") == ("suffix:n't", ["would", "n't"])
+    assert expander.rule("livre") is None
+    assert expander.expand(["Du", "Wouldn't", "DU"]) == [["De", "le"], ["Would", "n't"], ["DE", "LE"]]
+
+
+@pytest.mark.parametrize("text", [
+    "", "   \n\t ", "!!! ... ?!", "\ufeffBonjour.", "a\x00b \x07c\x1fd.", "Ceci est du 中文 mélangé avec English, ok ? Oui !",
+    "Pas de fin " * 9000, "ligne\r\nsuivante\u2028 fin\u00a0ici.",
+])
+def test_no_text_is_lost(sample_tokenizer, tmp_path, text):
+    sentences = sample_tokenizer.tokenize(text)
+    assert rebuild_text(sentences) == (text if text.strip() else "")
+    kept = "".join(sentence_text(s) for s in sentences)
+    assert "".join(kept.split()) == "".join(text.split())  # # text holds every non-space character, in order
+    assert all(len(s.rows) <= 2 * MAX_TOKENS for s in sentences)
+    path = tmp_path / "out.conllu"
+    write_conllu(sentences, path)
+    assert len(list(read_conllu(path))) == len(sentences)  # valid CoNLL-U
+
+
+def test_saved_tokenizer_gives_the_same_output_and_damage_is_refused(sample_tokenizer, tmp_path):
+    sample_tokenizer.save(tmp_path / "tok")
+    loaded = Tokenizer.load(tmp_path / "tok")
+    text = _raw(SAMPLES / "dev.ud.conllu")[:2000]
+    assert [s.to_text() for s in loaded.tokenize(text)] == [s.to_text() for s in sample_tokenizer.tokenize(text)]
+    weights = tmp_path / "tok" / "weights.npz"
+    weights.write_bytes(weights.read_bytes()[:-10])
+    with pytest.raises(ModelFileError, match="weights.npz"):
+        Tokenizer.load(tmp_path / "tok")
+
+
+@needs_shared
+def test_real_test_sets_keep_their_text(sample_tokenizer):
+    for name in ("fr-sequoia", "en-ewt", "zh-beginner"):
+        text = _raw(SHARED_DATA / name / "test.ud.conllu")
+        assert rebuild_text(sample_tokenizer.tokenize(text)) == text, name

@@ -97,3 +97,9 @@ def test_real_test_sets_keep_their_text(sample_tokenizer):
     for name in ("fr-sequoia", "en-ewt", "zh-beginner"):
         text = _raw(SHARED_DATA / name / "test.ud.conllu")
         assert rebuild_text(sample_tokenizer.tokenize(text)) == text, name
+
+
+def test_a_fixed_seed_gives_the_same_tokenizer(sample_tokenizer):
+    again = Tokenizer.train(list(read_conllu(SAMPLES / "train.ud.conllu")), options=TokenizerOptions(iterations=5))
+    assert np.array_equal(again.weights, sample_tokenizer.weights)
+    assert again.multiword.config() == sample_tokenizer.multiword.config()

@@ -1,0 +1,94 @@
+"""From raw text to both schemes' trees: the model 'hetdep train' builds by default, and the ways text reaches it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES, write
+
+from hetdep.cli import main
+from hetdep.tokenizer.tokenizer import rebuild_text, sentence_text
+from hetdep.treebank.conllu import read_conllu
+
+TEXT = ("Le ministre parle du budget au public. Les élèves de l'école visitent le musée.\n\n"
+        "La réunion aura lieu à Paris en 2024, dans les locaux de l'association.")
+
+
+@pytest.fixture(scope="module")
+def pipeline_model(tmp_path_factory):
+    """A joint model trained the default way (tokenizer, tagger, jackknifed tags) on the sample, kept small."""
+    model = tmp_path_factory.mktemp("pipeline") / "model"
+    result = CliRunner().invoke(main, [
+        "train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
+        "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"), "--model", str(model),
+        "--beam", "4", "--iterations", "2", "--folds", "3"])
+    assert result.exit_code == 0, result.output
+    assert "with its tokenizer and tagger" in result.output
+    return model
+
+
+def test_raw_text_gives_both_schemes_trees_of_the_same_words(pipeline_model, tmp_path):
+    raw = write(tmp_path, "text.txt", TEXT)
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output", str(out_a),
+                                       "--output-b", str(out_b)])
+    assert result.exit_code == 0, result.output
+    a, b = list(read_conllu(out_a, require_heads=True)), list(read_conllu(out_b, require_heads=True))
+    assert len(a) == len(b) >= 3  # the blank line ends a sentence at least
+    assert [s.forms for s in a] == [s.forms for s in b]
+    assert rebuild_text(a) == TEXT and "".join(sentence_text(s) for s in a).replace(" ", "") == "".join(TEXT.split())
+    first = a[0]
+    assert first.forms[:6] == ["Le", "ministre", "parle", "de", "le", "budget"]  # du = de le
+    assert all(tag != "_" for s in a for tag in s.upos)  # tagged by the model's own tagger
+
+
+def test_standard_input_and_output(pipeline_model, tmp_path):
+    out_b = tmp_path / "b.conllu"
+    process = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(pipeline_model), "--input", "-",
+                              "--output", "-", "--output-b", str(out_b)], input=TEXT.encode(), capture_output=True)
+    assert process.returncode == 0, process.stderr.decode()
+    printed = process.stdout.decode()
+    assert printed.startswith("# sent_id = 1\n# text = Le ministre parle du budget") and printed.count("# sent_id") == len(list(read_conllu(out_b)))
+    broken = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(pipeline_model), "--input", "-",
+                             "--output", "-", "--output-b", str(out_b), "--format", "conllu"],
+                            input=b"1\tLe\t_\tDET\n", capture_output=True)
+    assert broken.returncode == 2 and broken.stdout == b""  # nothing half written to standard output
+    assert "<stdin>:1:" in broken.stderr.decode() and "Traceback" not in broken.stderr.decode()
+
+
+def test_conllu_is_recognised_whatever_its_name_and_tokenized_text_on_request(pipeline_model, tmp_path):
+    conllu = write(tmp_path, "sentences.data", (SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8"))
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    args = ["parse", "--model", str(pipeline_model), "--output", str(out_a), "--output-b", str(out_b)]
+    assert CliRunner().invoke(main, [*args, "--input", str(conllu)]).exit_code == 0
+    assert [s.forms for s in read_conllu(out_a)] == [s.forms for s in read_conllu(SAMPLES / "dev.ud.conllu")]
+    tokenized = write(tmp_path, "tok.txt", "Le chat dort .\nIl parle du livre .\n")
+    assert CliRunner().invoke(main, [*args, "--input", str(tokenized), "--format", "tokenized"]).exit_code == 0
+    assert [s.forms for s in read_conllu(out_a)] == [["Le", "chat", "dort", "."], ["Il", "parle", "du", "livre", "."]]
+
+
+def test_raw_text_for_a_model_without_tokenizer_is_one_clear_error(tmp_path):
+    model = tmp_path / "m"
+    assert CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                     "--model", str(model), "--beam", "2", "--iterations", "1", "--no-tokenizer",
+                                     "--folds", "2"]).exit_code == 0
+    raw = write(tmp_path, "text.txt", TEXT)
+    result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(raw), "--output", str(tmp_path / "o"),
+                                       "--format", "raw"])
+    assert result.exit_code == 2 and "has no tokenizer for raw text" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_tokenize_and_train_tokenizer_commands(pipeline_model, tmp_path):
+    runner = CliRunner()
+    trained = runner.invoke(main, ["train-tokenizer", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                                   str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "tok"), "--iterations", "3"])
+    assert trained.exit_code == 0, trained.output
+    raw = write(tmp_path, "text.txt", TEXT)
+    for model in (tmp_path / "tok", pipeline_model):
+        out = tmp_path / "tokens.conllu"
+        assert runner.invoke(main, ["tokenize", "--model", str(model), "--input", str(raw), "--output", str(out)]).exit_code == 0
+        assert rebuild_text(read_conllu(out)) == TEXT

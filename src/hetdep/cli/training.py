@@ -55,7 +55,6 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pseudo-projective transform; the best dev iteration is kept (mean UAS of both schemes
     for a joint model).
     """
-    from tqdm import tqdm
 
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
@@ -78,8 +77,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds)
     result = train_pipeline(model_dir, choice, pipeline, options, TrainingFiles(train_path, dev_path, train_b_path, dev_b_path),
-                            names_given, log=lambda line: click.echo(line, err=True),
-                            progress=lambda **kw: tqdm(mininterval=1.0, **kw))
+                            names_given)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""

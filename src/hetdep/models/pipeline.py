@@ -9,13 +9,15 @@ the model directory holds all three parts (``tokenizer/``, ``tagger/``, the pars
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence, TextIO
 
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models.training import ModelChoice, train_model, training_record
+from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of
 from hetdep.treebank.tags import TAG_COLUMNS
@@ -62,10 +64,26 @@ def _copy_tags(tagged: Sequence[Sentence], into: Sequence[Sentence], columns: Se
     return out
 
 
+def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
+            tokenizer: bool, columns: list[str]) -> list[Stage]:
+    from hetdep.tagger.tagger import TaggerOptions
+    from hetdep.tokenizer.tokenizer import TokenizerOptions
+
+    stages = [Stage("tokenizer", TokenizerOptions().iterations, "iterations", fine=False)] if tokenizer else []
+    passes = 2 * TaggerOptions().iterations * len(train)  # both directions, at most
+    stages += [Stage(f"tagger ({column})", passes, "sentence passes", stops_early=True) for column in columns]
+    if columns:
+        stages.append(Stage("jackknifing", pipeline.folds * len(columns), "folds", fine=False))
+    examples = len(train) + (len(train_b) if choice.concatenate else 0)
+    stages.append(Stage("parser", options.iterations * examples, "sentence passes", stops_early=True))
+    return stages
+
+
 def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions,
-                   files: TrainingFiles, schemes: tuple[str, ...] | None = None, log: Callable[[str], None] = print,
-                   progress: Callable | None = None) -> TrainResult:
-    """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``."""
+                   files: TrainingFiles, schemes: tuple[str, ...] | None = None, stream: TextIO | None = None,
+                   interactive: bool | None = None) -> TrainResult:
+    """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
+    progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.tagger.tagger import TaggerOptions, jackknife, load_taggers, tag_accuracy, train_tagger
     from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, sentence_text
 
@@ -80,48 +98,63 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if choice.joint:  # refuse files that are not the same sentences before training anything
         pairs_of(train, train_b)
         pairs_of(dev, dev_b)
+    with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
+    columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])
+               if pipeline.tagger == "train" and not separate_treebanks else [])
+    if columns and len(train) < pipeline.folds:
+        raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
+                          "(train with --gold-tags)")
+    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns), stream, interactive)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
     tokenizer = None
-    if pipeline.tokenizer and not separate_treebanks:
-        if any(sentence_text(s) for s in train):
-            log("tokenizer: training on the sentences' '# text'")
-            tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=options.seed), log=log)
-            record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"],
-                                   "dev": tokenizer.record["history"][tokenizer.record["best_iteration"] - 1].get("dev")}
-        else:
-            log(f"tokenizer: none ({files.train} has no '# text' comments); the model parses tokenized input only")
+    if with_tokenizer:
+        display.start("tokenizer")
+
+        def tokenizer_iteration(line: str) -> None:
+            display.log(line)
+            display.advance("tokenizer")
+
+        tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
+        best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
+        record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev")}
+        display.finish("tokenizer", f"iteration {tokenizer.record['best_iteration']} kept")
+    elif pipeline.tokenizer and not separate_treebanks:
+        display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
     taggers = []
-    if pipeline.tagger == "train" and not separate_treebanks:
-        columns = ["upos"] + (["xpos"] if options.tag_column == "xpos" else [])
-        if len(train) < pipeline.folds:
-            raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
-                              "(train with --gold-tags)")
+    if columns:
         for column in columns:
-            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed), progress=progress)
+            stage = f"tagger ({column})"
+            display.start(stage)
+            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed),
+                                  progress=display.perceptron_progress(stage, score="accuracy"))
             taggers.append(result)
-            log(f"tagger ({column}): dev accuracy {tag_accuracy(dev, result.parser.tag(dev), column):.2f}%")
-        log(f"jackknifing the training tags in {pipeline.folds} folds")
+            display.finish(stage, f"dev accuracy {tag_accuracy(dev, result.parser.tag(dev), column):.2f}%")
+        display.start("jackknifing")
         gold_train = train
         train = jackknife(train, pipeline.folds, columns, TaggerOptions(iterations=pipeline.fold_iterations, seed=options.seed),
-                          progress=log)
+                          progress=lambda _: display.advance("jackknifing"))
         for tagger in taggers:
             dev = list(tagger.parser.tag(dev))
-        record.update(columns=columns, jackknife_folds=pipeline.folds,
-                      jackknifed_tags_kept={c: round(tag_accuracy(gold_train, train, c), 2) for c in columns})
+        kept = {c: round(tag_accuracy(gold_train, train, c), 2) for c in columns}
+        record.update(columns=columns, jackknife_folds=pipeline.folds, jackknifed_tags_kept=kept)
+        display.finish("jackknifing", ", ".join(f"{c}: {v:.2f}% of the training tags as in the gold" for c, v in kept.items()))
         if train_b is not None:
             train_b, dev_b = _copy_tags(train, train_b, columns), _copy_tags(dev, dev_b, columns)
-    result = train_model(choice, options, train, dev, train_b, dev_b, progress=progress)
+    display.start("parser")
+    result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"))
+    display.finish("parser", f"iteration {result.best_iteration} kept")
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        training_options=vars(options), pipeline={**record, "choice": asdict(pipeline)}, **facts)
+    for part, kept in (("tokenizer", tokenizer is not None), ("tagger", bool(taggers) or given_tagger)):
+        if not kept and (model_dir / part).is_dir():  # a part left by an earlier training in this directory
+            shutil.rmtree(model_dir / part)
     if tokenizer is not None:
         tokenizer.save(model_dir / "tokenizer")
     for tagger in taggers:
         tagger.parser.save(model_dir / "tagger" / tagger.parser.column, history=[vars(r) for r in tagger.history],
                            best_iteration=tagger.best_iteration)
     if given_tagger:
-        import shutil
-
         shutil.copytree(pipeline.tagger, model_dir / "tagger", dirs_exist_ok=True)
     return result

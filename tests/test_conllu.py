@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import SAMPLES, conllu, needs_shared, shared_files, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hetdep.errors import InputError
 from hetdep.treebank.conllu import (
@@ -253,3 +255,27 @@ def test_an_empty_file_is_a_problem_for_validate(tmp_path):
     assert good == 0 and [problem.message for problem in problems] == ["the file holds no sentence"]
     result = subprocess.run([sys.executable, "-m", "hetdep", "validate", str(empty)], capture_output=True, text=True)
     assert result.returncode == 1 and f"{empty}:1: the file holds no sentence" in result.stdout
+
+
+# Generated damage: token lines from fields that are numbers, ranges, empty nodes, "_", odd digits
+# and stray characters; whatever comes, reading names a line (InputError) or gives sentences.
+_FIELD = st.one_of(st.integers(-3, 12).map(str), st.sampled_from(["_", "1-2", "2-1", "0-1", "1.1", "3.0", "01", "²", "", " x",
+                                                                   "root", "NOUN", "1-3"]),
+                   st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n"), max_size=4))
+_LINE = st.one_of(st.lists(_FIELD, min_size=1, max_size=11).map("\t".join), st.sampled_from(["", "# text = x", "#"]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINE, max_size=12))
+def test_generated_damage_is_named_or_read_never_a_crash(tmp_path, lines):
+    path = write(tmp_path, "fuzz.conllu", "\n".join(lines) + "\n")
+    good, problems = collect_problems(path)
+    assert all(problem.line >= 1 for problem in problems)
+    try:
+        sentences = list(read_conllu(path))
+    except InputError as error:
+        assert error.line is not None and error.path == str(path) and problems
+    else:
+        assert len(sentences) == good and not problems
+        for sentence in sentences:
+            assert len(sentence.heads) == len(sentence)

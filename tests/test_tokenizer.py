@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED_DATA, needs_shared
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.model_files import ModelFileError
@@ -103,3 +105,14 @@ def test_a_fixed_seed_gives_the_same_tokenizer(sample_tokenizer):
     again = Tokenizer.train(list(read_conllu(SAMPLES / "train.ud.conllu")), options=TokenizerOptions(iterations=5))
     assert np.array_equal(again.weights, sample_tokenizer.weights)
     assert again.multiword.config() == sample_tokenizer.multiword.config()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_any_text_comes_back_whole_as_valid_conllu(sample_tokenizer, tmp_path, text):
+    sentences = sample_tokenizer.tokenize(text)
+    assert rebuild_text(sentences) == (text if text.strip() else "")
+    assert "".join("".join(sentence_text(s).split()) for s in sentences) == "".join(text.split())
+    path = tmp_path / "out.conllu"
+    write_conllu(sentences, path)
+    assert [s.forms for s in read_conllu(path)] == [s.forms for s in sentences]

@@ -145,7 +145,7 @@ class RunDisplay:
     def line(self, stage: Stage) -> str:
         parts = [f"{self._prefix(stage)}", f"{stage.done:,}/{stage.total:,} {stage.unit}"]
         if stage.rate:
-            parts.append(f"{stage.rate:,.1f} {stage.unit}/s")
+            parts.append(f"{stage.rate:,.1f} {stage.unit}/s" if stage.rate >= 1 else f"{1 / stage.rate:,.1f} s each")
         parts += [f"{key.replace('_', ' ')} {value}" for key, value in stage.extra.items()]
         left, complete, bound = self.eta()
         if stage.rate:

@@ -84,3 +84,19 @@ def test_validate_lists_every_problem(tmp_path):
 def test_projectivity_report():
     report = json.loads(run("projectivity", SUD, "--json").output)
     assert report["trees"] == 200 and report["non_projective_trees"] > 0 and report["arcs_restored_pct"] > 99.9
+
+
+def test_ctrl_c_while_the_command_line_starts_is_quiet():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "class Interrupt:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'hetdep.cli':\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Interrupt())\n"
+            "from hetdep.console import run\n"
+            "run()\n")
+    process = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True)
+    assert process.returncode == 130 and process.stderr == "hetdep: interrupted (no output was written)\n"

@@ -170,7 +170,8 @@ def test_parse_plain_text_with_the_bundled_tagger(tmp_path):
     assert result.exit_code == 0, result.output
     text = tmp_path / "in.txt"
     text.write_text("Le chat dort .\n\n  \nIl pleut sur la ville .\n", encoding="utf-8")
-    result = run(main, ["parse", "--model", str(tmp_path / "p"), "--input", str(text), "--output", str(tmp_path / "o.conllu")])
+    result = run(main, ["parse", "--model", str(tmp_path / "p"), "--input", str(text), "--output", str(tmp_path / "o.conllu"),
+                        "--format", "tokenized"])
     assert result.exit_code == 0, result.output
     parsed = list(read_conllu(tmp_path / "o.conllu", require_heads=True))
     assert [s.forms for s in parsed] == [["Le", "chat", "dort", "."], ["Il", "pleut", "sur", "la", "ville", "."]]

@@ -1,5 +1,5 @@
 """``python -m hetdep`` is the ``hetdep`` command."""
 
-from hetdep.cli import main
+from hetdep.console import run
 
-main()
+run()

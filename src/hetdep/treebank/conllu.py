@@ -142,7 +142,8 @@ def read_conllu(
     Every problem (wrong column count, bad ID or HEAD, head out of range, a cycle, several
     roots when ``single_root``, an empty sentence, a BOM, CRLF line ends, bytes that are not
     UTF-8) goes to ``on_problem``, which by default raises :class:`InputError`; a collecting
-    callback sees them all, and sentences with problems are then not yielded.
+    callback sees them all, and sentences with problems are then not yielded. ``name`` is how
+    messages call the file (``<stdin>`` for a copy of standard input).
     """
     with _open(str(path), name) as handle:
         yield from _parse(handle, name or str(path), single_root, require_heads, on_problem)
@@ -457,7 +458,7 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
     """Text files written whole or not at all: each goes to a temporary file beside its path and is
     renamed into place only when the block ends without an error, so a failed or interrupted
     command leaves what the path held before (and no partial output). ``None``: a file whose
-    text is discarded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
+    text is discarded; ``"-"``: standard output, written in one go once the block has succeeded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
     handles, temporaries = [], []
     try:
         for path in paths:

@@ -98,10 +98,10 @@ class RunDisplay:
         self.log(f"{self._prefix(stage)} done in {_clock(seconds)}" + (f": {note}" if note else ""))
         self._last_tenth = -1
 
-    def perceptron_progress(self, name: str, score: str = "UAS"):
+    def perceptron_progress(self, name: str, score: str = "UAS", log_iterations: bool = True):
         """A tqdm-like factory for the training loops' ``progress`` (one bar per iteration): the
         stage's units are sentence passes, and the last iteration's dev score is shown as ``score``
-        (a tagger's accuracy travels as its UAS)."""
+        (a tagger's accuracy travels as its UAS), and with ``log_iterations`` written as a line."""
         display = self
 
         class _Iteration:
@@ -116,7 +116,7 @@ class RunDisplay:
                 self.dev = display.stages[name].extra[f"dev {score}"] = dev_UAS
 
             def close(self) -> None:
-                if self.dev is not None:
+                if self.dev is not None and log_iterations:
                     display.log(f"{display._prefix(display.stages[name])}: {self.desc} done, dev {score} {self.dev}")
 
         return _Iteration

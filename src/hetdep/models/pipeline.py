@@ -126,7 +126,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             stage = f"tagger ({column})"
             display.start(stage)
             result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed),
-                                  progress=display.perceptron_progress(stage, score="accuracy"))
+                                  progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             taggers.append(result)
             display.finish(stage, f"dev accuracy {tag_accuracy(dev, result.parser.tag(dev), column):.2f}%")
         display.start("jackknifing")

@@ -35,3 +35,20 @@ def conllu(*words: tuple, comments: tuple[str, ...] = ()) -> str:
     for i, (form, upos, head, deprel) in enumerate(words, 1):
         lines.append(f"{i}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t{deprel}\t_\t_")
     return "\n".join(lines) + "\n\n"
+
+
+@pytest.fixture(scope="session")
+def pipeline_model(tmp_path_factory):
+    """A joint model trained the default way (tokenizer, tagger, jackknifed tags) on the sample, kept small."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    model = tmp_path_factory.mktemp("pipeline") / "model"
+    result = CliRunner().invoke(main, [
+        "train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
+        "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"), "--model", str(model),
+        "--beam", "4", "--iterations", "2", "--folds", "3"])
+    assert result.exit_code == 0, result.output
+    assert "with its tokenizer and tagger" in result.output
+    return model

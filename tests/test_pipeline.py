@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES, write
 
@@ -15,19 +14,6 @@ from hetdep.treebank.conllu import read_conllu
 
 TEXT = ("Le ministre parle du budget au public. Les élèves de l'école visitent le musée.\n\n"
         "La réunion aura lieu à Paris en 2024, dans les locaux de l'association.")
-
-
-@pytest.fixture(scope="module")
-def pipeline_model(tmp_path_factory):
-    """A joint model trained the default way (tokenizer, tagger, jackknifed tags) on the sample, kept small."""
-    model = tmp_path_factory.mktemp("pipeline") / "model"
-    result = CliRunner().invoke(main, [
-        "train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
-        "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"), "--model", str(model),
-        "--beam", "4", "--iterations", "2", "--folds", "3"])
-    assert result.exit_code == 0, result.output
-    assert "with its tokenizer and tagger" in result.output
-    return model
 
 
 def test_raw_text_gives_both_schemes_trees_of_the_same_words(pipeline_model, tmp_path):

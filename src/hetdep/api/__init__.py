@@ -1,0 +1,1 @@
+"""hetdep as a library: ``hetdep.load(MODEL)`` gives a callable model, and parsing gives documents."""

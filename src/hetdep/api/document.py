@@ -1,0 +1,101 @@
+"""What parsing gives back in Python: a document of sentences of words, each word with one head
+and one label per scheme (``word.head["ud"]``, ``word.deprel["sud"]``).
+
+These are plain read-only values built from the CoNLL-U sentences the parsers write; they keep
+those sentences, so ``to_conllu(scheme)`` writes exactly what ``hetdep parse`` would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Mapping, Sequence
+
+from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS
+from hetdep.treebank.conllu import Sentence as TreebankSentence
+
+
+@dataclass(frozen=True)
+class Word:
+    """One syntactic word: ``id`` counts from 1 in its sentence; ``head[scheme]`` is the id of
+    its head there (0: the root)."""
+
+    id: int
+    form: str
+    lemma: str
+    upos: str
+    xpos: str
+    feats: str
+    misc: str
+    head: Mapping[str, int]
+    deprel: Mapping[str, str]
+
+
+class Sentence:
+    """A parsed sentence: its words, its text (``# text``, when the input had one), its trees."""
+
+    def __init__(self, trees: Mapping[str, TreebankSentence]):
+        self._trees = dict(trees)
+        first = next(iter(self._trees.values()))
+        rows = [first.rows[i] for i in first.word_rows]
+        heads = {scheme: tree.heads for scheme, tree in self._trees.items()}
+        labels = {scheme: tree.column(DEPREL) for scheme, tree in self._trees.items()}
+        self.words: tuple[Word, ...] = tuple(
+            Word(int(row[ID]), row[FORM], row[LEMMA], row[UPOS], row[XPOS], row[FEATS], row[MISC],
+                 {scheme: heads[scheme][k] for scheme in heads}, {scheme: labels[scheme][k] for scheme in labels})
+            for k, row in enumerate(rows))
+        self.text: str | None = next((c.split("=", 1)[1].strip() for c in first.comments if c.startswith("# text =")), None)
+        self.sent_id: str | None = first.sent_id
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        return tuple(self._trees)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __iter__(self) -> Iterator[Word]:
+        return iter(self.words)
+
+    def tree(self, scheme: str) -> TreebankSentence:
+        """The CoNLL-U sentence of one scheme's tree."""
+        if scheme not in self._trees:
+            raise KeyError(f"no scheme {scheme!r}: this sentence has {', '.join(self._trees)}")
+        return self._trees[scheme]
+
+    def to_conllu(self, scheme: str | None = None) -> str:
+        return self.tree(scheme or self.schemes[0]).to_text()
+
+    def __repr__(self) -> str:
+        return f"Sentence({' '.join(w.form for w in self.words)!r}, schemes={self.schemes})"
+
+
+class Document:
+    """Sentences parsed together, in input order, all with the same schemes."""
+
+    def __init__(self, sentences: Sequence[Sentence], schemes: Sequence[str]):
+        self.sentences: tuple[Sentence, ...] = tuple(sentences)
+        self.schemes: tuple[str, ...] = tuple(schemes)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def __iter__(self) -> Iterator[Sentence]:
+        return iter(self.sentences)
+
+    def __getitem__(self, index: int) -> Sentence:
+        return self.sentences[index]
+
+    @property
+    def words(self) -> list[Word]:
+        return [word for sentence in self.sentences for word in sentence.words]
+
+    def to_conllu(self, scheme: str | None = None) -> str:
+        """The document as CoNLL-U in one scheme (the model's first by default)."""
+        scheme = scheme or self.schemes[0]
+        if scheme not in self.schemes:
+            raise KeyError(f"no scheme {scheme!r}: this document has {', '.join(self.schemes)}")
+        return "".join(sentence.to_conllu(scheme) for sentence in self.sentences)
+
+    def __repr__(self) -> str:
+        return f"Document({len(self.sentences)} sentences, {len(self.words)} words, schemes={self.schemes})"
+

@@ -1,0 +1,130 @@
+"""``hetdep.load``: any model directory as one callable, from raw text or tokens to a :class:`Document`.
+
+It opens the model as ``hetdep parse`` does (:func:`hetdep.models.parsing.open_models`), so the
+same rules hold: a bundled tokenizer splits raw text, a bundled tagger tags, a model without a
+tagger refuses untagged words rather than parsing them wrongly. A loaded model may be shared
+between threads: a lock lets one parse run at a time (the searches reuse their buffers).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from hetdep.api.document import Document, Sentence
+from hetdep.errors import HetdepError
+from hetdep.learn.model_files import read_config
+from hetdep.models.parsing import ParseChoice, open_models
+from hetdep.treebank.conllu import NO_HEAD
+from hetdep.treebank.conllu import Sentence as TreebankSentence
+
+
+def _schemes(model_dir: Path, kind: str, helper: Path | None) -> tuple[str, ...]:
+    names = list(read_config(model_dir).get("schemes") or (["a", "b"] if kind == "joint" else ["a"]))
+    if helper is not None:
+        other = (read_config(helper).get("schemes") or ["b"])[0]
+        names = [names[0], other if other != names[0] else f"{other}-helper"]
+    return tuple(names[:2])
+
+
+def _from_tokens(tokens: Sequence[Sequence[str]]) -> list[TreebankSentence]:
+    sentences = []
+    for number, words in enumerate(tokens, 1):
+        if isinstance(words, str) or not all(isinstance(w, str) and w and not any(c.isspace() for c in w) for w in words):
+            raise HetdepError(f"tokens: sentence {number} must be a list of words, each a non-empty string without "
+                              "white space (a whole string is raw text: call the model on it)")
+        rows = [[str(i), word] + ["_"] * 8 for i, word in enumerate(words, 1)]
+        sentences.append(TreebankSentence([f"# sent_id = {number}", "# text = " + " ".join(words)], rows,
+                                          list(range(len(rows))), [NO_HEAD] * len(rows), "<tokens>", number))
+    return sentences
+
+
+class Model:
+    """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
+
+    def __init__(self, path: str | Path, *, beam: int | None = None, helper: str | Path | None = None):
+        self.path = Path(path)
+        self.helper = Path(helper) if helper is not None else None
+        self._options = {"beam": beam, "helper": helper}
+        consensus = None
+        if self.helper is not None:
+            from hetdep.graph.consensus import ConsensusOptions
+
+            consensus = ConsensusOptions()
+        self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus))
+        self.kind = self._models.kind
+        self.schemes = _schemes(self.path, self.kind, self.helper)
+        self._lock = threading.Lock()
+
+    @property
+    def has_tokenizer(self) -> bool:
+        return self._models.tokenizer is not None
+
+    @property
+    def has_tagger(self) -> bool:
+        return bool(self._models.taggers)
+
+    def __call__(self, text: str) -> Document:
+        """Parse raw text: the model's tokenizer splits it into sentences, tokens and words."""
+        if not isinstance(text, str):
+            raise HetdepError(f"text must be a string, not {type(text).__name__} (tokens go to model.parse(tokens=...))")
+        if self._models.tokenizer is None:
+            raise HetdepError(f"{self.path} has no tokenizer: give tokens, model.parse(tokens=[['Le', 'chat', 'dort', '.']])")
+        return self._parse(self._models.tokenizer.tokenize_document(text))
+
+    def parse(self, tokens: Sequence[Sequence[str]]) -> Document:
+        """Parse sentences already split into words (a list of lists of strings)."""
+        return self._parse(_from_tokens(tokens))
+
+    def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
+        with self._lock:
+            parsed = list(self._models.parse(sentences))
+        if self._models.pairs:
+            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes)
+        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1])
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 64, n_process: int = 1) -> Iterator[Document]:
+        """One document per text, in order; ``n_process`` > 1 parses batches of ``batch_size``
+        texts in that many processes, each loading the model once."""
+        if n_process <= 1:
+            for text in texts:
+                yield self(text)
+            return
+        with ProcessPoolExecutor(n_process, initializer=_load_in_worker, initargs=(str(self.path), self._options)) as pool:
+            batch: list[str] = []
+            pending = []
+            for text in texts:
+                batch.append(text)
+                if len(batch) == batch_size:
+                    pending.append(pool.submit(_parse_in_worker, batch))
+                    batch = []
+                    if len(pending) > 2 * n_process:  # keep memory bounded: collect the oldest first
+                        yield from pending.pop(0).result()
+            if batch:
+                pending.append(pool.submit(_parse_in_worker, batch))
+            for future in pending:
+                yield from future.result()
+
+    def __repr__(self) -> str:
+        parts = ["tokenizer" if self.has_tokenizer else "", "tagger" if self.has_tagger else ""]
+        return f"Model({str(self.path)!r}, kind={self.kind!r}, schemes={self.schemes}, with={[p for p in parts if p]})"
+
+
+_WORKER: Model | None = None
+
+
+def _load_in_worker(path: str, options: dict) -> None:
+    global _WORKER
+    _WORKER = Model(path, **options)
+
+
+def _parse_in_worker(texts: list[str]) -> list[Document]:
+    return [_WORKER(text) for text in texts]
+
+
+def load(path: str | Path, *, beam: int | None = None, helper: str | Path | None = None) -> Model:
+    """Open a model directory from ``hetdep train`` (any kind); ``helper``: a second graph-based
+    model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's."""
+    return Model(path, beam=beam, helper=helper)

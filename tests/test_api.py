@@ -87,3 +87,13 @@ def test_the_readme_python_blocks_run(pipeline_model, tmp_path, monkeypatch, cap
         exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("1 Le DET") and "# text = Le conseil municipal s'est réuni hier soir." in printed
+
+
+def test_documents_draw_their_two_trees(pipeline_model):
+    doc = hetdep.load(pipeline_model)(TEXT)
+    html = doc.render()
+    assert html.startswith("<!DOCTYPE html>") and html.count("<figure>") == len(doc) and "<script" not in html
+    svg = doc[0].render()
+    assert svg.count('class="arc') == 2 * len(doc[0]) and ">sud<" in svg and ">ud<" in svg
+    against_itself = doc[0].render(gold=doc[0], scheme="ud")
+    assert against_itself.count('class="arc') == len(doc[0]) and 'class="arc wrong"' not in against_itself

@@ -65,6 +65,17 @@ class Sentence:
     def to_conllu(self, scheme: str | None = None) -> str:
         return self.tree(scheme or self.schemes[0]).to_text()
 
+    def render(self, gold: "Sentence | None" = None, scheme: str | None = None) -> str:
+        """An SVG: the first scheme's arcs above the words and the second's below (shared arcs
+        solid, the others dashed); with ``gold``, ``scheme``'s tree against gold's, wrong arcs red."""
+        from hetdep.render.sentences import picture
+
+        if gold is not None:
+            scheme = scheme or self.schemes[0]
+            return picture(self.tree(scheme), scheme, gold=gold.tree(scheme))
+        second = self.schemes[1] if len(self.schemes) > 1 else None
+        return picture(self.tree(self.schemes[0]), self.schemes[0], self.tree(second) if second else None, second or "")
+
     def __repr__(self) -> str:
         return f"Sentence({' '.join(w.form for w in self.words)!r}, schemes={self.schemes})"
 
@@ -95,6 +106,15 @@ class Document:
         if scheme not in self.schemes:
             raise KeyError(f"no scheme {scheme!r}: this document has {', '.join(self.schemes)}")
         return "".join(sentence.to_conllu(scheme) for sentence in self.sentences)
+
+    def render(self, gold: "Document | None" = None, scheme: str | None = None) -> str:
+        """One self-contained HTML page with every sentence's picture (see :meth:`Sentence.render`)."""
+        from hetdep.render.svg import html_page
+
+        if gold is not None and len(gold) != len(self):
+            raise ValueError(f"gold has {len(gold)} sentences, this document {len(self)}")
+        return html_page([s.render(gold.sentences[k] if gold is not None else None, scheme)
+                          for k, s in enumerate(self.sentences)])
 
     def __repr__(self) -> str:
         return f"Document({len(self.sentences)} sentences, {len(self.words)} words, schemes={self.schemes})"

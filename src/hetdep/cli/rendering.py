@@ -1,0 +1,51 @@
+"""The command that draws trees: render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from hetdep.cli.app import read_all
+from hetdep.errors import HetdepError
+from hetdep.treebank.conllu import output_files
+
+
+@click.command("render")
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.option("--input-b", "input_b_path", type=click.Path(dir_okay=False), help="The same sentences in a second scheme (a joint model's --output-b): its arcs are drawn below the words, and the arcs both trees share solid, the others dashed.")
+@click.option("--gold", "gold_path", type=click.Path(dir_okay=False), help="The gold trees of INPUT's scheme: draw INPUT against them, wrong heads red, right heads with a wrong label in red.")
+@click.option("--names", help="Names of the schemes, comma-separated (default: from the file names, test.sud.conllu: sud).")
+@click.option("--sentence", type=click.IntRange(1), help="Draw only this sentence (1 is the first); needed for an .svg output of a file with several sentences.")
+@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="An .html page (every sentence), or an .svg picture (one sentence); '-': the HTML on standard output.")
+def render_command(input_path, input_b_path, gold_path, names, sentence, output_path):
+    """Draw trees as pictures: one scheme's arcs above the words, a second's below (zhang2014
+    Figure 1), or a prediction against its gold tree; self-contained SVG or HTML, no script."""
+    from hetdep.models.training import scheme_name
+    from hetdep.render.sentences import page, picture
+
+    if input_b_path and gold_path:
+        raise click.UsageError("--input-b draws two schemes, --gold one scheme against its gold: give one of them")
+    sentences = read_all(input_path, require_heads=True, single_root=False)
+    others = read_all(input_b_path, require_heads=True, single_root=False) if input_b_path else None
+    golds = read_all(gold_path, require_heads=True, single_root=False) if gold_path else None
+    named = [n.strip() for n in names.split(",")] if names else [scheme_name(input_path, "a")] + (
+        [scheme_name(input_b_path, "b")] if input_b_path else [])
+    if sentence is not None:
+        if sentence > len(sentences):
+            raise HetdepError(f"{input_path} has {len(sentences)} sentences: no sentence {sentence}")
+        pick = slice(sentence - 1, sentence)
+        sentences = sentences[pick]
+        others = others[pick] if others is not None else None
+        golds = golds[pick] if golds is not None else None
+    if output_path.endswith(".svg"):
+        if len(sentences) != 1:
+            raise HetdepError(f"an .svg picture holds one sentence and {input_path} has {len(sentences)}: "
+                              "choose one with --sentence, or write an .html page")
+        text = picture(sentences[0], named[0], others[0] if others else None, named[1] if len(named) > 1 else "",
+                       golds[0] if golds else None)
+    else:
+        text = page(sentences, named, others, golds, title=Path(input_path).name)
+    with output_files(output_path) as (out,):
+        out.write(text)
+    click.echo(f"drew {len(sentences)} sentence{'s' if len(sentences) != 1 else ''} to {output_path}", err=True)

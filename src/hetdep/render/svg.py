@@ -1,0 +1,147 @@
+"""Pictures of a sentence's two trees (zhang2014 Figure 1): scheme a's arcs above the words,
+scheme b's below, the arcs both trees share solid and the others dashed, labels on the arcs,
+tags under the words; or one scheme's predicted tree against its gold one, wrong arcs in red.
+
+spaCy's displaCy draws one tree per sentence with its arcs above only, and would bring spaCy
+in for it, so the SVG is written here: plain elements and an inline style, no script, no font
+or anything else fetched, so a file opens the same anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Sequence
+
+CHAR = 7.8  # width of one character at the word font size, generously
+LABEL_CHAR = 6.2  # and at the label font size
+GAP = 22  # room between words
+LEVEL = 26  # height of one nesting level of arcs
+WORD_ROW = 18  # the words' line, then the tags' line
+STYLE = """
+svg.hetdep { font-family: sans-serif; background: white; }
+svg.hetdep .word { font-size: 13px; fill: #111; }
+svg.hetdep .tag { font-size: 10px; fill: #666; }
+svg.hetdep .label { font-size: 10px; fill: #333; }
+svg.hetdep .scheme { font-size: 11px; fill: #888; font-style: italic; }
+svg.hetdep .arc { fill: none; stroke: #345; stroke-width: 1.2; }
+svg.hetdep .differs { stroke-dasharray: 4 3; }
+svg.hetdep .wrong { stroke: #c22; stroke-width: 1.8; }
+svg.hetdep .wrong-label { fill: #c22; font-weight: bold; }
+svg.hetdep .head { fill: #345; }
+svg.hetdep .wrong.head, svg.hetdep polygon.wrong { fill: #c22; }
+"""
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One scheme's tree over the words: ``heads`` 1-based (0: the root), with labels, and its name."""
+
+    name: str
+    heads: Sequence[int]
+    labels: Sequence[str]
+
+
+def _levels(heads: Sequence[int]) -> list[int]:
+    """The nesting level of each word's arc: one more than the highest arc it spans (shorter first)."""
+    arcs = sorted(((min(h, d), max(h, d), d) for d, h in enumerate(heads, 1) if h > 0), key=lambda a: a[1] - a[0])
+    level = [0] * (len(heads) + 1)
+    placed: list[tuple[int, int, int]] = []
+    for low, high, dependent in arcs:
+        inside = [lv for lo, hi, lv in placed if low <= lo and hi <= high]
+        level[dependent] = 1 + max(inside, default=0)
+        placed.append((low, high, level[dependent]))
+    return level[1:]
+
+
+def _arc(x1: float, x2: float, base: float, height: float, up: bool) -> str:
+    """A rounded arc from x1 to x2 standing ``height`` above (or below) the baseline."""
+    sign = -1 if up else 1
+    top = base + sign * height
+    bend = min(12.0, abs(x2 - x1) / 2)
+    left, right = (x1, x2) if x1 < x2 else (x2, x1)
+    return (f"M{left:.1f},{base:.1f} L{left:.1f},{top - sign * bend:.1f} Q{left:.1f},{top:.1f} {left + bend:.1f},{top:.1f} "
+            f"L{right - bend:.1f},{top:.1f} Q{right:.1f},{top:.1f} {right:.1f},{top - sign * bend:.1f} L{right:.1f},{base:.1f}")
+
+
+def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: Tree | None = None,
+                 gold: Tree | None = None, title: str = "") -> str:
+    """One sentence as an SVG element. With ``below``: two schemes, shared arcs solid. With
+    ``gold``: ``above`` is a prediction of the same scheme, drawn against it (wrong heads red,
+    right heads with a wrong label: the label red), and ``below`` is not drawn."""
+    n = len(forms)
+    if any(len(tree.heads) != n for tree in (above, below, gold) if tree is not None):
+        raise ValueError("every tree needs one head per word")
+    widths = [max(len(f), len(t)) * CHAR + GAP for f, t in zip(forms, tags)]
+    need = [0.0] * n  # between word k and k + 1: room for the labels of arcs joining them
+    for tree in (above, below if gold is None else None):
+        for dependent, (head, label) in enumerate(zip(tree.heads, tree.labels) if tree else (), 1):
+            if head and abs(head - dependent) == 1:
+                k = min(head, dependent) - 1
+                need[k] = max(need[k], len(label) * LABEL_CHAR + 16)
+    centers = [10.0 + widths[0] / 2] if n else []
+    for k in range(1, n):
+        centers.append(centers[-1] + max((widths[k - 1] + widths[k]) / 2, need[k - 1]))
+    width = (centers[-1] + widths[-1] / 2 if n else 10.0) + 10
+    levels_above = _levels(above.heads)
+    second = below if gold is None else None
+    levels_below = _levels(second.heads) if second else []
+    top_room = (max(levels_above, default=0) + 1) * LEVEL + (16 if title else 0) + 14
+    word_y = top_room + 14
+    bottom_base = word_y + WORD_ROW + 6
+    height = bottom_base + ((max(levels_below, default=0) + 1) * LEVEL + 14 if second else 4)
+    parts = [f'<svg class="hetdep" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">', f"<style>{STYLE}</style>"]
+    if title:
+        parts.append(f'<text class="scheme" x="10" y="14">{escape(title)}</text>')
+    parts.append(f'<text class="scheme" x="10" y="{top_room - 4 if not title else 30}">{escape(above.name)}</text>')
+    for k, (form, tag) in enumerate(zip(forms, tags)):
+        parts.append(f'<text class="word" x="{centers[k]:.1f}" y="{word_y:.1f}" text-anchor="middle">{escape(form)}</text>')
+        parts.append(f'<text class="tag" x="{centers[k]:.1f}" y="{word_y + 13:.1f}" text-anchor="middle">{escape(tag)}</text>')
+    top_base = word_y - 15
+    parts += _tree(above, levels_above, centers, top_base, up=True, other=second, gold=gold)
+    if second:
+        parts.append(f'<text class="scheme" x="10" y="{height - 4:.0f}">{escape(second.name)}</text>')
+        parts += _tree(second, levels_below, centers, bottom_base, up=False, other=above, gold=None)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _tree(tree: Tree, levels: list[int], centers: list[float], base: float, up: bool, other: Tree | None,
+          gold: Tree | None) -> list[str]:
+    parts = []
+    sign = -1 if up else 1
+    for dependent, (head, label) in enumerate(zip(tree.heads, tree.labels), 1):
+        classes = ["arc"]
+        label_class = "label"
+        if other is not None and other.heads[dependent - 1] != head:
+            classes.append("differs")
+        if gold is not None:
+            if gold.heads[dependent - 1] != head:
+                classes.append("wrong")
+            elif gold.labels[dependent - 1] != label:
+                label_class += " wrong-label"
+        x2 = centers[dependent - 1] + (2 if head and head < dependent else -2 if head else 0)
+        if head == 0:
+            height = (max(levels, default=0) + 1) * LEVEL
+            y1 = base + sign * height
+            parts.append(f'<path class="{" ".join(classes)}" d="M{x2:.1f},{y1:.1f} L{x2:.1f},{base:.1f}"/>')
+            label_x, label_y = x2, y1 - (3 if up else -11)
+        else:
+            x1 = centers[head - 1] + (3 if dependent > head else -3)
+            height = levels[dependent - 1] * LEVEL
+            parts.append(f'<path class="{" ".join(classes)}" d="{_arc(x1, x2, base, height, up)}"/>')
+            label_x, label_y = (x1 + x2) / 2, base + sign * height + (-3 if up else 11)
+        tip = f"{x2 - 3:.1f},{base + sign * 6:.1f} {x2 + 3:.1f},{base + sign * 6:.1f} {x2:.1f},{base:.1f}"
+        parts.append(f'<polygon class="head{" wrong" if "wrong" in classes else ""}" points="{tip}"/>')
+        shown = label if head else (label or "root")
+        parts.append(f'<text class="{label_class}" x="{label_x:.1f}" y="{label_y:.1f}" text-anchor="middle">{escape(shown)}</text>')
+    return parts
+
+
+def html_page(svgs: Sequence[str], title: str = "hetdep") -> str:
+    """Many pictures as one self-contained HTML page (no script, nothing fetched)."""
+    body = "\n".join(f'<figure>{svg}</figure>' for svg in svgs)
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
+            "<style>body { font-family: sans-serif; margin: 1em; } figure { margin: 0 0 1.5em; overflow-x: auto; }</style>"
+            f"</head><body>\n{body}\n</body></html>\n")

@@ -70,13 +70,26 @@ class Model:
         """Parse raw text: the model's tokenizer splits it into sentences, tokens and words."""
         if not isinstance(text, str):
             raise HetdepError(f"text must be a string, not {type(text).__name__} (tokens go to model.parse(tokens=...))")
-        if self._models.tokenizer is None:
-            raise HetdepError(f"{self.path} has no tokenizer: give tokens, model.parse(tokens=[['Le', 'chat', 'dort', '.']])")
-        return self._parse(self._models.tokenizer.tokenize_document(text))
+        return self._parse(self.tokenize(text))
 
     def parse(self, tokens: Sequence[Sequence[str]]) -> Document:
         """Parse sentences already split into words (a list of lists of strings)."""
         return self._parse(_from_tokens(tokens))
+
+    def tokenize(self, text: str) -> list[TreebankSentence]:
+        """Raw text split by the model's tokenizer into CoNLL-U sentences of words (no tags, no trees)."""
+        if self._models.tokenizer is None:
+            raise HetdepError(f"{self.path} has no tokenizer: give tokens, model.parse(tokens=[['Le', 'chat', 'dort', '.']])")
+        return list(self._models.tokenizer.tokenize_document(text))
+
+    def tag(self, sentences: Iterable[TreebankSentence]) -> list[TreebankSentence]:
+        """CoNLL-U sentences tagged by the model's tagger (unchanged if it has none)."""
+        with self._lock:
+            return list(self._models.tag(sentences))
+
+    def parse_sentences(self, sentences: Iterable[TreebankSentence]) -> Document:
+        """Parse CoNLL-U sentences (:mod:`hetdep.treebank.conllu`), tagged first by the model's tagger."""
+        return self._parse(sentences)
 
     def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
         with self._lock:

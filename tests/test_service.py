@@ -91,6 +91,7 @@ def test_pictures_and_the_page(server):
     ({"data": "mot " * 61, "input": "horizontal", "parser": ""}, None, 413, "longer than this server's limit of 60"),
     ({"data": "a" * 30_000, "tokenizer": ""}, None, 413, "at most 20,000"),
     (None, b"data=%ff%fe&parser=", 400, ""),
+    ({"data": "Il pleut.", "tokenizer": "", "parser": "", "scheme": "xyz"}, None, 400, "no scheme 'xyz'"),
 ])
 def test_bad_requests_get_a_json_4xx_and_the_server_lives_on(server, fields, body, status, message):
     got, text = _request(f"{server}/process", fields, body)
@@ -114,3 +115,11 @@ def test_a_file_field_that_is_not_utf8_is_a_400(server):
     with pytest.raises(urllib.error.HTTPError) as error:
         urllib.request.urlopen(request, timeout=30)
     assert error.value.code == 400 and "not UTF-8" in json.loads(error.value.read())["error"]
+
+
+def test_empty_text_and_a_chosen_scheme(server):
+    status, text = _request(f"{server}/process", {"data": "", "tokenizer": "", "parser": ""})
+    assert status == 200 and json.loads(text)["result"] == ""
+    status, text = _request(f"{server}/process", {"data": TEXT, "tokenizer": "", "parser": "", "scheme": "ud"})
+    answer = json.loads(text)
+    assert status == 200 and answer["result"] == answer["results"]["ud"] != answer["results"]["sud"]

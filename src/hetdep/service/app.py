@@ -3,7 +3,8 @@
 ``GET /models`` and ``POST /process`` take and give what UDPipe 2's service does (form or query
 fields ``data``, ``model``, ``tokenizer``, ``tagger``, ``parser``, ``input``, ``output``; a JSON
 answer whose ``result`` is CoNLL-U), so clients written for it work unchanged; a joint model's
-answer adds ``results``, every scheme's CoNLL-U. ``POST /render`` answers the same request with an
+answer adds ``results``, every scheme's CoNLL-U, and ``result`` is the scheme named by the field
+``scheme`` (the model's first by default). ``POST /render`` answers the same request with an
 HTML page of the trees, and ``GET /`` is a page (a plain form, no script) where a person types
 text, sees both trees and downloads the CoNLL-U.
 
@@ -160,8 +161,10 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         if isinstance(answered, JSONResponse):
             return answered
         name, outcome = answered
-        return {"model": name, "acknowledgements": ["hetdep"], "result": next(iter(outcome.conllu.values())),
-                "results": outcome.conllu}
+        scheme = (await fields_of(request)).get("scheme", next(iter(outcome.conllu)))
+        if scheme not in outcome.conllu:
+            return error_response(RequestError(400, f"no scheme {scheme!r}: model {name!r} gives {', '.join(outcome.conllu)}"))
+        return {"model": name, "acknowledgements": ["hetdep"], "result": outcome.conllu[scheme], "results": outcome.conllu}
 
     @app.post("/render")
     async def render_route(request: Request):

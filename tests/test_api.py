@@ -97,3 +97,18 @@ def test_documents_draw_their_two_trees(pipeline_model):
     assert svg.count('class="arc') == 2 * len(doc[0]) and ">sud<" in svg and ">ud<" in svg
     against_itself = doc[0].render(gold=doc[0], scheme="ud")
     assert against_itself.count('class="arc') == len(doc[0]) and 'class="arc wrong"' not in against_itself
+
+
+def test_two_graph_parsers_helping_each_other(tmp_path):
+    from hetdep.graph.parser import train_graph
+    from hetdep.learn.perceptron import TrainOptions
+    from hetdep.treebank.conllu import read_conllu
+
+    for scheme in ("ud", "sud"):
+        sentences = list(read_conllu(SAMPLES / f"train.{scheme}.conllu"))[:40]
+        train_graph(sentences, [], TrainOptions(iterations=1)).parser.save(tmp_path / scheme)
+    nlp = hetdep.load(tmp_path / "ud", helper=tmp_path / "sud")
+    assert nlp.kind == "dep1" and len(nlp.schemes) == 2
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:5]  # tagged CoNLL-U: these models have no tagger
+    doc = nlp.parse_sentences(dev)
+    assert len(doc) == 5 and all(set(w.head) == set(nlp.schemes) for w in doc.words)

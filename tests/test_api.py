@@ -13,6 +13,7 @@ from conftest import SAMPLES, write
 import hetdep
 from hetdep.cli import main
 from hetdep.errors import HetdepError, InputError
+from hetdep.treebank.conllu import read_conllu
 
 TEXT = "Le ministre parle du budget au public. Les élèves de l'école visitent le musée."
 
@@ -55,6 +56,13 @@ def test_tokens_threads_and_processes_give_the_same_trees(pipeline_model):
     texts = [TEXT, "Il pleut.", "Bonjour le monde."] * 3
     serial = [d.to_conllu("sud") for d in nlp.pipe(texts)]
     assert [d.to_conllu("sud") for d in nlp.pipe(texts, batch_size=2, n_process=2)] == serial
+    # One call's sentences on three threads: the same trees, every word counted once.
+    sentences = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    threaded = hetdep.load(pipeline_model, threads=3)
+    assert threaded.parse_sentences(sentences).to_conllu("ud") == nlp.parse_sentences(sentences).to_conllu("ud")
+    assert threaded._models.stats.words == sum(len(sentence) for sentence in sentences)
+    with pytest.raises(HetdepError, match="threads must be a whole number"):
+        hetdep.load(pipeline_model, threads=0)
 
 
 def test_what_a_model_cannot_do_is_refused(pipeline_model, tmp_path):

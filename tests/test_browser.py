@@ -23,6 +23,7 @@ def test_typing_text_shows_both_trees(pipeline_model, tmp_path):
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium drives the browser (test dependency)")
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.wait import WebDriverWait
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -43,6 +44,8 @@ def test_typing_text_shows_both_trees(pipeline_model, tmp_path):
         browser.get(f"http://127.0.0.1:{port}/")
         browser.find_element(By.ID, "data").send_keys("Le ministre parle du budget au public.")
         browser.find_element(By.ID, "parse").click()
+        # The first parse may load or compile the search (a cold numba cache): wait for the answer.
+        WebDriverWait(browser, 120).until(lambda page: page.find_elements(By.CSS_SELECTOR, "figure svg"))
         figures = browser.find_elements(By.CSS_SELECTOR, "figure svg")
         assert len(figures) == 1
         words = figures[0].find_elements(By.CSS_SELECTOR, "text.word")

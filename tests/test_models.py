@@ -234,17 +234,17 @@ def test_damaged_weights_are_refused(saved, tmp_path):
     from hetdep.learn.model_files import ModelFileError
     from hetdep.transition.parser import ArcStandardParser
 
-    def negative(arrays):
-        arrays["act"][0] = -5
+    def truncated(arrays):  # the last packed feature's entries now run past the end
+        arrays["packed"] = arrays["packed"][:-1]
 
     def not_a_number(arrays):
-        arrays["w"][0] = np.nan
+        arrays["packed"][0] = (arrays["packed"][0] >> 32 << 32) | int(np.float32(np.nan).view(np.uint32))
 
-    for change, message in ((negative, "do not fit together"), (not_a_number, "not finite numbers")):
+    for change, message in ((truncated, "do not fit together"), (not_a_number, "not finite numbers")):
         with pytest.raises(ModelFileError, match=message):
             ArcStandardParser.load(damaged_copy(saved, tmp_path, arrays_change=change))
     # The weights of another model beside this config.json (the sha256 it recorded differs).
-    mixed = damaged_copy(saved, tmp_path, arrays_change=lambda arrays: arrays["w"].__imul__(2), keep_sha=True)
+    mixed = damaged_copy(saved, tmp_path, arrays_change=lambda arrays: arrays["dense"].__imul__(2), keep_sha=True)
     with pytest.raises(ModelFileError, match="not the weights config.json was saved with"):
         ArcStandardParser.load(mixed)
     (mixed / "weights.npz").write_text("not a zip", encoding="utf-8")
@@ -264,6 +264,46 @@ def test_damaged_weights_are_refused(saved, tmp_path):
     without_templates = damaged_copy(saved, tmp_path, "joint", config_change=lambda config: config.pop("templates"))
     with pytest.raises(ModelFileError, match="incomplete or invalid joint model configuration"):
         JointParser.load(without_templates)
+
+
+def test_models_of_format_1_are_read(saved, tmp_path):
+    """A model saved before the packed layout (format 1: chained entries) loads and parses the same."""
+    import json
+
+    import numpy as np
+
+    from hetdep.learn import _weights
+    from hetdep.learn.model_files import file_sha256
+    from hetdep.transition.parser import ArcStandardParser
+    from hetdep.treebank.conllu import read_conllu
+
+    model = ArcStandardParser.load(saved / "arc")
+    rows = model.weights.dense_rows(2 + 2 * model.n_labels)
+    old = damaged_copy(saved, tmp_path)
+    table = np.zeros_like(model.weights.table)
+    enext, act, w, dense = [], [], [], []
+    for slot, (key, row) in enumerate(rows.items()):  # a key's slot is irrelevant to reading it: probe its own
+        nonzero = np.flatnonzero(row)
+        if len(nonzero) > 8:
+            table[slot] = key, (1 << 63) | len(dense)
+            dense.append(row)
+        else:
+            table[slot] = key, len(act) + 1
+            enext.extend(list(range(len(act) + 1, len(act) + len(nonzero))) + [-1])
+            act.extend(nonzero)
+            w.extend(row[nonzero])
+    table = _weights.rehash(table, table.shape[0])  # every key where a probe for it starts
+    np.savez_compressed(old / "weights.npz", table=table, enext=np.array(enext, dtype=np.int64),
+                        act=np.array(act, dtype=np.int32), w=np.array(w, dtype=np.float32),
+                        dense=np.array(dense, dtype=np.float32).reshape(-1, 2 + 2 * model.n_labels))
+    config = json.loads((old / "config.json").read_text(encoding="utf-8"))
+    config.update(format_version=1, weights_sha256=file_sha256(old / "weights.npz"))
+    (old / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    converted = ArcStandardParser.load(old)
+    assert {key: list(row) for key, row in converted.weights.dense_rows(2 + 2 * model.n_labels).items()} == \
+        {key: list(row) for key, row in rows.items()}
+    sentences = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:20]
+    assert [s.column(6) for s in converted.parse(sentences)] == [s.column(6) for s in model.parse(sentences)]
 
 
 def _interrupt_when(process, marker: str, timeout: float = 120.0) -> str:

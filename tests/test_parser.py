@@ -95,7 +95,7 @@ def test_save_and_load_give_the_same_parses(trained, sample_sentences, tmp_path)
     dev = sample_sentences[1][:20]
     assert [s.to_text() for s in loaded.parse(dev)] == [s.to_text() for s in trained.parser.parse(dev)]
     config = json.loads((tmp_path / "model" / "config.json").read_text())
-    assert config["kind"] == "arc-standard" and config["format_version"] == 1
+    assert config["kind"] == "arc-standard" and config["format_version"] == 2
 
 
 def test_bad_model_files_are_refused_clearly(trained, tmp_path):

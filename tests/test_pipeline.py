@@ -78,3 +78,16 @@ def test_tokenize_and_train_tokenizer_commands(pipeline_model, tmp_path):
         out = tmp_path / "tokens.conllu"
         assert runner.invoke(main, ["tokenize", "--model", str(model), "--input", str(raw), "--output", str(out)]).exit_code == 0
         assert rebuild_text(read_conllu(out)) == TEXT
+
+
+def test_threads_give_byte_identical_output(pipeline_model, tmp_path):
+    """--threads: raw text tokenized, tagged and parsed on three threads, the same two files as on one."""
+    text = write(tmp_path, "dev.txt", "\n\n".join(sentence_text(s) for s in read_conllu(SAMPLES / "dev.ud.conllu")))
+    outputs = {}
+    for threads in ("1", "3"):
+        a, b = tmp_path / f"a{threads}.conllu", tmp_path / f"b{threads}.conllu"
+        result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(text), "--output", str(a),
+                                           "--output-b", str(b), "--threads", threads])
+        assert result.exit_code == 0, result.output
+        outputs[threads] = a.read_bytes(), b.read_bytes()
+    assert outputs["1"] == outputs["3"] and outputs["1"][0].count(b"\n\n") > 20

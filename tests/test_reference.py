@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 
+from hetdep.learn._weights import DENSE, INLINE
 from hetdep.learn.perceptron import EARLY, TrainOptions
 from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.transition import _beam, reference
@@ -61,11 +62,16 @@ def test_training_matches_reference_weights():
     assert counter == weights.counter
     assert weights.features == len(table.W) > 500
     assert weights.n_dense[0] > 10  # both sparse and dense features are exercised
-    current = TrainedWeights(weights.table, *weights.rows).dense_rows(moves.n_actions)
-    sums = TrainedWeights(weights.table, weights.enext, weights.eact, weights.eu, weights.dense_u).dense_rows(moves.n_actions)
+    current = TrainedWeights.from_chains(weights.table, *weights.rows).dense_rows(moves.n_actions)
+    sums = TrainedWeights.from_chains(weights.table, weights.enext, weights.eact, weights.eu,
+                                      weights.dense_u).dense_rows(moves.n_actions)
+    zeros = np.zeros(moves.n_actions, dtype=np.float32)  # a feature whose weights are all 0 is not kept
     for key, row in table.W.items():
-        assert np.array_equal(current[key], row) and np.array_equal(sums[key], table.U[key])
-    # The saved (averaged, compacted) weights are the reference's averages.
-    averaged = weights.averaged().dense_rows(moves.n_actions)
+        assert np.array_equal(current.get(key, zeros), row) and np.array_equal(sums.get(key, zeros), table.U[key])
+    # The saved (averaged, packed) weights are the reference's averages, in each of the packed forms.
+    trained = weights.averaged()
+    payload = trained.table[trained.table[:, 0] != 0, 1]
+    assert (payload >= DENSE).sum() > 10 and ((payload & INLINE) != 0).sum() > 100 and len(trained.packed) > 100
+    averaged = trained.dense_rows(moves.n_actions)
     for key, row in table.W.items():
-        assert np.array_equal(averaged[key], row - table.U[key] / np.float32(weights.counter))
+        assert np.array_equal(averaged.get(key, zeros), row - table.U[key] / np.float32(weights.counter))

@@ -124,7 +124,7 @@ def arc_keys(words, tags, n, h, m, agreement, domain, out):
     return add_domain_copies(out, k, domain)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def arc_scores(words, tags, n, table, rows, first_label, end_label, width, domain, agreement):
     """Best label score and best label of every arc h -> m: (n+1, n+1) each (NEG where no arc).
 
@@ -202,7 +202,7 @@ def push(stack, top, a, b, c, d):
     return top + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def eisner(scores, n):
     """Heads (index 1..n; 0 = root) of the best projective tree with one word on the root, and its score."""
     # complete[s, t, 0]: span s..t headed by t; complete[s, t, 1]: headed by s; same for incomplete.

@@ -51,7 +51,7 @@ def grand_keys(words, tags, g, h, m, domain, out):
     return add_domain_copies(out, N_GRAND_KEYS, domain)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grand_scores(words, tags, n, table, rows, column, domain):
     """score[g, h, m] of every chain a projective tree can hold (g outside the span of h and m)."""
     scores = np.zeros((n + 1, n + 1, n + 1), dtype=np.float64)
@@ -75,7 +75,7 @@ def grand_scores(words, tags, n, table, rows, column, domain):
     return scores
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def inside(arcs, siblings, grands, n):
     """Best score of every item (complete, incomplete, sibling) and its split (c_split, i_split, s_split).
 
@@ -140,7 +140,7 @@ def inside(arcs, siblings, grands, n):
     return complete, incomplete, sibling, c_split, i_split, s_split
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decode(arcs, siblings, grands, n):
     """Heads of the best projective tree under arc + adjacent-sibling + grandparent scores (see
     :func:`inside`), and its score."""

@@ -104,7 +104,7 @@ def _merge(mode, s, t, n, first, last, left_score, left_count, left_d, right_sco
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def eisner_kbest(scores, n, k):
     """The k best projective trees with one word on the root (Huang & Chiang 2005, Algorithm 1 on
     Eisner's hypergraph, items merged as in their Algorithm 2): heads (k', n+1) and scores (k'), best first, k' <= k trees.

@@ -35,7 +35,7 @@ def sibling_keys(words, tags, h, s, m, domain, out):
     return add_domain_copies(out, N_SIBLING_KEYS, domain)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sibling_scores(words, tags, n, table, rows, column, domain):
     """score[h, s, m] for every head h, modifier m and closer sibling s (0: none) on m's side."""
     scores = np.zeros((n + 1, n + 1, n + 1), dtype=np.float64)

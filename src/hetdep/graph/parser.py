@@ -257,7 +257,7 @@ class GraphParser(SavedModel):
         """The sentence with this parser's tree in HEAD and DEPREL (``beam`` is ignored: decoding is exact)."""
         words, tags = self.encode(sentence)
         self.stats.record(words, tags, sentence.column(TAG_COLUMNS[self.tag_column]))
-        self.stats.first_order_only += self.order == 2 and len(sentence) > SECOND_ORDER_MAX_WORDS
+        self.stats.count(first_order_only=self.order == 2 and len(sentence) > SECOND_ORDER_MAX_WORDS)
         heads, label_ids, _ = self.scoring.best_tree(words, tags, self.weights.table, self.weights.rows,
                                                      self.agreement(sentence))
         return self.with_tree(sentence, heads, label_ids)

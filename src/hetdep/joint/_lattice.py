@@ -30,7 +30,7 @@ from hetdep.transition._core import (
 from hetdep.transition._lattice import gold_start_cost, gold_tag_cost, lattice_finish, start_items
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def joint_search(words, candidates, counts, logp, weight, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who,
                  gold, gold_tags, mode):
     """:func:`hetdep.joint._search.joint_search` over a tag lattice (no forced actions): one tag per word

@@ -258,7 +258,7 @@ def new_items(beam, n):
             np.full((beam, 2, depth), -1, dtype=np.int32), np.zeros((beam, 2, depth), dtype=np.int32))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def joint_search(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced):
     """Beam search over the joint action sequence (4n actions); modes as in ``_beam.search``.
 
@@ -287,7 +287,7 @@ def joint_search(words, tags, n, beam, templates, rich, table, rows, n_labels_a,
     return trail.actions, length, best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, nogil=True)
 def _joint_steps(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced, steps, width,
                  cur, nxt_items, gold_item, score, nscore, is_gold, nis_gold, trail, atoms, keys, acc_a, acc_b,
                  guided_a, guided_b, memo):

@@ -102,7 +102,7 @@ class JointParser(SavedModel):
             plain = label.split(LIFT, 1)[0]
             candidates = (label, plain, plain.split("@", 1)[0], plain.split("@", 1)[0].split(":", 1)[0], "dep", "udep")
             known = next((c for c in candidates if c in moves.index), moves.labels[0])
-            self.stats.unknown_labels += known not in (label, plain)
+            self.stats.count(unknown_labels=known not in (label, plain))
             ids.append(moves.index[known])
         return np.array(oracle(heads, ids, moves), dtype=np.int32)
 
@@ -138,7 +138,7 @@ class JointParser(SavedModel):
         n = len(sentence)
         words = self.words.encode(sentence.forms)
         options = lattice_candidates(sentence, column)
-        self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
+        self.stats.count(lattice_words=sum(len(tags) > 1 for tags in options))
         candidates, counts, logp = encode_lattice(self.tags, options)
         self.stats.record(words, candidates[:n + 1, 0], [tags[0][0] for tags in options])
         who = schedule(n, self.t)

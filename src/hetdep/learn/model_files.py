@@ -14,9 +14,12 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
+from hetdep.learn._weights import DENSE_AFTER
 from hetdep.learn.weights import TrainedWeights
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries) is read and converted
+READABLE_VERSIONS = (1, 2)
+CHAINED_FIELDS = ("table", "enext", "act", "w", "dense")  # format 1's arrays
 
 
 class ModelFileError(HetdepError):
@@ -60,7 +63,7 @@ class SavedModel:
 
 def check_width(weights: TrainedWeights, width: int, directory: Path, what: str) -> None:
     """Refuse weights whose action columns do not fit the model's labels or tags (``what``)."""
-    if (weights.act.size and weights.act.max() >= width) or weights.dense.shape[1] != width:
+    if weights.widest_action() >= width or weights.dense.shape[1] != width:
         raise ModelFileError(f"{directory}: weights do not match {what}")
 
 
@@ -124,8 +127,10 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
     config = _read_config(directory)
     if config["kind"] != kind:
         raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a '{kind}' model")
-    if config.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(f"{directory}: model format version {config.get('format_version')} is not supported (this hetdep reads version {FORMAT_VERSION})")
+    version = config.get("format_version")
+    if version not in READABLE_VERSIONS:
+        raise ModelFileError(f"{directory}: model format version {version} is not supported (this hetdep reads versions "
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
     path = directory / "weights.npz"
     if not path.is_file():
         raise ModelFileError(f"{directory}: weights.npz is missing")
@@ -136,28 +141,51 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
                              "the model directory mixes two models, or the file is damaged")
     try:
         with np.load(path, allow_pickle=False) as arrays:
-            weights = TrainedWeights(*(arrays[name] for name in TrainedWeights._fields))
+            fields = CHAINED_FIELDS if version == 1 else TrainedWeights._fields
+            loaded = tuple(arrays[name] for name in fields)
     except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
         raise ModelFileError(f"{path}: damaged weights file ({error})") from None
-    if not _consistent(weights):
+    if not (_consistent_chains(loaded) if version == 1 else _consistent(loaded)):
         raise ModelFileError(f"{path}: weight arrays do not fit together")
-    if not (np.isfinite(weights.w).all() and np.isfinite(weights.dense).all()):
+    weights = TrainedWeights.from_chains(*loaded) if version == 1 else TrainedWeights(*loaded)
+    if not weights.finite():
         raise ModelFileError(f"{path}: weights that are not finite numbers (NaN or infinity)")
     return config, weights
 
 
-def _consistent(weights: TrainedWeights) -> bool:
+def _consistent(arrays: tuple) -> bool:
     """Every payload points inside the arrays, so a damaged file cannot make the compiled code read astray."""
-    table, enext, act, w, dense = weights
-    expected = ((np.uint64, 2), (np.int64, 1), (np.int32, 1), (np.float32, 1), (np.float32, 2))
-    if any(array.dtype != dtype or array.ndim != ndim for array, (dtype, ndim) in zip(weights, expected)):
+    table, packed, dense = arrays
+    if not _typed(arrays, ((np.uint64, 2), (np.int64, 1), (np.float32, 2))):
         return False
-    slots = table.shape[0]
-    if table.shape[1] != 2 or slots == 0 or slots & (slots - 1) or len(enext) != len(act) or len(act) != len(w):
+    payload = table[table[:, 0] != 0, 1]
+    is_dense = payload >= np.uint64(1 << 63)
+    dense_index = payload[is_dense] - np.uint64(1 << 63)
+    spans = payload[~is_dense & (payload < np.uint64(1 << 62))]
+    first, count = spans & np.uint64((1 << 40) - 1), spans >> np.uint64(40)
+    return (bool(np.all(dense_index < len(dense))) and bool(np.all(first + count <= len(packed)))
+            and bool(np.all(count <= DENSE_AFTER)))
+
+
+def _consistent_chains(arrays: tuple) -> bool:
+    """The same for a file of format 1 (chained entries)."""
+    table, enext, act, w, dense = arrays
+    if not _typed(arrays, ((np.uint64, 2), (np.int64, 1), (np.int32, 1), (np.float32, 1), (np.float32, 2))):
+        return False
+    if len(enext) != len(act) or len(act) != len(w) or not np.isfinite(w).all():
         return False
     payload = table[table[:, 0] != 0, 1]
     is_dense = payload >= np.uint64(1 << 63)
     dense_index = payload[is_dense] - np.uint64(1 << 63)
     sparse_first = payload[~is_dense & (payload > 0)]
     return (bool(np.all(dense_index < len(dense))) and bool(np.all(sparse_first <= len(act))) and bool(np.all(act >= 0))
+            and bool(np.all(act < dense.shape[1]))
             and bool(np.all((enext == -1) | ((enext > np.arange(len(enext))) & (enext < len(enext))))))
+
+
+def _typed(arrays: tuple, expected: tuple) -> bool:
+    """Arrays of the expected dtypes and dimensions, in a table of a power-of-two size."""
+    if any(array.dtype != dtype or array.ndim != ndim for array, (dtype, ndim) in zip(arrays, expected)):
+        return False
+    slots = arrays[0].shape[0]
+    return arrays[0].shape[1] == 2 and slots > 0 and not slots & (slots - 1)

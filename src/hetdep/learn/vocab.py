@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -64,15 +65,24 @@ class ParseStats:
     first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
     lattice_words: int = 0  # tag lattices: words with more than one candidate tag
 
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
     def record(self, words: np.ndarray, tags: np.ndarray, tag_strings: list[str]) -> None:
         """Count one encoded sentence (id 1 is "unknown" in both vocabularies)."""
-        self.sentences += 1
-        self.words += len(words) - 1
-        self.unknown_words += int((words[1:] == 1).sum())
         unknown = tags[1:] == 1
-        if unknown.any():
-            self.unknown_tags += int(unknown.sum())
-            self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
+        with self._lock:  # sentences may be parsed on several threads (hetdep.threads)
+            self.sentences += 1
+            self.words += len(words) - 1
+            self.unknown_words += int((words[1:] == 1).sum())
+            if unknown.any():
+                self.unknown_tags += int(unknown.sum())
+                self.unknown_tag_examples.update(tag for tag, flag in zip(tag_strings, unknown) if flag)
+
+    def count(self, **increments: int) -> None:
+        """Add to the other counters (``lattice_words=3``), safely from any thread."""
+        with self._lock:
+            for name, increment in increments.items():
+                setattr(self, name, getattr(self, name) + increment)
 
 
 def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:

@@ -2,7 +2,7 @@
 
 :class:`Weights` is being trained: arrays grow by doubling when a training sentence could
 overflow them, and the key table is rehashed to stay at most half full.
-:class:`TrainedWeights` keeps only the non-zero averaged weights, for parsing and on disk.
+:class:`TrainedWeights` keeps only the non-zero averaged weights, laid out for parsing, as on disk.
 """
 
 from __future__ import annotations
@@ -15,37 +15,47 @@ from hetdep.learn import _weights
 
 
 class TrainedWeights(NamedTuple):
-    """Averaged weights: key table with payloads, contiguous sparse entries, dense rows."""
+    """Averaged weights laid out for reading: key table with payloads, packed sparse entries, dense rows."""
 
     table: np.ndarray  # uint64 (slots, 2): key (0 = empty), payload (see hetdep.learn._weights)
-    enext: np.ndarray  # int64 next entry of the same feature, -1 at the end
-    act: np.ndarray  # int32 action of each entry
-    w: np.ndarray  # float32 weight of each entry
+    packed: np.ndarray  # int64 entries of features with 2..DENSE_AFTER weights: action << 32 | float bits
     dense: np.ndarray  # float32 (dense rows, actions)
+
+    @classmethod
+    def from_chains(cls, table: np.ndarray, enext: np.ndarray, act: np.ndarray, w: np.ndarray,
+                    dense: np.ndarray) -> "TrainedWeights":
+        """The same weights from chained entries (a training table's, or a model file of format 1)."""
+        n_actions = dense.shape[1]
+        no_sums = np.zeros_like(w), np.zeros((len(dense), n_actions), dtype=np.float32)
+        return cls(*_weights.compact(table, (enext, act, w, dense), no_sums, 1, n_actions))
 
     @property
     def rows(self) -> tuple:
         """What the compiled scorer reads."""
-        return self.enext, self.act, self.w, self.dense
+        return _weights.packed_rows(self.packed, self.dense)
 
     @property
     def features(self) -> int:
         return int(np.count_nonzero(self.table[:, 0]))
 
+    def widest_action(self) -> int:
+        """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
+        payload = self.table[self.table[:, 0] != 0, 1]
+        inline = payload[(payload & _weights.INLINE) != 0]
+        actions = np.concatenate([inline, self.packed.view(np.uint64)]) >> np.uint64(32) & np.uint64((1 << 30) - 1)
+        return int(actions.max()) if actions.size else -1
+
+    def finite(self) -> bool:
+        """No weight is NaN or infinite."""
+        payload = self.table[self.table[:, 0] != 0, 1]
+        sparse = np.concatenate([payload[(payload & _weights.INLINE) != 0], self.packed.view(np.uint64)])
+        return bool(np.isfinite((sparse & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)).all()
+                    and np.isfinite(self.dense).all())
+
     def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:
         """Feature key -> full row of action scores (for the reference and for tests)."""
-        rows = {}
-        for key, payload in self.table.tolist():
-            if key:
-                full = np.zeros(n_actions, dtype=np.float32)
-                if payload & (1 << 63):
-                    full[:] = self.dense[payload - (1 << 63)]
-                e = payload - 1 if payload and not payload & (1 << 63) else -1
-                while e >= 0:
-                    full[self.act[e]] = self.w[e]
-                    e = self.enext[e]
-                rows[key] = full
-        return rows
+        keys, full = _weights.unpack(self.table, self.packed, self.dense, n_actions)
+        return dict(zip(keys.tolist(), full))
 
     @property
     def nbytes(self) -> int:

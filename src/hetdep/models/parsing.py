@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.models import GRAPH_KINDS
+from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
 
@@ -25,7 +26,8 @@ class ParseChoice:
     other scheme (a joint model); ``helper``: a second graph-based model for joint inference,
     with ``consensus`` its options (a ``ConsensusOptions``); ``treebank``: the treebank a
     concatenated model parses as; ``lattice_weight``: overrides a lattice model's; ``beam``:
-    overrides the model's; ``lattice_k``: candidate tags a bundled tagger gives a lattice model."""
+    overrides the model's; ``lattice_k``: candidate tags a bundled tagger gives a lattice model;
+    ``threads``: sentences parsed at once (:mod:`hetdep.threads`; the output is the same)."""
 
     given: int | None = None
     helper: Path | None = None
@@ -34,6 +36,7 @@ class ParseChoice:
     lattice_weight: float | None = None
     beam: int | None = None
     lattice_k: int = 3
+    threads: int = 1
 
 
 @dataclass
@@ -93,7 +96,15 @@ class OpenModels:
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
         """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
-        tagger is bundled; refused at its first untagged word if not)."""
+        tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads."""
+        if self.choice.threads > 1:
+            return ordered_map(self._parse_one, sentences, self.choice.threads)
+        return self._parse_in_turn(sentences)
+
+    def _parse_one(self, sentence: Sentence):
+        return next(iter(self._parse_in_turn([sentence])))
+
+    def _parse_in_turn(self, sentences: Iterable[Sentence]) -> Iterator:
         sentences = self.tag(sentences) if self.taggers else self.require_tags(sentences)
         choice = self.choice
         if self.helper is not None:

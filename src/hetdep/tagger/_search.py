@@ -128,7 +128,7 @@ def _tag_scores(atoms, n, i, prev, prev2, table, rows, keys, static_row, acc):
         _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, True, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(atoms, n, beam, templates, table, rows, n_tags, gold, early, extra):
     """Beam search for the best tag sequence (tags 1..n_tags), ``extra[i, k]`` added to tag k + 1 at word i.
 

@@ -20,6 +20,7 @@ log-spaced grid that gives the gold tags the highest likelihood (1.0 without a d
 from __future__ import annotations
 
 import functools
+import threading
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
@@ -135,15 +136,17 @@ class Tagger(SavedModel):
         self.templates = _tagger.STATIC_TEMPLATES
         self.unknown_words = 0
         self.words = 0
+        self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
 
     def search(self, forms: Sequence[str], beam: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Best tag ids (0-based) and every word's tag scores (the backward tagger's share included)."""
         n = len(forms)
-        self.words += n
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
         atoms = encode(self.strings, self.lexicon, forms)
-        self.unknown_words += int((atoms[:, _tagger.W] == UNKNOWN).sum())
+        with self._counting:
+            self.words += n
+            self.unknown_words += int((atoms[:, _tagger.W] == UNKNOWN).sum())
         extra = np.zeros((n, len(self.tags)), dtype=np.float32)
         if self.backward is not None and self.backward_weight:  # the two share strings and lexicon: atoms too
             _, backward_scores = self.backward._search(atoms, beam, np.zeros_like(extra))

@@ -20,6 +20,7 @@ from numba import njit
 from hetdep.learn import _weights
 from hetdep.learn.keys import MULTIPLIER, SEED, TEMPLATE_ID_SPAN
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition._clock import ATOMS, HASHING, ITEMS, MEMO, SELECTION, UPDATE_FEATURES, UPDATE_WEIGHTS, WEIGHTS, lap, start
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -140,15 +141,18 @@ def apply(stk, slen, nxt, b, action, n_labels):
 
 
 @njit(cache=True, inline="always")
-def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo):
+def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo, clock=None):
     """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order.
 
     Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
     Inlined into the search, so ``acc`` is known not to alias the weights.
     """
+    t = start(clock)
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
-    add_item_scores(atoms, atoms, templates, 0, templates.shape[0], 0, table, rows, keys, acc, last > first, extra, memo)
+    lap(clock, ATOMS, t)
+    add_item_scores(atoms, atoms, templates, 0, templates.shape[0], 0, table, rows, keys, acc, last > first, extra, memo,
+                    clock)
     return first, last, extra
 
 
@@ -163,21 +167,33 @@ def valid_actions(slen, nxt, b, n, n_actions):
 
 
 @njit(cache=True, inline="always")
-def add_item_scores(atoms, seen, templates, start, stop, scheme, table, rows, keys, acc, arcs, extra, memo):
-    """``acc`` = the scores of the features of templates start..stop-1 over ``atoms`` (arc actions
+def add_item_scores(atoms, seen, templates, first, stop, scheme, table, rows, keys, acc, arcs, extra, memo, clock=None):
+    """``acc`` = the scores of the features of templates first..stop-1 over ``atoms`` (arc actions
     if ``arcs``, and ``extra``).
 
     ``seen`` holds every atom those templates read: an item with the same ``seen`` as an earlier
     item of this step takes that item's scores from ``memo``.
     """
+    t = start(clock)
     signature = atoms_signature(seen, arcs, extra)
     if recall(memo, signature, seen, acc):
+        lap(clock, MEMO, t)
         return
-    feature_keys(atoms, templates, start, stop, scheme, keys)
+    t = lap(clock, MEMO, t)
+    feature_keys(atoms, templates, first, stop, scheme, keys)
+    t = lap(clock, HASHING, t)
+    for k in range(first, stop):
+        _weights.prefetch(table, keys[k])
+    entries = rows[0]
+    for k in range(first, stop):  # the keys give way to their payloads
+        keys[k] = _weights.lookup(table, keys[k])
+        _weights.prefetch_entries(keys[k], entries)
     acc[:] = 0.0
-    for t in range(start, stop):
-        _weights.add_scores(_weights.lookup(table, keys[t]), rows, acc, arcs, extra)
+    for k in range(first, stop):
+        _weights.add_scores(keys[k], rows, acc, arcs, extra)
+    t = lap(clock, WEIGHTS, t)
     remember(memo, signature, seen, acc)
+    lap(clock, MEMO, t)
 
 
 @njit(cache=True)
@@ -251,8 +267,8 @@ def gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, 
     return value
 
 
-@njit(cache=True)
-def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
+@njit(cache=True, nogil=True)
+def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, clock=None):
     """Beam search over one sentence of n words.
 
     Returns (actions, length, score): the best item's action sequence, ``actions[:length]``.
@@ -260,7 +276,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     falls out of the beam at step k, stop there: length k + 1. MAX_VIOLATION (Huang et al.
     2012): search to the end, keeping the gold prefix's score, and return the prefix of the
     step where the best item beats the gold prefix by most (length 2n and the gold sequence
-    itself when the gold item ends best).
+    itself when the gold item ends best). ``clock``: see :mod:`hetdep.transition._clock`.
     """
     n_actions = 2 + 2 * n_labels
     steps = 2 * n
@@ -280,14 +296,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     acc = np.zeros(n_actions, dtype=np.float32)
     memo = new_memo(beam + 1, N_ATOMS, n_actions)
     trail = new_trail(steps, beam)
-    hs, ho = trail.heap_score, trail.heap_order
-    size = 1
-    is_gold[0] = True
-    train = mode != DECODE
     # Max-violation: the gold prefix, scored beside the beam.
     gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
     gnxt = np.ones(1, dtype=np.int64)
+    hs, ho = trail.heap_score, trail.heap_order
+    size = 1
+    is_gold[0] = True
+    train = mode != DECODE
     for step in range(steps):
         forget(memo)
         if mode == MAX_VIOLATION:
@@ -295,14 +311,19 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                                             gold[step], n_labels))
         filled = 0
         for b in range(size):
-            first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
+            first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
+                                            clock)
+            t = start(clock)
             base = score[b]
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
                 value = base + np.float64(acc[a])
                 if beats(hs, ho, filled, beam, value, b * n_actions + a):
                     filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
+            lap(clock, SELECTION, t)
+        t = start(clock)
         sort_survivors(hs, ho, filled)
+        t = lap(clock, SELECTION, t)
         any_gold = False
         for j in range(filled):
             parent = ho[j] // n_actions
@@ -316,6 +337,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             nis_gold[j] = train and is_gold[parent] and action == gold[step]
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
+        lap(clock, ITEMS, t)
         stk, nstk = nstk, stk
         slen, nslen = nslen, slen
         nxt, nnxt = nnxt, nxt
@@ -339,7 +361,8 @@ def copy_stack(src, parent, dst, j, top):
 
 
 @njit(cache=True)
-def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels, pred_tags):
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels, pred_tags,
+           clock=None):
     """Perceptron update: +1 for gold's features, -1 for the prediction's, over ``length`` steps.
 
     ``tags`` are the gold path's tags, ``pred_tags`` the prediction's (equal, but for a tag
@@ -366,15 +389,18 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     c = np.float32(counter)
+    t = start(clock)
     for k in range(first, length):
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
             fill_atoms(stk, slen, nxt, side, words, tags if side == 0 else pred_tags, n, atoms)
             feature_keys(atoms, templates, 0, templates.shape[0], 0, keys)
-            for t in range(keys.shape[0]):
-                slot = _weights.insert(table, n_used, keys[t])
+            t = lap(clock, UPDATE_FEATURES, t)
+            for f in range(keys.shape[0]):
+                slot = _weights.insert(table, n_used, keys[f])
                 _weights.add(table, slot, rows, sums, counts, action, delta, c)
+            t = lap(clock, UPDATE_WEIGHTS, t)
             apply(stk, slen, nxt, side, action, n_labels)
     return length - first
 

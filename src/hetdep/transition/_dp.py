@@ -99,7 +99,7 @@ def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     """:func:`hetdep.transition._beam.search` with merged states; same arguments, modes and result."""
     n_actions = 2 + 2 * n_labels

@@ -79,7 +79,7 @@ def lattice_finish(mode, trail, gold, best_score, gold_tags, worst_tags, last_ta
     return trail.actions, length, score, last_tags.copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels, gold, gold_tags, mode):
     """Returns (actions, length, score, tags): as :func:`hetdep.transition._beam.search`, and the tag ids
     (index k for word k) of the item returned.

@@ -67,6 +67,7 @@ class ArcStandardParser(SavedModel):
         self.projective_encoding = projective_encoding
         self.templates = template_array()
         self.stats = ParseStats()
+        self.clock = None  # an int64 array of hetdep.transition._clock.STAGES cells: profile the search (bench/)
 
     @property
     def n_labels(self) -> int:
@@ -80,9 +81,11 @@ class ArcStandardParser(SavedModel):
         """The best action sequence for encoded words and tags, its length (2n) and its score."""
         n = len(words) - 1
         gold = np.zeros(2 * n, dtype=np.int32)
-        search = _dp.search if self.dp else _beam.search
-        return search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
-                      self.n_labels, gold, DECODE)
+        if self.dp:
+            return _dp.search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
+                              self.n_labels, gold, DECODE)
+        return _beam.search(words, tags, n, beam or self.beam, self.templates, self.weights.table, self.weights.rows,
+                            self.n_labels, gold, DECODE, self.clock)
 
     def parse_arrays(self, words: np.ndarray, tags: np.ndarray, beam: int | None = None) -> tuple[np.ndarray, np.ndarray, float]:
         """Heads and label ids (projectivized labels) of the best tree, and its score."""
@@ -108,7 +111,7 @@ class ArcStandardParser(SavedModel):
         if n == 0:
             return self.parse_sentence(sentence, beam)
         options = lattice_candidates(sentence, column)
-        self.stats.lattice_words += sum(len(tags) > 1 for tags in options)
+        self.stats.count(lattice_words=sum(len(tags) > 1 for tags in options))
         candidates, counts, logp = encode_lattice(self.tags, options)
         self.stats.record(words, candidates[:n + 1, 0], [tags[0][0] for tags in options])
         actions, _, _, chosen = _lattice.search(words, candidates, counts, logp, self.lattice_weight, n,

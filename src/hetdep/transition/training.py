@@ -75,8 +75,10 @@ def train(
     dev_sentences: Sequence[Sentence],
     options: TrainOptions = TrainOptions(),
     progress: Callable | None = None,
+    clock: np.ndarray | None = None,
 ) -> TrainResult:
-    """Train on ``train_sentences``, choosing the iteration by dev UAS."""
+    """Train on ``train_sentences``, choosing the iteration by dev UAS; ``clock`` profiles the plain
+    beam's search and updates (see :mod:`hetdep.transition._clock`)."""
     if not train_sentences:
         raise HetdepError("no training sentences")
     mode = update_mode(options)
@@ -86,7 +88,6 @@ def train(
     templates = template_array()
     if options.lattice and options.dp:
         raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
-    search = _dp.search if options.dp else _beam.search
     lattices = [lattice_example(sentence, tags, options) for sentence in train_sentences] if options.lattice else []
 
     def learn(index: int) -> bool:
@@ -98,12 +99,16 @@ def train(
             actions, length, _, predicted_tags = _lattice.search(w, candidates, counts, logp, options.lattice_weight, n,
                                                                  options.beam, templates, weights.table, weights.rows,
                                                                  n_labels, gold, t, mode)
+        elif options.dp:
+            actions, length, _ = _dp.search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
+            predicted_tags = t
         else:
-            actions, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold, mode)
+            actions, length, _ = _beam.search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels, gold,
+                                              mode, clock)
             predicted_tags = t
         if length < len(gold) or not np.array_equal(actions, gold) or not np.array_equal(predicted_tags[:n + 1], t[:n + 1]):
             _beam.update(w, t, n, gold, actions, length, templates, weights.table, weights.n_used,
-                         weights.rows, weights.sums, weights.counts, weights.counter, n_labels, predicted_tags)
+                         weights.rows, weights.sums, weights.counts, weights.counter, n_labels, predicted_tags, clock)
             return True
         return False
 

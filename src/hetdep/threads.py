@@ -1,0 +1,51 @@
+"""Sentences on several threads, results in input order.
+
+The compiled searches release the GIL (numba's ``nogil``), so threads of one process parse
+sentences truly in parallel and share one copy of the model's weights; only the Python around
+each search (encoding, building the output sentence) takes turns. Each sentence is parsed on
+its own, as in one thread, so the output is the same whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Iterable, Iterator, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+AHEAD = 8  # items in flight per thread: enough to keep every thread busy, few enough to stream
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity, where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
+    """``function(item)`` for each item, on ``threads`` threads, yielded in input order.
+
+    The input is read lazily, at most ``AHEAD * threads`` items ahead of what was yielded, so a
+    long input streams in bounded memory. An exception raised for an item is raised here when
+    that item's turn comes (the items before it yielded first, as in one thread). If the
+    consumer stops early (an error downstream, Ctrl-C), items not yet started are cancelled.
+    """
+    if threads <= 1:
+        yield from map(function, items)
+        return
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="hetdep")
+    pending: deque = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) >= AHEAD * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,64 @@
+"""Sentences on several threads: results in input order, errors in their turn, input read lazily."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from hetdep.threads import AHEAD, ordered_map
+
+
+def test_results_come_in_input_order_whatever_finishes_first():
+    def slow_for_small(x):
+        time.sleep(0.002 * (10 - x % 10))
+        return x * x
+
+    assert list(ordered_map(slow_for_small, range(50), 4)) == [x * x for x in range(50)]
+    assert list(ordered_map(slow_for_small, range(50), 1)) == [x * x for x in range(50)]
+
+
+def test_work_runs_on_several_threads():
+    seen = set()
+
+    def record(x):
+        seen.add(threading.get_ident())
+        time.sleep(0.01)
+        return x
+
+    assert list(ordered_map(record, range(20), 3)) == list(range(20))
+    assert len(seen) == 3
+
+
+def test_an_error_is_raised_in_its_turn():
+    def fails_at_7(x):
+        if x == 7:
+            raise ValueError("item 7")
+        return x
+
+    results = []
+    with pytest.raises(ValueError, match="item 7"):
+        for result in ordered_map(fails_at_7, range(20), 3):
+            results.append(result)
+    assert results == list(range(7))
+
+
+def test_the_input_is_read_lazily_and_work_stops_with_the_consumer():
+    read = []
+    done = []
+
+    def items():
+        for x in range(10_000):
+            read.append(x)
+            yield x
+
+    def work(x):
+        done.append(x)
+        return x
+
+    stream = ordered_map(work, items(), 2)
+    assert [next(stream) for _ in range(5)] == list(range(5))
+    assert len(read) <= AHEAD * 2 + 5  # bounded look-ahead, not the whole input
+    stream.close()  # the consumer stops: what was not started is cancelled
+    assert len(done) <= AHEAD * 2 + 5

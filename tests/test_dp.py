@@ -38,7 +38,7 @@ def replayed_score(parser, sentence, actions):
     stack, depth, queue = np.zeros((1, n + 1, _beam.FIELDS), dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
     atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
     scores, total = np.zeros(2 + 2 * parser.n_labels, dtype=np.float32), 0.0
-    no_memo = _beam.new_memo(0, _beam.N_ATOMS, scores.shape[0])
+    no_memo = _beam.new_group_memo(0, scores.shape[0])
     for action in actions:
         _beam.score_item(stack, depth, queue, 0, n, words, tags, parser.templates, parser.weights.table, parser.weights.rows,
                          atoms, keys, scores, no_memo)

@@ -182,11 +182,11 @@ def test_items_with_the_same_atoms_reuse_the_scores_of_the_first(trained, sample
             _beam.apply(stack, depth, queue, item, _beam.SH, parser.n_labels)
     atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
     width = 2 + 2 * parser.n_labels
-    memo = _beam.new_memo(4, _beam.N_ATOMS, width)
+    memo = _beam.new_group_memo(4, width)
     fresh, recalled, alone = (np.zeros(width, dtype=np.float32) for _ in range(3))
     args = (n, words, tags, parser.templates, parser.weights.table, parser.weights.rows, atoms, keys)
     _beam.score_item(stack, depth, queue, 0, *args, fresh, memo)
     _beam.score_item(stack, depth, queue, 1, *args, recalled, memo)
-    _beam.score_item(stack, depth, queue, 1, *args, alone, _beam.new_memo(0, _beam.N_ATOMS, width))
-    assert memo[3][0] == 1  # one distinct atom vector remembered
+    _beam.score_item(stack, depth, queue, 1, *args, alone, _beam.new_group_memo(0, width))
+    assert list(memo[3][:-1]) == [1] * _beam.N_GROUPS  # each group's sum remembered once
     assert np.array_equal(fresh, recalled) and np.array_equal(recalled, alone) and np.abs(alone).sum() > 0

@@ -164,17 +164,36 @@ def add_scores(payload, rows, acc, arcs, extra):
     serves both. Inlined, and the dense loop starts at the constant 2, so that LLVM vectorizes
     it (a start it cannot prove non-negative blocks that: 5-10x slower).
     """
-    enext, eact, ew, dense = rows
     if payload == 0:
         return
     if payload & DENSE:
-        row = dense[np.int64(payload & _INDEX)]
+        row = rows[3][np.int64(payload & _INDEX)]
         if arcs:
             for a in range(2, acc.shape[0]):
                 acc[a] += row[a]
         if extra >= 0:
             acc[extra] += row[extra]
         return
+    _add_sparse(payload, rows, acc)
+
+
+@njit(cache=True, inline="always")
+def add_row(payload, rows, acc):
+    """Add a feature's scores to ``acc``, every action's."""
+    if payload == 0:
+        return
+    if payload & DENSE:
+        row = rows[3][np.int64(payload & _INDEX)]
+        for a in range(acc.shape[0]):
+            acc[a] += row[a]
+        return
+    _add_sparse(payload, rows, acc)
+
+
+@njit(cache=True, inline="always")
+def _add_sparse(payload, rows, acc):
+    """A sparse feature's weights: inline, packed side by side, or (training) chained."""
+    enext, eact, ew, _ = rows
     if payload & INLINE:
         acc[_entry_action(payload)] += _entry_weight(payload)
         return

@@ -32,7 +32,7 @@ from hetdep.transition._core import (
     sort_survivors,
     stops_early,
 )
-from hetdep.transition.features import LABEL_BITS
+from hetdep.transition.features import LABEL_BITS, TEMPLATE_GROUPS, TEMPLATES
 
 SH, PR = 0, 1
 # Stack record fields.
@@ -93,16 +93,22 @@ def feature_keys(atoms, templates, start, stop, scheme, out):
     a single-scheme parser) keeps the joint model's two schemes apart: template t of scheme s
     hashes as s * TEMPLATE_ID_SPAN + t + 1."""
     for t in range(start, stop):
-        h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
-        for j in range(templates.shape[1]):
-            a = templates[t, j]
-            if a < 0:
-                break
-            h = (h ^ np.uint64(atoms[a])) * _MULT
-            h ^= h >> _SHIFT
-        if h == 0:
-            h = np.uint64(1)
-        out[t] = h
+        out[t] = feature_key(atoms, templates, t, scheme)
+
+
+@njit(cache=True, inline="always")
+def feature_key(atoms, templates, t, scheme):
+    """The key of template t's feature (see ``feature_keys``)."""
+    h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
+    for j in range(templates.shape[1]):
+        a = templates[t, j]
+        if a < 0:
+            break
+        h = (h ^ np.uint64(atoms[a])) * _MULT
+        h ^= h >> _SHIFT
+    if h == 0:
+        h = np.uint64(1)
+    return h
 
 
 @njit(cache=True)
@@ -142,7 +148,9 @@ def apply(stk, slen, nxt, b, action, n_labels):
 
 @njit(cache=True, inline="always")
 def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo, clock=None):
-    """Scores of the valid actions of item b in ``acc``: the sum of its features' scores, in template order.
+    """Scores of item b's actions in ``acc``: the sum over template groups of each group's feature
+    scores (``features.template_groups``), a group's sum recalled from ``memo`` when an earlier
+    item of this step had the same atoms there (``new_group_memo``).
 
     Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
     Inlined into the search, so ``acc`` is known not to alias the weights.
@@ -151,9 +159,139 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     lap(clock, ATOMS, t)
-    add_item_scores(atoms, atoms, templates, 0, templates.shape[0], 0, table, rows, keys, acc, last > first, extra, memo,
-                    clock)
+    slots, seen, scores, counts = memo
+    acc[:] = 0.0
+    for g in range(N_GROUPS):
+        e = group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
+        t = start(clock)
+        for a in range(acc.shape[0]):
+            acc[a] += scores[g, e, a]
+        lap(clock, MEMO, t)
     return first, last, extra
+
+
+def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's template ids and the atoms they read, as rows padded with -1."""
+    atoms = [sorted({a for t in group for a in TEMPLATES[t]}) for group in groups]
+    templates_of = np.full((len(groups), max(map(len, groups))), -1, dtype=np.int64)
+    atoms_of = np.full((len(groups), max(map(len, atoms))), -1, dtype=np.int64)
+    for g, (group, read) in enumerate(zip(groups, atoms)):
+        templates_of[g, :len(group)] = group
+        atoms_of[g, :len(read)] = read
+    return templates_of, atoms_of
+
+
+GROUP_TEMPLATES, GROUP_ATOMS = _group_arrays(TEMPLATE_GROUPS)
+N_GROUPS = len(TEMPLATE_GROUPS)
+
+
+@njit(cache=True)
+def new_group_memo(capacity, width):
+    """Room for the scores of ``capacity`` distinct atom vectors per template group, per step (0: no memo).
+
+    Returns (slots, seen, scores, counts): per group an open-addressing table of atom-vector
+    signatures, ``slots[g, i] = (stamp, signature, entry)`` (in use when its stamp is this
+    step's), the entries' atoms and score rows (the last row is scratch, for a group past
+    ``capacity``), and ``counts``: each group's entries this step, then the step's stamp.
+    Few arrays, because numba counts a reference to each one every time it is passed on.
+    """
+    size = 16
+    while size < 2 * capacity:
+        size *= 2
+    counts = np.zeros(N_GROUPS + 1, dtype=np.int64)
+    counts[N_GROUPS] = 1
+    return (np.zeros((N_GROUPS, size, 3), dtype=np.int64), np.zeros((N_GROUPS, capacity + 1, GROUP_ATOMS.shape[1]), dtype=np.int64),
+            np.zeros((N_GROUPS, capacity + 1, width), dtype=np.float32), counts)
+
+
+@njit(cache=True, inline="always")
+def forget_groups(memo):
+    """A new step: every group's entries are forgotten (their stamps are old)."""
+    counts = memo[3]
+    counts[:N_GROUPS] = 0
+    counts[N_GROUPS] += 1
+
+
+@njit(cache=True, inline="always")
+def group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock):
+    """The entry of group g's sum for these atoms in the memo (``new_group_memo``), computed if not there."""
+    step = counts[N_GROUPS]
+    t = start(clock)
+    h = (_SEED ^ np.uint64(g + 1)) * _MULT
+    for j in range(GROUP_ATOMS.shape[1]):
+        a = GROUP_ATOMS[g, j]
+        if a < 0:
+            break
+        h = (h ^ np.uint64(atoms[a])) * _MULT
+        h ^= h >> _SHIFT
+    signature = np.int64(h >> np.uint64(1))
+    mask = slots.shape[1] - 1
+    i = np.int64(h & np.uint64(mask))
+    while slots[g, i, 0] == step:
+        if slots[g, i, 1] == signature:
+            e = slots[g, i, 2]
+            same = True
+            for j in range(GROUP_ATOMS.shape[1]):
+                a = GROUP_ATOMS[g, j]
+                if a < 0:
+                    break
+                if seen[g, e, j] != atoms[a]:
+                    same = False
+                    break
+            if same:
+                lap(clock, MEMO, t)
+                return e
+        i = (i + 1) & mask
+    e = counts[g]
+    if e < seen.shape[1] - 1:  # room to remember it
+        counts[g] = e + 1
+        slots[g, i, 0] = step
+        slots[g, i, 1] = signature
+        slots[g, i, 2] = e
+        for j in range(GROUP_ATOMS.shape[1]):
+            a = GROUP_ATOMS[g, j]
+            if a >= 0:
+                seen[g, e, j] = atoms[a]
+    else:
+        e = seen.shape[1] - 1
+    t = lap(clock, MEMO, t)
+    for j in range(GROUP_TEMPLATES.shape[1]):
+        k = GROUP_TEMPLATES[g, j]
+        if k < 0:
+            break
+        keys[k] = feature_key(atoms, templates, k, 0)
+    t = lap(clock, HASHING, t)
+    for j in range(GROUP_TEMPLATES.shape[1]):
+        k = GROUP_TEMPLATES[g, j]
+        if k < 0:
+            break
+        _weights.prefetch(table, keys[k])
+    entries = rows[0]
+    for j in range(GROUP_TEMPLATES.shape[1]):  # the keys give way to their payloads
+        k = GROUP_TEMPLATES[g, j]
+        if k < 0:
+            break
+        keys[k] = _weights.lookup(table, keys[k])
+        _weights.prefetch_entries(keys[k], entries)
+    row = scores[g, e]
+    row[:] = 0.0
+    for j in range(GROUP_TEMPLATES.shape[1]):
+        k = GROUP_TEMPLATES[g, j]
+        if k < 0:
+            break
+        _weights.add_row(keys[k], rows, row)
+    lap(clock, WEIGHTS, t)
+    return e
+
+
+@njit(cache=True, inline="always")
+def best_valid(acc, first, last, extra):
+    """The highest score of a valid action: with a full beam, an item whose best candidate falls
+    below the worst survivor so far offers none (most items, late in a step)."""
+    best = acc[extra] if extra >= 0 else -np.inf
+    for a in range(first, last):
+        best = max(best, acc[a])
+    return best
 
 
 @njit(cache=True, inline="always")
@@ -294,7 +432,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
-    memo = new_memo(beam + 1, N_ATOMS, n_actions)
+    memo = new_group_memo(beam + 1, n_actions)
     trail = new_trail(steps, beam)
     # Max-violation: the gold prefix, scored beside the beam.
     gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
@@ -305,7 +443,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
     is_gold[0] = True
     train = mode != DECODE
     for step in range(steps):
-        forget(memo)
+        forget_groups(memo)
         if mode == MAX_VIOLATION:
             add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
                                             gold[step], n_labels))
@@ -315,11 +453,12 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
                                             clock)
             t = start(clock)
             base = score[b]
-            for i in range(-1 if extra >= 0 else 0, last - first):
-                a = extra if i < 0 else first + i
-                value = base + np.float64(acc[a])
-                if beats(hs, ho, filled, beam, value, b * n_actions + a):
-                    filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
+            if filled < beam or base + np.float64(best_valid(acc, first, last, extra)) >= hs[0]:  # else none enters
+                for i in range(-1 if extra >= 0 else 0, last - first):
+                    a = extra if i < 0 else first + i
+                    value = base + np.float64(acc[a])
+                    if beats(hs, ho, filled, beam, value, b * n_actions + a):
+                        filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
             lap(clock, SELECTION, t)
         t = start(clock)
         sort_survivors(hs, ho, filled)

@@ -35,6 +35,30 @@ S0w+S0sr S0t+S0sr S0w+S0sl S0t+S0sl S1w+S1sl S1t+S1sl
 TEMPLATE_NAMES = tuple(_TEMPLATES_TEXT.split())
 TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLATE_NAMES)
 
+
+def _elements(template: tuple[int, ...]) -> tuple[str, ...]:
+    """Which of S0, S1 and the queue (N0, N1 alike) a template reads."""
+    return tuple(sorted({"N" if ATOMS[a].startswith("N") else ATOMS[a][:2] for a in template}))
+
+
+def template_groups(templates: tuple = TEMPLATES) -> tuple[tuple[int, ...], ...]:
+    """Template ids grouped by the elements they read (S0 alone, S1 alone, the queue, S0 with
+    S1, S0 with the queue), groups in order of first appearance, template order within each.
+
+    An item's score is the sum of its groups' scores, each the sum of its templates' rows. The
+    items of one beam step share much of their state: over en-ewt dev at beam 64, distinct
+    groups need 2.4 times fewer feature lookups than distinct whole states. So the compiled
+    search computes each distinct group's sum once per step (``hetdep.transition._beam``), and
+    the reference sums the same way, so that both give the same float32 scores.
+    """
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for t, template in enumerate(templates):
+        groups.setdefault(_elements(template), []).append(t)
+    return tuple(tuple(ids) for ids in groups.values())
+
+
+TEMPLATE_GROUPS = template_groups()
+
 # The joint model's guided atoms (zhang2014 section 3): h_guide, and l_guide of S0 and of S1,
 # read off the other scheme's partial tree (see hetdep.joint._search), and their 18 templates.
 # Beyond the paper, the "rich" guide adds four atoms, for schemes whose heads move between

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hetdep.learn.weights import TrainedWeights
-from hetdep.transition.features import features
+from hetdep.transition.features import TEMPLATE_GROUPS, features
 from hetdep.transition.system import Moves, State, apply, is_valid
 
 
@@ -44,12 +44,17 @@ class DictWeights:
 
 
 def action_scores(state: State, words, tags, weights: DictWeights) -> np.ndarray:
-    """Scores of all actions in a state: the sum of the rows of its features, in template order."""
+    """Scores of all actions in a state: the sum over template groups (``TEMPLATE_GROUPS``) of the
+    sum of each group's feature rows, in template order."""
+    keys = features(state, words, tags)
     acc = np.zeros(weights.n_actions, dtype=np.float32)
-    for key in features(state, words, tags):
-        row = weights.row(key)
-        if row is not None:
-            acc += row
+    for group in TEMPLATE_GROUPS:
+        partial = np.zeros(weights.n_actions, dtype=np.float32)
+        for t in group:
+            row = weights.row(keys[t])
+            if row is not None:
+                partial += row
+        acc += partial
     return acc
 
 

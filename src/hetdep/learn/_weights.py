@@ -140,6 +140,19 @@ def insert(table, n_used, key):
 
 
 @njit(cache=True)
+def spread(features):
+    """A table at most half full holding these (key, payload) rows."""
+    size = 16
+    while size < 2 * features.shape[0]:
+        size *= 2
+    table = np.zeros((size, 2), dtype=np.uint64)
+    n_used = np.zeros(1, dtype=np.int64)
+    for r in range(features.shape[0]):
+        table[insert(table, n_used, features[r, 0]), 1] = features[r, 1]
+    return table
+
+
+@njit(cache=True)
 def rehash(table, new_size):
     grown = np.zeros((new_size, 2), dtype=np.uint64)
     mask = new_size - 1

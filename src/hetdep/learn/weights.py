@@ -29,6 +29,16 @@ class TrainedWeights(NamedTuple):
         no_sums = np.zeros_like(w), np.zeros((len(dense), n_actions), dtype=np.float32)
         return cls(*_weights.compact(table, (enext, act, w, dense), no_sums, 1, n_actions))
 
+    @classmethod
+    def from_stored(cls, features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
+        """The weights from a model file: its features' (key, payload) rows go back into a hash table."""
+        return cls(_weights.spread(features), packed, dense)
+
+    def stored(self) -> dict[str, np.ndarray]:
+        """What a model file keeps: the table's used rows (the half left empty for probing is
+        rebuilt on loading), the packed entries and the dense rows."""
+        return {"features": self.table[self.table[:, 0] != 0], "packed": self.packed, "dense": self.dense}
+
     @property
     def rows(self) -> tuple:
         """What the compiled scorer reads."""

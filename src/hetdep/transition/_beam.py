@@ -97,6 +97,13 @@ def feature_keys(atoms, templates, start, stop, scheme, out):
 
 
 @njit(cache=True, inline="always")
+def mix(h, value):
+    """One more atom into a running 64-bit hash (the arithmetic of ``hetdep.learn.keys``)."""
+    h = (h ^ np.uint64(value)) * _MULT
+    return h ^ (h >> _SHIFT)
+
+
+@njit(cache=True, inline="always")
 def feature_key(atoms, templates, t, scheme):
     """The key of template t's feature (see ``feature_keys``)."""
     h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
@@ -104,8 +111,7 @@ def feature_key(atoms, templates, t, scheme):
         a = templates[t, j]
         if a < 0:
             break
-        h = (h ^ np.uint64(atoms[a])) * _MULT
-        h ^= h >> _SHIFT
+        h = mix(h, atoms[a])
     if h == 0:
         h = np.uint64(1)
     return h
@@ -222,8 +228,7 @@ def group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, co
         a = GROUP_ATOMS[g, j]
         if a < 0:
             break
-        h = (h ^ np.uint64(atoms[a])) * _MULT
-        h ^= h >> _SHIFT
+        h = mix(h, atoms[a])
     signature = np.int64(h >> np.uint64(1))
     mask = slots.shape[1] - 1
     i = np.int64(h & np.uint64(mask))
@@ -353,8 +358,7 @@ def atoms_signature(atoms, arcs, extra):
     if arcs:
         h ^= np.uint64(1) << np.uint64(63)
     for a in range(atoms.shape[0]):
-        h = (h ^ np.uint64(atoms[a])) * _MULT
-        h ^= h >> _SHIFT
+        h = mix(h, atoms[a])
     return h
 
 

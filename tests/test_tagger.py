@@ -138,6 +138,17 @@ def test_jackknife_tags_every_sentence_with_an_unseen_tagger():
         jackknife(sentences[:2], 3, ["upos"])
 
 
+def test_each_fold_is_tagged_by_a_tagger_of_the_other_folds_gold_tags_on_any_number_of_threads():
+    sentences = TRAIN[:60]
+    options = TaggerOptions(iterations=2)
+    tagged = jackknife(sentences, 3, ["upos"], options)
+    last_fold = [s for i, s in enumerate(sentences) if i % 3 == 2]
+    by_hand = train_tagger([s for i, s in enumerate(sentences) if i % 3 != 2], [],
+                           TaggerOptions(iterations=2, patience=2)).parser.tag(last_fold)
+    assert [s.column(3) for s in by_hand] == [s.column(3) for i, s in enumerate(tagged) if i % 3 == 2]
+    assert [s.to_text() for s in jackknife(sentences, 3, ["upos"], options, threads=3)] == [s.to_text() for s in tagged]
+
+
 def test_commands(tmp_path):
     run = CliRunner().invoke
     train, dev = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")

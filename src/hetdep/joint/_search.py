@@ -29,7 +29,7 @@ from hetdep.learn import _weights
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._beam import (
     FIELDS,
-    N_ATOMS,
+    N_GROUPS,
     PR,
     SH,
     WORD,
@@ -39,6 +39,9 @@ from hetdep.transition._beam import (
     feature_keys,
     fill_atoms,
     forget,
+    forget_groups,
+    group_scores,
+    new_group_memo,
     new_memo,
     valid_actions,
 )
@@ -170,17 +173,22 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     """Scores of the valid actions of scheme s in item b; returns (first, last, extra) as in _beam.score_item.
 
     ``acc`` and ``guided`` hold exactly scheme s's actions (see :func:`scheme_scores`); ``memo``
-    is a :func:`joint_memo`. The baseline and the guided templates are memoized apart: items
-    that differ only in the other scheme's tree share the baseline scores, and items with the
-    same S0 and S1 (all of them, before the other tree has any arc) share the guided scores.
+    is a :func:`joint_memo`. The baseline and the guided templates are memoized apart: the
+    baseline templates by groups, per step (``_beam.group_scores``: items that differ only in
+    the other scheme's tree share them all), and items with the same S0 and S1 (all of them,
+    before the other tree has any arc) share the guided scores.
     """
     baseline_memo, guided_memo, seen = memo
+    slots, group_seen, group_scores_of, counts = baseline_memo
     stop = templates.shape[0]
     known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     arcs = last > first
-    add_item_scores(atoms, atoms[:N_ATOMS], templates, 0, N_BASELINE_TEMPLATES, s, table, rows, keys, acc, arcs, extra,
-                    baseline_memo)
+    acc[:] = 0.0
+    for g in range(N_GROUPS):  # the baseline templates by groups, as in _beam.score_item
+        e = group_scores(g, s, atoms, templates, table, rows, keys, slots, group_seen, group_scores_of, counts, None)
+        for a in range(acc.shape[0]):
+            acc[a] += group_scores_of[g, e, a]
     if guided_templates_fire(stop, rich, known):
         for i in range(seen.shape[0]):  # the guide's own atoms, see joint_memo
             seen[i] = atoms[GUIDE_SEEN[i]]
@@ -200,16 +208,16 @@ def guided_templates_fire(n_templates, rich, known):
 
 @njit(cache=True)
 def joint_memo(beam, width, rich):
-    """Memos for :func:`joint_score`: baseline scores by the 40 baseline atoms, guided scores by
+    """Memos for :func:`joint_score`: baseline scores by template groups, guided scores by
     the atoms the guide's templates read (all of GUIDE_SEEN for the rich guide, the paper's
     prefix otherwise), and room to gather those."""
     n_seen = GUIDE_SEEN.shape[0] if rich else N_PAPER_SEEN
-    return (new_memo(beam + 1, N_ATOMS, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
+    return (new_group_memo(beam + 1, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
 def forget_joint(memo):
-    forget(memo[0])
+    forget_groups(memo[0])
     forget(memo[1])
 
 

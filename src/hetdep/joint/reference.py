@@ -20,7 +20,7 @@ import numpy as np
 
 from hetdep.joint.parser import is_rich
 from hetdep.learn.keys import TEMPLATE_ID_SPAN, feature_hash
-from hetdep.transition.features import GUIDES, TEMPLATES, atoms
+from hetdep.transition.features import GUIDES, TEMPLATE_GROUPS, TEMPLATES, atoms
 from hetdep.transition.reference import DictWeights
 from hetdep.transition.system import Moves, State, apply, is_valid
 
@@ -97,24 +97,27 @@ def guided_atoms(acting: State, other: State, rich: bool) -> tuple[list[int], bo
 
 
 def scheme_scores(states: Sequence[State], s: int, words, tags, guide: str, n_actions: int, weights: DictWeights) -> np.ndarray:
-    """Scheme s's action scores: the baseline templates' rows summed in float32, plus (where the
-    guide fires) the guided templates' rows, summed apart and then added, as the compiled code does."""
+    """Scheme s's action scores: the baseline templates' rows summed in float32 by template groups
+    (each group's sum, then the groups': ``TEMPLATE_GROUPS``), plus (where the guide fires) the
+    guided templates' rows, summed apart and then added, as the compiled code does."""
     templates = TEMPLATES + GUIDES[guide]
     rich = is_rich(guide)
     guide_atoms, known = guided_atoms(states[s], states[1 - s], rich)
     values = atoms(states[s], words, tags) + guide_atoms
 
-    def rows(start: int, stop: int) -> np.ndarray:
+    def rows(ids) -> np.ndarray:
         total = np.zeros(weights.n_actions, dtype=np.float32)
-        for t in range(start, stop):
+        for t in ids:
             row = weights.row(feature_hash(s * TEMPLATE_ID_SPAN + t, [values[a] for a in templates[t]]))
             if row is not None:
                 total += row
         return total
 
-    scores = rows(0, len(TEMPLATES))
+    scores = np.zeros(weights.n_actions, dtype=np.float32)
+    for group in TEMPLATE_GROUPS:
+        scores += rows(group)
     if len(templates) > len(TEMPLATES) and (known or not rich):
-        scores += rows(len(TEMPLATES), len(templates))
+        scores += rows(range(len(TEMPLATES), len(templates)))
     return scores[:n_actions]
 
 

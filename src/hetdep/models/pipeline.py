@@ -40,6 +40,7 @@ class PipelineChoice:
     tagger: str = "train"
     folds: int = 10
     fold_iterations: int = 10
+    threads: int = 1  # jackknifing folds trained at once
 
 
 @dataclass
@@ -132,7 +133,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         display.start("jackknifing")
         gold_train = train
         train = jackknife(train, pipeline.folds, columns, TaggerOptions(iterations=pipeline.fold_iterations, seed=options.seed),
-                          progress=lambda _: display.advance("jackknifing"))
+                          progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads)
         for tagger in taggers:
             dev = list(tagger.parser.tag(dev))
         kept = {c: round(tag_accuracy(gold_train, train, c), 2) for c in columns}

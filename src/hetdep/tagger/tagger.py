@@ -35,6 +35,7 @@ from hetdep.learn.perceptron import TrainResult, perceptron_loop
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.tagger import _search as _tagger
+from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
 
@@ -347,14 +348,15 @@ def tag_accuracy(gold: Iterable[Sentence], predicted: Iterable[Sentence], column
 
 
 def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str], options: TaggerOptions = TaggerOptions(),
-              progress: Callable | None = None, k: int = 0, threshold: float = 0.0) -> list[Sentence]:
+              progress: Callable | None = None, k: int = 0, threshold: float = 0.0, threads: int = 1) -> list[Sentence]:
     """The sentences with each column tagged by a tagger that never saw them (Collins 2000's jackknifing).
 
     Sentence i is in fold i mod ``folds``; each fold is tagged by a tagger trained on the other
-    folds, with ``options.iterations`` iterations (no dev set: the last one is kept). Parsers
-    trained on the result see tags as noisy as at parsing time. With ``k``, the column keeps
-    its gold tags and MISC gets each word's k-best tags instead (``TagKBest``; what a parser
-    trained on tag lattices reads, next to the gold tags).
+    folds' own (gold) tags, with ``options.iterations`` iterations (no dev set: the last one is
+    kept). Parsers trained on the result see tags as noisy as at parsing time. With ``k``, the
+    column keeps its gold tags and MISC gets each word's k-best tags instead (``TagKBest``; what a
+    parser trained on tag lattices reads, next to the gold tags). The folds are independent:
+    ``threads`` of them train at once (hetdep.threads), with the same result.
     """
     if folds < 2 or folds > len(sentences):
         raise HetdepError(f"jackknifing needs 2..{len(sentences)} folds (one sentence at least in each), not {folds}")
@@ -363,11 +365,15 @@ def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str],
         column_options = TaggerOptions(column=column, beam=options.beam, iterations=options.iterations,
                                        patience=options.iterations, seed=options.seed,
                                        bidirectional=options.bidirectional)
-        for fold in range(folds):
-            train_part = [s for i, s in enumerate(tagged) if i % folds != fold]
-            held_out = [i for i in range(len(tagged)) if i % folds == fold]
+
+        def tag_fold(fold: int) -> tuple[list[int], list[Sentence]]:
+            train_part = [s for i, s in enumerate(sentences) if i % folds != fold]
+            held_out = [i for i in range(len(sentences)) if i % folds == fold]
             tagger = train_tagger(train_part, [], column_options).parser
-            for i, sentence in zip(held_out, tagger.tag((tagged[i] for i in held_out), k=k, threshold=threshold)):
+            return held_out, list(tagger.tag((tagged[i] for i in held_out), k=k, threshold=threshold))
+
+        for fold, (held_out, results) in enumerate(ordered_map(tag_fold, range(folds), threads)):
+            for i, sentence in zip(held_out, results):
                 tagged[i] = sentence.with_column(COLUMNS[column], tagged[i].column(COLUMNS[column])) if k else sentence
             if progress:
                 progress(f"{column}: fold {fold + 1}/{folds} tagged")

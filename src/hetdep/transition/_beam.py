@@ -168,7 +168,7 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     slots, seen, scores, counts = memo
     acc[:] = 0.0
     for g in range(N_GROUPS):
-        e = group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
+        e = group_scores(g, 0, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
         t = start(clock)
         for a in range(acc.shape[0]):
             acc[a] += scores[g, e, a]
@@ -219,11 +219,12 @@ def forget_groups(memo):
 
 
 @njit(cache=True, inline="always")
-def group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock):
-    """The entry of group g's sum for these atoms in the memo (``new_group_memo``), computed if not there."""
+def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock):
+    """The entry of group g's sum for these atoms in the memo (``new_group_memo``), computed if not
+    there; ``scheme``: see ``feature_keys``."""
     step = counts[N_GROUPS]
     t = start(clock)
-    h = (_SEED ^ np.uint64(g + 1)) * _MULT
+    h = (_SEED ^ np.uint64(g + 1 + N_GROUPS * scheme)) * _MULT
     for j in range(GROUP_ATOMS.shape[1]):
         a = GROUP_ATOMS[g, j]
         if a < 0:
@@ -264,7 +265,7 @@ def group_scores(g, atoms, templates, table, rows, keys, slots, seen, scores, co
         k = GROUP_TEMPLATES[g, j]
         if k < 0:
             break
-        keys[k] = feature_key(atoms, templates, k, 0)
+        keys[k] = feature_key(atoms, templates, k, scheme)
     t = lap(clock, HASHING, t)
     for j in range(GROUP_TEMPLATES.shape[1]):
         k = GROUP_TEMPLATES[g, j]

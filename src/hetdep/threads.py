@@ -8,7 +8,6 @@ its own, as in one thread, so the output is the same whatever the number of thre
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, TypeVar
@@ -17,14 +16,6 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 AHEAD = 8  # items in flight per thread: enough to keep every thread busy, few enough to stream
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its CPU affinity, where the system tells it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:

@@ -97,14 +97,16 @@ def _prefetch(typingctx, array, offset):
 @njit(cache=True, inline="always")
 def prefetch(table, key):
     """Start fetching ``key``'s slot. A scorer asks for all its features' slots before it reads
-    the first, then for their weights (``prefetch_scores``) before it adds the first: the memory
+    the first, then for their entries (``prefetch_entries``) before it adds the first: the memory
     accesses overlap instead of waiting one after the other."""
     _prefetch(table, np.int64(key & np.uint64(table.shape[0] - 1)) * 16)
 
 
 @njit(cache=True, inline="always")
 def prefetch_entries(payload, entries):
-    """Start fetching the packed entries of this payload, if it has any (``entries``: rows[0])."""
+    """Start fetching the packed entries of this payload, if it has any (``entries``: rows[0]; for
+    a training table's chain, the line of its first link). Dense rows are not fetched ahead: the
+    frequent ones stay in cache, and fetching them made parsing twice as slow."""
     if payload != 0 and not payload & (DENSE | INLINE):
         _prefetch(entries, np.int64(payload & _START) * 8)
 

@@ -311,21 +311,18 @@ def valid_actions(slen, nxt, b, n, n_actions):
 
 
 @njit(cache=True, inline="always")
-def add_item_scores(atoms, seen, templates, first, stop, scheme, table, rows, keys, acc, arcs, extra, memo, clock=None):
+def add_item_scores(atoms, seen, templates, first, stop, scheme, table, rows, keys, acc, arcs, extra, memo):
     """``acc`` = the scores of the features of templates first..stop-1 over ``atoms`` (arc actions
     if ``arcs``, and ``extra``).
 
     ``seen`` holds every atom those templates read: an item with the same ``seen`` as an earlier
-    item of this step takes that item's scores from ``memo``.
+    item of this step takes that item's scores from ``memo``. (The joint model's guided templates;
+    the baseline templates are scored by groups, see ``score_item``.)
     """
-    t = start(clock)
     signature = atoms_signature(seen, arcs, extra)
     if recall(memo, signature, seen, acc):
-        lap(clock, MEMO, t)
         return
-    t = lap(clock, MEMO, t)
     feature_keys(atoms, templates, first, stop, scheme, keys)
-    t = lap(clock, HASHING, t)
     for k in range(first, stop):
         _weights.prefetch(table, keys[k])
     entries = rows[0]
@@ -335,9 +332,7 @@ def add_item_scores(atoms, seen, templates, first, stop, scheme, table, rows, ke
     acc[:] = 0.0
     for k in range(first, stop):
         _weights.add_scores(keys[k], rows, acc, arcs, extra)
-    t = lap(clock, WEIGHTS, t)
     remember(memo, signature, seen, acc)
-    lap(clock, MEMO, t)
 
 
 @njit(cache=True)

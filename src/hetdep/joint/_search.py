@@ -29,10 +29,10 @@ from hetdep.learn import _weights
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._beam import (
     FIELDS,
-    N_GROUPS,
     PR,
     SH,
     WORD,
+    add_group_scores,
     add_item_scores,
     apply,
     copy_stack,
@@ -40,7 +40,6 @@ from hetdep.transition._beam import (
     fill_atoms,
     forget,
     forget_groups,
-    group_scores,
     new_group_memo,
     new_memo,
     valid_actions,
@@ -179,16 +178,11 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
     before the other tree has any arc) share the guided scores.
     """
     baseline_memo, guided_memo, seen = memo
-    slots, group_seen, group_scores_of, counts = baseline_memo
     stop = templates.shape[0]
     known = joint_atoms(stk, slen, nxt, other_nxt, hd, lb, b, s, words, tags, n, rich, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     arcs = last > first
-    acc[:] = 0.0
-    for g in range(N_GROUPS):  # the baseline templates by groups, as in _beam.score_item
-        e = group_scores(g, s, atoms, templates, table, rows, keys, slots, group_seen, group_scores_of, counts, None)
-        for a in range(acc.shape[0]):
-            acc[a] += group_scores_of[g, e, a]
+    add_group_scores(s, atoms, templates, table, rows, keys, acc, baseline_memo, None)  # as _beam.score_item
     if guided_templates_fire(stop, rich, known):
         for i in range(seen.shape[0]):  # the guide's own atoms, see joint_memo
             seen[i] = atoms[GUIDE_SEEN[i]]

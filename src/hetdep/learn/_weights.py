@@ -143,12 +143,18 @@ def insert(table, n_used, key):
 
 
 @njit(cache=True)
+def half_full_size(n):
+    """The size of an open-addressing table for ``n`` keys: a power of two, at most half full."""
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+@njit(cache=True)
 def spread(features):
     """A table at most half full holding these (key, payload) rows."""
-    size = 16
-    while size < 2 * features.shape[0]:
-        size *= 2
-    table = np.zeros((size, 2), dtype=np.uint64)
+    table = np.zeros((half_full_size(features.shape[0]), 2), dtype=np.uint64)
     n_used = np.zeros(1, dtype=np.int64)
     for r in range(features.shape[0]):
         table[insert(table, n_used, features[r, 0]), 1] = features[r, 1]
@@ -320,13 +326,10 @@ def compact(table, rows, sums, counter, n_actions):
                 n_dense += 1
             elif count > 1:
                 total += count
-    size = 16
-    while size < 2 * features:
-        size *= 2
-    out = np.zeros((size, 2), dtype=np.uint64)
+    kept = np.zeros((features, 2), dtype=np.uint64)  # (key, payload) of each feature with a weight
     packed = np.zeros(total, dtype=np.int64)
     dense = np.zeros((n_dense, n_actions), dtype=np.float32)
-    n_used = np.zeros(1, dtype=np.int64)
+    f = 0
     k = 0
     nd = 0
     for i in range(table.shape[0]):
@@ -336,38 +339,30 @@ def compact(table, rows, sums, counter, n_actions):
         count = np.count_nonzero(averaged)
         if count == 0:
             continue
-        slot = insert(out, n_used, table[i, 0])
+        kept[f, 0] = table[i, 0]
         if count > DENSE_AFTER:
             dense[nd, :] = averaged
-            out[slot, 1] = DENSE | np.uint64(nd)
+            kept[f, 1] = DENSE | np.uint64(nd)
             nd += 1
-            continue
-        if count == 1:
+        elif count == 1:
             a = np.flatnonzero(averaged)[0]
-            out[slot, 1] = INLINE | np.uint64(_entry(a, averaged[a]))
-            continue
-        out[slot, 1] = (np.uint64(count) << _COUNT_SHIFT) | np.uint64(k)
-        for a in range(n_actions):
-            if averaged[a] != 0.0:
-                packed[k] = _entry(a, averaged[a])
-                k += 1
-    return out, packed, dense
+            kept[f, 1] = INLINE | np.uint64(_entry(a, averaged[a]))
+        else:
+            kept[f, 1] = (np.uint64(count) << _COUNT_SHIFT) | np.uint64(k)
+            for a in range(n_actions):
+                if averaged[a] != 0.0:
+                    packed[k] = _entry(a, averaged[a])
+                    k += 1
+        f += 1
+    return spread(kept), packed, dense
 
 
 @njit(cache=True)
-def unpack(table, packed, dense, n_actions):
+def unpack(table, rows, n_actions):
     """Each stored key's full row of action scores, as (keys, rows): for references and tests."""
     slots = np.flatnonzero(table[:, 0])
     keys = table[slots, 0].copy()
     full = np.zeros((slots.shape[0], n_actions), dtype=np.float32)
     for r in range(slots.shape[0]):
-        payload = table[slots[r], 1]
-        if payload & DENSE:
-            full[r, :] = dense[np.int64(payload & _INDEX)]
-        elif payload & INLINE:
-            full[r, _entry_action(payload)] = _entry_weight(payload)
-        else:
-            first = np.int64(payload & _START)
-            for e in range(first, first + np.int64(payload >> _COUNT_SHIFT)):
-                full[r, _entry_action(packed[e])] = _entry_weight(packed[e])
+        add_row(table[slots[r], 1], rows, full[r])
     return keys, full

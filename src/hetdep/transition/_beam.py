@@ -165,15 +165,22 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
     lap(clock, ATOMS, t)
+    add_group_scores(0, atoms, templates, table, rows, keys, acc, memo, clock)
+    return first, last, extra
+
+
+@njit(cache=True, inline="always")
+def add_group_scores(scheme, atoms, templates, table, rows, keys, acc, memo, clock):
+    """``acc`` = the sum of the template groups' sums over ``atoms`` (every action's), each group's
+    sum recalled from ``memo`` (``new_group_memo``) or computed there (``group_scores``)."""
     slots, seen, scores, counts = memo
     acc[:] = 0.0
     for g in range(N_GROUPS):
-        e = group_scores(g, 0, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
+        e = group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
         t = start(clock)
         for a in range(acc.shape[0]):
             acc[a] += scores[g, e, a]
         lap(clock, MEMO, t)
-    return first, last, extra
 
 
 def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
@@ -201,9 +208,7 @@ def new_group_memo(capacity, width):
     ``capacity``), and ``counts``: each group's entries this step, then the step's stamp.
     Few arrays, because numba counts a reference to each one every time it is passed on.
     """
-    size = 16
-    while size < 2 * capacity:
-        size *= 2
+    size = _weights.half_full_size(capacity)
     counts = np.zeros(N_GROUPS + 1, dtype=np.int64)
     counts[N_GROUPS] = 1
     return (np.zeros((N_GROUPS, size, 3), dtype=np.int64), np.zeros((N_GROUPS, capacity + 1, GROUP_ATOMS.shape[1]), dtype=np.int64),

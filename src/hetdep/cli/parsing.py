@@ -84,15 +84,33 @@ def _spooled_stdin() -> str:
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences tagged and parsed at once, sharing one copy of the model (about 2x faster on 2 cores); the output is the same for any number. More threads than cores do not help.")
+@click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
-                  treebank, threads):
+                  treebank, threads, to_dependency):
     """Parse raw text, tokenized text or CoNLL-U with a trained model: exactly one output tree per
     input sentence (per scheme); raw text is split into sentences, tokens and words by the model's
-    tokenizer and tagged by its tagger first."""
+    tokenizer and tagged by its tagger first. A constituency model writes one bracketed tree a
+    line (or, with --to-dependency, CoNLL-U)."""
     from tqdm import tqdm
 
+    from hetdep.learn.model_files import read_kind
+    from hetdep.models import CONSTITUENCY
     from hetdep.models.parsing import ParseChoice, open_models
+
+    if read_kind(model_dir) == CONSTITUENCY:
+        from hetdep.cli.constituency import parse_constituency, refuse_options
+
+        refuse_options({"--output-b": output_b_path, "--gold-a": gold_a_path, "--gold-b": gold_b_path, "--with": with_model,
+                        "--treebank": treebank, "--lattice-weight": lattice_weight is not None}, "a constituency model")
+        if not input_path:
+            raise click.UsageError("give --input")
+        count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
+                                          to_dependency, beam, threads)
+        click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
+        return
+    if to_dependency:
+        raise HetdepError(f"--to-dependency is for constituency models; {model_dir} is a '{read_kind(model_dir)}' model")
 
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
     if len(sources) != 1:

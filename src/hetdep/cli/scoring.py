@@ -8,7 +8,7 @@ import sys
 import click
 
 from hetdep.cli.app import PUNCT_HELP
-from hetdep.errors import MismatchError
+from hetdep.errors import HetdepError, MismatchError
 from hetdep.treebank.conllu import collect_problems, read_conllu
 
 
@@ -25,10 +25,21 @@ from hetdep.treebank.conllu import collect_problems, read_conllu
 @click.option("--conll18", is_flag=True, help="PRED was tokenized and split into sentences by the system (parsed from raw text): "
               "align words by characters and report Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS as precision, recall "
               "and F1, every word counted and labels compared before the colon, as the CoNLL 2018 shared task scored.")
-def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18):
-    """Score PRED against GOLD: UAS, LAS and complete match over syntactic words (--conll18: from raw text)."""
+@click.option("--const", "constituency", is_flag=True, help="GOLD and PRED hold bracketed phrase-structure trees (.mrg, a folder or a .zip): labeled bracket precision, recall, F1, complete match and tagging accuracy as EVALB scores with COLLINS.prm (TOP, -NONE- and punctuation by the gold tag left out, ADVP = PRT).")
+@click.option("--max-length", type=click.IntRange(1), default=None, help="With --const: score sentences of at most this many words only (EVALB's CUTOFF_LEN, e.g. 40).")
+def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18, constituency,
+                 max_length):
+    """Score PRED against GOLD: UAS, LAS and complete match over syntactic words (--conll18: from raw text;
+    --const: labeled brackets of phrase-structure trees)."""
     from hetdep.evaluation.attachment import evaluate
 
+    if constituency:
+        from hetdep.cli.constituency import eval_constituency
+
+        eval_constituency(gold, pred, as_json, max_length)
+        return
+    if max_length is not None:
+        raise HetdepError("--max-length is for --const")
     if conll18:
         _eval_conll18(gold, pred, as_json, single_root=not multiple_roots)
         return

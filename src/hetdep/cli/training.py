@@ -10,7 +10,7 @@ import click
 from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.models import PARSER_KINDS
+from hetdep.models import CONSTITUENCY, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -21,7 +21,8 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them.")
+@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default).")
+@click.option("--rules", default="penn2malt", show_default=True, help="--parser constituency: head rules that binarize the training trees (penn2malt, zhang-clark-2008 or a table file).")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
@@ -45,7 +46,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
-def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, t, guide, no_guided, beam, iterations, patience, seed,
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, schemes, gold_tags, folds, threads, no_tokenizer):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
@@ -64,6 +65,21 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
     if tagger_dir and gold_tags:
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
+    if parser_kind == CONSTITUENCY:
+        from hetdep.cli.constituency import refuse_options, train_constituency
+
+        refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
+                        "--no-guided": no_guided, "--tagger": tagger_dir, "--lattice": lattice, "--lattice-weight": lattice_weight,
+                        "--dp": dp, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
+                        "--schemes": schemes, "--projective-encoding": projective_encoding != "head",
+                        "--tag-column": tag_column != "upos"},
+                       "--parser constituency (it reads the treebank's own tags, XPOS; --dp and --lattice are not built for it yet)")
+        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16,
+                               **({"update": update} if update else {}))
+        train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
+        return
+    if rules != "penn2malt":
+        raise HetdepError("--rules is for --parser constituency")
     given = {"beam": beam, "update": update}
     options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,

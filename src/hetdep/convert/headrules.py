@@ -182,16 +182,23 @@ def _penn2malt_label(parent: Node, dependent: Node, head: Node) -> str:
 
 def convert_trees(trees: Iterable[Tree], table: HeadTable, labels: str = "penn2malt") -> Iterator[Sentence]:
     """One CoNLL-U sentence per tree, in order; a tree with no words left is an error, never skipped."""
-    for number, tree in enumerate(trees, 1):
+    for tree in trees:
         root = clean(tree.root)
         if root is None:
             raise InputError(tree.path, tree.line, "tree has no words once empty elements (-NONE-) are removed")
-        if root.is_leaf:
-            root = Node("X", [root])
-        deps = to_dependencies(root, table, labels)
-        rows = [
-            [str(i + 1), form, "_", PTB_TO_UPOS.get(tag, "X"), tag, "_", str(head), label, "_", "_"]
-            for i, (form, tag, head, label) in enumerate(zip(deps.forms, deps.tags, deps.heads, deps.labels))
-        ]
-        comments = [f"# sent_id = {Path(tree.path).name}:{tree.line}", "# text = " + " ".join(deps.forms)]
-        yield Sentence(comments, rows, list(range(len(rows))), list(deps.heads), tree.path, tree.line)
+        forms = [leaf.word for leaf in root.leaves()]
+        comments = [f"# sent_id = {Path(tree.path).name}:{tree.line}", "# text = " + " ".join(forms)]
+        yield tree_sentence(root, table, comments, tree.path, tree.line, labels)
+
+
+def tree_sentence(root: Node, table: HeadTable, comments: list[str], path: str = "<memory>", line: int = 0,
+                  labels: str = "penn2malt") -> Sentence:
+    """The dependency tree of a cleaned phrase-structure tree as a CoNLL-U sentence (UPOS mapped from the tags)."""
+    if root.is_leaf:
+        root = Node("X", [root])
+    deps = to_dependencies(root, table, labels)
+    rows = [
+        [str(i + 1), form, "_", PTB_TO_UPOS.get(tag, "X"), tag, "_", str(head), label, "_", "_"]
+        for i, (form, tag, head, label) in enumerate(zip(deps.forms, deps.tags, deps.heads, deps.labels))
+    ]
+    return Sentence(list(comments), rows, list(range(len(rows))), list(deps.heads), path, line)

@@ -6,6 +6,8 @@ an empty slot of the weight table, so no feature hashes to it.
 
 from __future__ import annotations
 
+import numpy as np
+
 MASK64 = (1 << 64) - 1
 SEED = 0x9E3779B97F4A7C15
 MULTIPLIER = 0xBF58476D1CE4E5B9
@@ -19,3 +21,11 @@ def feature_hash(template: int, values) -> int:
         h = ((h ^ value) * MULTIPLIER) & MASK64
         h ^= h >> 29
     return h or 1
+
+
+def template_rows(templates, width: int) -> np.ndarray:
+    """Templates (tuples of atom ids) as rows padded with -1 to ``width``, for the compiled feature code."""
+    out = np.full((len(templates), width), -1, dtype=np.int64)
+    for t, atoms in enumerate(templates):
+        out[t, : len(atoms)] = atoms
+    return out

@@ -4,4 +4,5 @@ The kinds' names live here, light to import, for the command line's choices.
 """
 
 GRAPH_KINDS = ("dep1", "dep2")
-PARSER_KINDS = ("arc-standard", *GRAPH_KINDS)
+CONSTITUENCY = "constituency"  # phrase structure (hetdep.constituency)
+PARSER_KINDS = ("arc-standard", *GRAPH_KINDS, CONSTITUENCY)

@@ -11,6 +11,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from hetdep.learn.keys import template_rows
 from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width, label_id
 from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
@@ -163,7 +164,4 @@ class ArcStandardParser(SavedModel):
 
 def template_array(templates=TEMPLATES) -> np.ndarray:
     """Templates as rows of atom ids, padded with -1, for the compiled feature code."""
-    out = np.full((len(templates), MAX_ATOMS_PER_TEMPLATE), -1, dtype=np.int64)
-    for t, atoms in enumerate(templates):
-        out[t, : len(atoms)] = atoms
-    return out
+    return template_rows(templates, MAX_ATOMS_PER_TEMPLATE)

@@ -1,0 +1,288 @@
+"""Compiled beam search and perceptron update of the constituency parser (numba).
+
+Items share one pool of nodes and stack cells, so no item copies its stack: a node is a row
+of ``nodes`` (head word, tag, phrase or unary label, temporary, head side, children, and its
+constituent code); a stack is a linked list of ``cells`` (node, cell below). Shift, binary and
+unary reduce each add one node and one cell; the other actions change nothing. Node and cell 0
+stand for "absent" and the empty stack.
+
+Everything here mirrors :mod:`hetdep.constituency.system` (validity, actions) and
+:mod:`hetdep.constituency.features` (atoms, keys): tests check the twins agree; ties among
+candidates break by (parent position, action id), as in the reference search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hetdep.constituency.features import KIND_SHIFT, PHRASE_KIND, UNARY_KIND, WORD_KIND
+from hetdep.learn import _weights
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition._beam import feature_key
+from hetdep.transition._core import (
+    add_gold_score,
+    beats,
+    finish,
+    new_trail,
+    note_violation,
+    offer,
+    record,
+    sort_survivors,
+    stops_early,
+)
+
+SHIFT, NO_UNARY, FINISH = 0, 1, 2
+# Node fields.
+HEAD, TAG, BASE, UNARY, TEMP, HEAD_LEFT, LEFT, RIGHT, CHILD, CODE = range(10)
+FIELDS = 10
+N_ATOMS = 32
+
+
+@njit(cache=True)
+def new_pool(size):
+    """Nodes and cells for ``size`` new ones, with row 0 the absent node and the empty stack."""
+    nodes = np.zeros((size + 1, FIELDS), dtype=np.int64)
+    nodes[0, TAG] = -1
+    nodes[0, BASE] = -1
+    nodes[0, UNARY] = -1
+    return nodes, np.zeros((size + 1, 2), dtype=np.int64), np.ones(2, dtype=np.int64)  # used: nodes, cells
+
+
+@njit(cache=True, inline="always")
+def _new_node(nodes, used, head, tag, base, unary, temp, head_left, left, right, child):
+    i = used[0]
+    used[0] = i + 1
+    nodes[i, HEAD] = head
+    nodes[i, TAG] = tag
+    nodes[i, BASE] = base
+    nodes[i, UNARY] = unary
+    nodes[i, TEMP] = temp
+    nodes[i, HEAD_LEFT] = head_left
+    nodes[i, LEFT] = left
+    nodes[i, RIGHT] = right
+    nodes[i, CHILD] = child
+    if tag >= 0:
+        nodes[i, CODE] = (WORD_KIND << KIND_SHIFT) + tag
+    elif child > 0:
+        nodes[i, CODE] = (UNARY_KIND << KIND_SHIFT) + unary
+    else:
+        nodes[i, CODE] = (PHRASE_KIND << KIND_SHIFT) + 2 * base + temp
+    return i
+
+
+@njit(cache=True, inline="always")
+def _push(cells, used, node, below):
+    c = used[1]
+    used[1] = c + 1
+    cells[c, 0] = node
+    cells[c, 1] = below
+    return c
+
+
+@njit(cache=True)
+def apply(nodes, cells, used, top, nxt, depth, action, tags, n_labels):
+    """(top cell, next word, depth) after a valid action (see ``system.apply``)."""
+    first_unary = 3 + 4 * n_labels
+    if action == NO_UNARY or action == FINISH:
+        return top, nxt, depth
+    if action == SHIFT:
+        node = _new_node(nodes, used, nxt, tags[nxt], -1, -1, 0, 1, 0, 0, 0)
+        return _push(cells, used, node, top), nxt + 1, depth + 1
+    s0 = cells[top, 0]
+    if action >= first_unary:
+        node = _new_node(nodes, used, nodes[s0, HEAD], -1, -1, action - first_unary, 0, 1, 0, 0, s0)
+        return _push(cells, used, node, cells[top, 1]), nxt, depth
+    code = action - 3
+    label, head_left, temp = code // 4, code % 2 == 0, code % 4 >= 2
+    below = cells[top, 1]
+    s1 = cells[below, 0]
+    head = nodes[s1, HEAD] if head_left else nodes[s0, HEAD]
+    node = _new_node(nodes, used, head, -1, label, -1, 1 if temp else 0, 1 if head_left else 0, s1, s0, 0)
+    return _push(cells, used, node, cells[below, 1]), nxt, depth - 1
+
+
+@njit(cache=True, inline="always")
+def binary_valid(nodes, cells, top, depth, queue_empty, action):
+    """A binary reduce's validity (``system.valid``) in a main step."""
+    if depth < 2:
+        return False
+    code = action - 3
+    label, head_left, temp = code // 4, code % 2 == 0, code % 4 >= 2
+    right = cells[top, 0]
+    below = cells[top, 1]
+    left = cells[below, 0]
+    left_temp = nodes[left, TEMP] == 1
+    right_temp = nodes[right, TEMP] == 1
+    if left_temp and right_temp:
+        return False
+    if left_temp and not (head_left and label == nodes[left, BASE]):
+        return False
+    if right_temp and not ((not head_left) and label == nodes[right, BASE]):
+        return False
+    if temp:
+        below_temp = depth > 2 and nodes[cells[cells[below, 1], 0], TEMP] == 1
+        if depth == 2 or below_temp:
+            return head_left and not queue_empty
+    return True
+
+
+@njit(cache=True)
+def fill_atoms(nodes, cells, top, nxt, n, words, tags, out):
+    """The 32 atoms of a state, in the order of ``features.ATOMS``."""
+    out[:] = 0
+    cell = top
+    for i in range(4):
+        if cell == 0:
+            break
+        node = cells[cell, 0]
+        head = nodes[node, HEAD]
+        out[3 * i] = words[head]
+        out[3 * i + 1] = tags[head]
+        out[3 * i + 2] = nodes[node, CODE]
+        if i < 2:
+            for c in range(3):
+                child = nodes[node, LEFT + c]
+                if child > 0:
+                    out[20 + 6 * i + 2 * c] = words[nodes[child, HEAD]]
+                    out[21 + 6 * i + 2 * c] = nodes[child, CODE]
+        cell = cells[cell, 1]
+    for j in range(4):
+        k = nxt + j
+        if k <= n:
+            out[12 + 2 * j] = words[k]
+            out[13 + 2 * j] = tags[k]
+
+
+@njit(cache=True, inline="always")
+def score_state(nodes, cells, top, nxt, n, words, tags, templates, table, rows, atoms, keys, acc):
+    """``acc`` = every action's score in this state: the sum of its templates' rows, in template order."""
+    fill_atoms(nodes, cells, top, nxt, n, words, tags, atoms)
+    for t in range(templates.shape[0]):
+        keys[t] = feature_key(atoms, templates, t, 0)
+        _weights.prefetch(table, keys[t])
+    acc[:] = 0.0
+    for t in range(templates.shape[0]):
+        _weights.add_row(_weights.lookup(table, keys[t]), rows, acc)
+
+
+@njit(cache=True, nogil=True)
+def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode):
+    """Beam search over one sentence of n words (``tags``: the POS tag ids the words are shifted with).
+
+    Returns (actions, length, score) as the arc-standard search does (``hetdep.transition._beam``):
+    DECODE gives all 4n - 1 actions of the best item; EARLY and MAX_VIOLATION give the prefix to
+    update from.
+    """
+    n_actions = 3 + 4 * n_labels + n_unaries
+    first_unary = 3 + 4 * n_labels
+    steps = 4 * n - 1
+    nodes, cells, used = new_pool((steps + 1) * (beam + 1))
+    top = np.zeros(beam, dtype=np.int64)
+    ntop = np.zeros(beam, dtype=np.int64)
+    nxt = np.ones(beam, dtype=np.int64)
+    nnxt = np.ones(beam, dtype=np.int64)
+    depth = np.zeros(beam, dtype=np.int64)
+    ndepth = np.zeros(beam, dtype=np.int64)
+    score = np.zeros(beam, dtype=np.float64)
+    is_gold = np.zeros(beam, dtype=np.bool_)
+    nis_gold = np.zeros(beam, dtype=np.bool_)
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    acc = np.zeros(n_actions, dtype=np.float32)
+    trail = new_trail(steps, beam)
+    hs, ho = trail.heap_score, trail.heap_order
+    gold_top, gold_nxt, gold_depth = 0, 1, 0
+    size = 1
+    is_gold[0] = True
+    train = mode != DECODE
+    for step in range(steps):
+        unary_step = step % 2 == 1 and step < steps - 1
+        last_step = step == steps - 1
+        if mode == MAX_VIOLATION:
+            score_state(nodes, cells, gold_top, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
+            add_gold_score(trail, np.float64(acc[gold[step]]))
+            gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], tags, n_labels)
+        filled = 0
+        for b in range(size):
+            score_state(nodes, cells, top[b], nxt[b], n, words, tags, templates, table, rows, atoms, keys, acc)
+            base = score[b]
+            order = b * n_actions
+            if last_step:
+                value = base + np.float64(acc[FINISH])
+                if beats(hs, ho, filled, beam, value, order + FINISH):
+                    filled = offer(hs, ho, filled, beam, value, order + FINISH)
+            elif unary_step:
+                value = base + np.float64(acc[NO_UNARY])
+                if beats(hs, ho, filled, beam, value, order + NO_UNARY):
+                    filled = offer(hs, ho, filled, beam, value, order + NO_UNARY)
+                if nodes[cells[top[b], 0], TEMP] == 0:
+                    for a in range(first_unary, n_actions):
+                        value = base + np.float64(acc[a])
+                        if beats(hs, ho, filled, beam, value, order + a):
+                            filled = offer(hs, ho, filled, beam, value, order + a)
+            else:
+                queue_empty = nxt[b] > n
+                s0 = cells[top[b], 0]
+                if not queue_empty and not (nodes[s0, TEMP] == 1 and nodes[s0, HEAD_LEFT] == 0):
+                    value = base + np.float64(acc[SHIFT])
+                    if beats(hs, ho, filled, beam, value, order + SHIFT):
+                        filled = offer(hs, ho, filled, beam, value, order + SHIFT)
+                if depth[b] >= 2:
+                    for a in range(3, first_unary):
+                        value = base + np.float64(acc[a])
+                        if beats(hs, ho, filled, beam, value, order + a) and binary_valid(nodes, cells, top[b], depth[b],
+                                                                                           queue_empty, a):
+                            filled = offer(hs, ho, filled, beam, value, order + a)
+        sort_survivors(hs, ho, filled)
+        any_gold = False
+        for j in range(filled):
+            parent = ho[j] // n_actions
+            action = ho[j] % n_actions
+            ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, tags,
+                                                n_labels)
+            nis_gold[j] = train and is_gold[parent] and action == gold[step]
+            any_gold = any_gold or nis_gold[j]
+            record(trail, step, j, parent, action)
+        top, ntop = ntop, top
+        nxt, nnxt = nnxt, nxt
+        depth, ndepth = ndepth, depth
+        is_gold, nis_gold = nis_gold, is_gold
+        for j in range(filled):
+            score[j] = hs[j]
+        size = filled
+        if stops_early(mode, trail, step, any_gold):
+            return trail.actions, step + 1, score[0]
+        note_violation(mode, trail, step, score[0], is_gold[0])
+    length, best = finish(mode, trail, gold, score[0])
+    return trail.actions, length, best
+
+
+@njit(cache=True)
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels):
+    """Perceptron update: +1 for the gold sequence's features, -1 for the prediction's, over
+    ``length`` steps; steps before the first difference cancel and are skipped. Returns the
+    number of steps updated."""
+    first = 0
+    while first < length and gold[first] == pred[first]:
+        first += 1
+    if first == length:
+        return 0
+    nodes, cells, used = new_pool(2 * length + 2)
+    tops = np.zeros(2, dtype=np.int64)
+    nxts = np.ones(2, dtype=np.int64)
+    depths = np.zeros(2, dtype=np.int64)
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    c = np.float32(counter)
+    for k in range(length):
+        for side in range(2):
+            action = gold[k] if side == 0 else pred[k]
+            if k >= first:
+                fill_atoms(nodes, cells, tops[side], nxts[side], n, words, tags, atoms)
+                delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
+                for t in range(templates.shape[0]):
+                    slot = _weights.insert(table, n_used, feature_key(atoms, templates, t, 0))
+                    _weights.add(table, slot, rows, sums, counts, action, delta, c)
+            tops[side], nxts[side], depths[side] = apply(nodes, cells, used, tops[side], nxts[side], depths[side], action,
+                                                         tags, n_labels)
+    return length - first

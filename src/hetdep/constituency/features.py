@@ -1,0 +1,81 @@
+"""Feature atoms and the 43 templates of Zhu et al. (2013), as mi-huang2015's Table 1 lists them,
+with the reference extraction from a :class:`hetdep.constituency.system.State`.
+
+Atoms (32): for stack nodes s0..s3 the head word ``w``, head tag ``t`` and constituent ``c``; for
+queue words q0..q3 the word and tag; for s0 and s1 the left and right child (``l``, ``r``) of a
+binary node and the child ``u`` of a unary node, each with its head word and constituent. A
+constituent is a code telling a word's tag, a phrase label (with its temporary mark) and a
+unary chain apart; 0 means "absent". A template's feature is the 64-bit hash of its id and its
+atoms (:mod:`hetdep.learn.keys`), conjoined with the action by the model's rows of scores.
+
+The compiled twin (:mod:`hetdep.constituency._search`) fills the same atoms from its node pool;
+tests check both agree key by key on real sentences.
+"""
+
+from __future__ import annotations
+
+from hetdep.constituency.system import StackNode, State
+from hetdep.learn.keys import feature_hash
+
+ATOMS = (
+    "s0w", "s0t", "s0c", "s1w", "s1t", "s1c", "s2w", "s2t", "s2c", "s3w", "s3t", "s3c",
+    "q0w", "q0t", "q1w", "q1t", "q2w", "q2t", "q3w", "q3t",
+    "s0lw", "s0lc", "s0rw", "s0rc", "s0uw", "s0uc", "s1lw", "s1lc", "s1rw", "s1rc", "s1uw", "s1uc",
+)
+A = {name: i for i, name in enumerate(ATOMS)}
+
+_TEMPLATES_TEXT = """
+s0t+s0c s0w+s0c s1t+s1c s1w+s1c s2t+s2c s2w+s2c s3t+s3c
+q0w+q0t q1w+q1t q2w+q2t q3w+q3t
+s0lw+s0lc s0rw+s0rc s0uw+s0uc s1lw+s1lc s1rw+s1rc s1uw+s1uc
+s0w+s1w s0w+s1c s0c+s1w s0c+s1c
+s0w+q0w s0w+q0t s0c+q0w s0c+q0t
+q0w+q1w q0w+q1t q0t+q1w q0t+q1t
+s1w+q0w s1w+q0t s1c+q0w s1c+q0t
+s0c+s0lc+s1c s0c+s0rc+s1c
+s0c+s1c+s2c s0w+s1c+s2c s0c+s1w+s2c s0c+s1c+s2w
+s0c+s1c+q0t s0w+s1c+q0t s0c+s1w+q0t s0c+s1c+q0w
+"""
+TEMPLATE_NAMES = tuple(_TEMPLATES_TEXT.split())
+TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLATE_NAMES)
+MAX_ATOMS_PER_TEMPLATE = max(map(len, TEMPLATES))
+
+# Constituent codes: which kind of node, in the bits above KIND_SHIFT.
+KIND_SHIFT = 20
+WORD_KIND, PHRASE_KIND, UNARY_KIND = 1, 2, 3
+
+
+def constituent(node: StackNode) -> int:
+    """The ``c`` atom of a node."""
+    if node.tag >= 0:
+        return (WORD_KIND << KIND_SHIFT) + node.tag
+    if node.child is not None:
+        return (UNARY_KIND << KIND_SHIFT) + node.unary
+    return (PHRASE_KIND << KIND_SHIFT) + 2 * node.base + node.temporary
+
+
+def atoms(state: State, words, tags) -> list[int]:
+    """The 32 atoms of a state, in the order of ``ATOMS`` (``words``/``tags``: ids, index k for word k)."""
+    out = [0] * len(ATOMS)
+    stack = state.stack
+    for i in range(4):
+        if len(stack) > i:
+            node = stack[-1 - i]
+            out[3 * i: 3 * i + 3] = [int(words[node.head]), int(tags[node.head]), constituent(node)]
+    for j in range(4):
+        k = state.next + j
+        if k <= state.n:
+            out[12 + 2 * j: 14 + 2 * j] = [int(words[k]), int(tags[k])]
+    for i in range(2):
+        if len(stack) > i:
+            node = stack[-1 - i]
+            for c, child in enumerate((node.left, node.right, node.child)):
+                if child is not None:
+                    at = 20 + 6 * i + 2 * c
+                    out[at: at + 2] = [int(words[child.head]), constituent(child)]
+    return out
+
+
+def feature_keys(values: list[int]) -> list[int]:
+    """The keys of every template's feature over these atoms, in template order."""
+    return [feature_hash(t, [values[a] for a in template]) for t, template in enumerate(TEMPLATES)]

@@ -1,0 +1,90 @@
+"""The shift-reduce constituency parser: encoding sentences, parsing, saving and loading.
+
+It reads words and their POS tags (XPOS: the treebank's own tags) and gives phrase-structure
+trees, written one per line in brackets (``(TOP (S (NP ...) ...))``), or, by head rules,
+dependency trees in CoNLL-U. Training lives in :mod:`hetdep.constituency.training`; the compiled
+search in :mod:`hetdep.constituency._search`; its reference in :mod:`hetdep.constituency.reference`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from hetdep.constituency import _search
+from hetdep.constituency.binarize import debinarize
+from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
+from hetdep.constituency.system import Actions, to_tree
+from hetdep.learn.keys import template_rows
+from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width
+from hetdep.learn.perceptron import DECODE
+from hetdep.learn.vocab import ParseStats, Vocab
+from hetdep.learn.weights import TrainedWeights
+from hetdep.treebank.conllu import XPOS, Sentence
+from hetdep.treebank.ptb import Node
+
+KIND = "constituency"
+
+
+def template_array() -> np.ndarray:
+    """The templates as rows of atom ids, padded with -1, for the compiled feature code."""
+    return template_rows(TEMPLATES, MAX_ATOMS_PER_TEMPLATE)
+
+
+def bracketed(root: Node) -> str:
+    """One line of brackets, the tree under a ``TOP`` node (as EVALB's parameter files expect)."""
+    return f"(TOP {root.to_text()})"
+
+
+class ConstituencyParser(SavedModel):
+    """A trained shift-reduce constituency parser: vocabularies, actions, options and averaged weights."""
+
+    KIND = KIND
+    WHAT = "constituency model"
+    tag_column = "xpos"
+
+    def __init__(self, words: Vocab, tags: Vocab, actions: Actions, weights: TrainedWeights, *, beam: int = 16,
+                 head_table: str = "penn2malt"):
+        self.words = words
+        self.tags = tags
+        self.actions = actions
+        self.weights = weights
+        self.beam = beam
+        self.head_table = head_table  # binarized the training trees; the default for --to-dependency
+        self.templates = template_array()
+        self.stats = ParseStats()
+
+    def parse_tokens(self, forms: list[str], tags: list[str], beam: int | None = None) -> Node:
+        """The phrase-structure tree of tagged words."""
+        words, tag_ids = self.words.encode(forms), self.tags.encode(tags)
+        self.stats.record(words, tag_ids, tags)
+        n = len(forms)
+        actions, _, _ = _search.search(words, tag_ids, n, beam or self.beam, self.templates, self.weights.table,
+                                       self.weights.rows, len(self.actions.labels), len(self.actions.unaries),
+                                       np.zeros(4 * n - 1, dtype=np.int32), DECODE)
+        return debinarize(to_tree(actions.tolist(), self.actions, forms, tags))
+
+    def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Node:
+        return self.parse_tokens(sentence.forms, sentence.column(XPOS), beam)
+
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Node]:
+        """One tree per input sentence, in order."""
+        for sentence in sentences:
+            yield self.parse_sentence(sentence, beam)
+
+    def config(self) -> dict:
+        return {"kind": KIND, "beam": self.beam, "head_table": self.head_table, "templates": len(TEMPLATES),
+                "labels": self.actions.labels, "unaries": self.actions.unaries, "words": self.words.to_list(),
+                "tags": self.tags.to_list()}
+
+    @classmethod
+    def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "ConstituencyParser":
+        actions = Actions(list(config["labels"]), list(config["unaries"]))
+        what = "the phrase labels or the feature templates"
+        check_width(weights, actions.n_actions, directory, what)
+        if config["templates"] != len(TEMPLATES):
+            raise ModelFileError(f"{directory}: weights do not match {what}")
+        return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,
+                   beam=beam_size(config, directory), head_table=str(config["head_table"]))

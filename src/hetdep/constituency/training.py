@@ -1,0 +1,132 @@
+"""Training the constituency parser: global averaged perceptron over beam search, max-violation
+update by default (early update as an option), the iteration kept by dev F1 (EVALB's scores).
+
+Training trees are read as ``convert --from ptb`` reads them (a ``.mrg`` file, a folder, a
+``.zip``), cleaned (:func:`hetdep.treebank.ptb.clean`) and binarized around their head children
+(:mod:`hetdep.constituency.binarize`); their oracle sequences rebuild them exactly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from hetdep.constituency import _search
+from hetdep.constituency.binarize import BNode, binarize
+from hetdep.constituency.features import TEMPLATES
+from hetdep.constituency.parser import ConstituencyParser, template_array
+from hetdep.constituency.system import Actions, oracle
+from hetdep.convert.headrules import load_table
+from hetdep.errors import HetdepError, InputError
+from hetdep.evaluation.brackets import score
+from hetdep.learn.perceptron import TrainOptions, TrainResult, perceptron_loop, update_mode
+from hetdep.learn.vocab import Vocab
+from hetdep.learn.weights import Weights
+from hetdep.treebank.ptb import Node, Tree, clean, read_trees
+
+
+@dataclass
+class TaggedTree:
+    """A cleaned treebank tree, where it was read, and the tags a parser is given for its words
+    (its own gold tags, or a tagger's)."""
+
+    tree: Tree
+    root: Node
+
+    @property
+    def forms(self) -> list[str]:
+        return [leaf.word for leaf in self.root.leaves()]
+
+    @property
+    def gold_tags(self) -> list[str]:
+        return [leaf.label for leaf in self.root.leaves()]
+
+
+def read_treebank(path: str | Path) -> list[TaggedTree]:
+    """Every tree of a ``.mrg`` file, folder or ``.zip``, cleaned; a tree left without words is an error."""
+    out = []
+    for tree in read_trees(path):
+        root = clean(tree.root)
+        if root is None:
+            raise InputError(tree.path, tree.line, "tree has no words once empty elements (-NONE-) are removed")
+        if root.is_leaf:  # a bare word: give it a phrase, as the dependency converter does
+            root = Node("X", [root])
+        out.append(TaggedTree(tree, root))
+    if not out:
+        raise HetdepError(f"{path}: no trees")
+    return out
+
+
+def inventory(binarized: Sequence[BNode]) -> Actions:
+    """The phrase labels of binary nodes and the (chain) labels of unary nodes, sorted."""
+    labels, unaries = set(), set()
+
+    def walk(node: BNode) -> None:
+        if node.is_word:
+            return
+        (unaries if len(node.children) == 1 else labels).add(node.label)
+        for child in node.children:
+            walk(child)
+
+    for node in binarized:
+        walk(node)
+    return Actions(sorted(labels), sorted(unaries))
+
+
+def dev_f1(parser: ConstituencyParser, dev: Sequence[TaggedTree], dev_tags: Sequence[list[str]]) -> tuple[float, dict]:
+    """EVALB's F1 of the parser on dev trees (parsed with ``dev_tags``), and LP, LR."""
+    parsed = [Tree(parser.parse_tokens(item.forms, tags), item.tree.path, item.tree.line) for item, tags in zip(dev, dev_tags)]
+    scores = score([Tree(item.root, item.tree.path, item.tree.line) for item in dev], parsed)
+    return scores.f1, {"LP": scores.precision, "LR": scores.recall, "F1": scores.f1}
+
+
+def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], options: TrainOptions = TrainOptions(beam=16),
+          head_table: str = "penn2malt", train_tags: Sequence[list[str]] | None = None,
+          dev_tags: Sequence[list[str]] | None = None, progress: Callable | None = None) -> TrainResult:
+    """Train on treebank trees, the iteration chosen by dev F1 (reported as ``dev_uas``/``dev_las``).
+
+    ``train_tags``/``dev_tags``: the tags the parser learns from and is tuned with (jackknifed,
+    predicted); by default each tree's own.
+    """
+    if not train_trees:
+        raise HetdepError("no training trees")
+    if options.dp or options.lattice:
+        raise HetdepError("the constituency parser has the plain beam only: --dp and --lattice are not built for it yet")
+    mode = update_mode(options)
+    table = load_table(head_table)
+    binarized = [binarize(item.root, table) for item in train_trees]
+    actions = inventory(binarized)
+    train_tags = list(train_tags) if train_tags is not None else [item.gold_tags for item in train_trees]
+    dev_tags = list(dev_tags) if dev_tags is not None else [item.gold_tags for item in dev_trees]
+    words = Vocab.from_counts(Counter(form for item in train_trees for form in item.forms))
+    tags = Vocab.from_counts(Counter(tag for listed in train_tags for tag in listed))
+    encoded = [(words.encode(item.forms), tags.encode(listed), np.array(oracle(node, actions), dtype=np.int32))
+               for item, listed, node in zip(train_trees, train_tags, binarized)]
+    weights = Weights(actions.n_actions)
+    templates = template_array()
+    n_labels, n_unaries = len(actions.labels), len(actions.unaries)
+
+    def learn(index: int) -> bool:
+        w, t, gold = encoded[index]
+        n = len(w) - 1
+        weights.reserve(2 * len(gold) * len(TEMPLATES))
+        predicted, length, _ = _search.search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
+                                              n_unaries, gold, mode)
+        if length < len(gold) or not np.array_equal(predicted, gold):
+            _search.update(w, t, n, gold, predicted, length, templates, weights.table, weights.n_used, weights.rows,
+                           weights.sums, weights.counts, weights.counter, n_labels)
+            return True
+        return False
+
+    def evaluate_model(averaged):
+        parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table)
+        if not dev_trees:
+            return parser, None, None, {}
+        f1, detail = dev_f1(parser, dev_trees, dev_tags)
+        return parser, f1, f1, detail
+
+    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)

@@ -1,0 +1,298 @@
+"""The shift-reduce constituency parser: binarization, transition system, compiled twins against
+the reference, EVALB scoring, and the command line."""
+
+from __future__ import annotations
+
+import random
+import zipfile
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import SHARED_DATA, needs_shared, write
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hetdep.cli import main
+from hetdep.constituency import _search, reference
+from hetdep.constituency import features as F
+from hetdep.constituency.binarize import binarize, debinarize
+from hetdep.constituency.parser import template_array
+from hetdep.constituency.system import Actions, State, apply, oracle, to_tree, valid
+from hetdep.constituency.training import TaggedTree, inventory, read_treebank, train
+from hetdep.convert.headrules import load_table
+from hetdep.evaluation.brackets import score
+from hetdep.learn.perceptron import DECODE, TrainOptions
+from hetdep.learn.weights import Weights
+from hetdep.treebank.ptb import Tree, clean, parse_trees
+
+WSJ = SHARED_DATA / "en-wsj-sample" / "treebank.zip"
+PENN2MALT = load_table("penn2malt")
+SMALL = """( (S (NP-SBJ (DT The) (JJ big) (NN dog)) (VP (VBZ barks)) (. .)) )
+( (S (NP-SBJ (PRP It)) (VP (VBD saw) (NP (DT the) (NN cat)) (PP (IN in) (NP (DT the) (NN garden)))) (. .)) )
+( (S (NP-SBJ (NNS Cats)) (VP (VBP sleep) (ADVP (RB often))) (. .)) )
+( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD ran) (PRT (RP away))) (. .)) )
+( (FRAG (NP (NN Yes)) (. .)) )
+"""
+
+
+def trees_of(text: str) -> list:
+    return [clean(tree.root) for tree in parse_trees(text)]
+
+
+def wsj_trees(count: int | None = None) -> list[TaggedTree]:
+    return read_treebank(WSJ)[:count]
+
+
+def test_binarize_by_head_child_right_siblings_first():
+    root = trees_of(SMALL)[0]
+    assert binarize(root, PENN2MALT).to_text() == (
+        "(S> (NP> (DT The) (NP*> (JJ big) (NN dog))) (S*< (VP (VBZ barks)) (. .)))")
+    collapsed = binarize(trees_of("( (S (VP (VB Go))) )")[0], PENN2MALT)
+    assert collapsed.label == "S+VP" and collapsed.children[0].is_word
+
+
+def test_binarize_and_back_give_every_small_tree():
+    for root in trees_of(SMALL):
+        assert debinarize(binarize(root, PENN2MALT)).to_text() == root.to_text()
+
+
+@needs_shared
+def test_binarize_and_back_give_every_wsj_tree_and_the_oracle_rebuilds_it():
+    items = wsj_trees()
+    binarized = [binarize(item.root, PENN2MALT) for item in items]
+    actions = inventory(binarized)
+    for item, node in zip(items, binarized):
+        assert debinarize(node).to_text() == item.root.to_text(), item.tree.describe()
+        sequence = oracle(node, actions)
+        tags = list(range(len(item.forms) + 1))
+        state = State(len(item.forms))
+        assert len(sequence) == state.steps == 4 * len(item.forms) - 1
+        for action in sequence:
+            assert valid(state, action, actions), (item.tree.describe(), actions.name(action), state.step)
+            state = apply(state, action, actions, tags)
+        assert to_tree(sequence, actions, item.forms, item.gold_tags) == node
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 14), st.integers(0, 10_000))
+def test_every_state_reached_by_valid_actions_can_be_completed(n, seed):
+    """Validity never leads into a dead end: a random walk over valid actions always finishes."""
+    rng = random.Random(seed)
+    actions = Actions(["NP", "S", "VP"], ["NP", "S+VP"])
+    state = State(n)
+    tags = [0] + [rng.randrange(2, 6) for _ in range(n)]
+    sequence = []
+    while not state.done:
+        choices = [a for a in range(actions.n_actions) if valid(state, a, actions)]
+        assert choices, f"dead end after {[actions.name(a) for a in sequence]}"
+        sequence.append(rng.choice(choices))
+        state = apply(state, sequence[-1], actions, tags)
+    tree = debinarize(to_tree(sequence, actions, [f"w{k}" for k in range(n)], ["NN"] * n))
+    assert [leaf.word for leaf in tree.leaves()] == [f"w{k}" for k in range(n)]
+    assert len(sequence) == 4 * n - 1
+
+
+def _compiled_atoms_along(sequence, actions, words, tags, n):
+    """The compiled atoms of every state on a path (through the compiled ``apply``)."""
+    nodes, cells, used = _search.new_pool(4 * n + 2)
+    top, nxt, depth = 0, 1, 0
+    out = []
+    atoms = np.zeros(_search.N_ATOMS, dtype=np.int64)
+    for action in sequence:
+        _search.fill_atoms(nodes, cells, top, nxt, n, words, tags, atoms)
+        out.append(atoms.tolist())
+        top, nxt, depth = _search.apply(nodes, cells, used, top, nxt, depth, action, tags, len(actions.labels))
+    return out
+
+
+def _encoded(forms, tags):
+    """Word and tag ids (2.., as a vocabulary gives them) of one sentence."""
+    def ids(items):
+        index: dict = {}
+        return np.array([0] + [index.setdefault(item, 2 + len(index)) for item in items], dtype=np.int64)
+
+    return ids(forms), ids(tags)
+
+
+def test_compiled_atoms_equal_the_reference_on_every_oracle_state():
+    roots = trees_of(SMALL)
+    binarized = [binarize(root, PENN2MALT) for root in roots]
+    actions = inventory(binarized)
+    for root, node in zip(roots, binarized):
+        forms, tags = [leaf.word for leaf in root.leaves()], [leaf.label for leaf in root.leaves()]
+        words, tag_ids = _encoded(forms, tags)
+        sequence = oracle(node, actions)
+        state, expected = State(len(forms)), []
+        for action in sequence:
+            expected.append(F.atoms(state, words, tag_ids))
+            state = apply(state, action, actions, tag_ids)
+        assert _compiled_atoms_along(sequence, actions, words, tag_ids, len(forms)) == expected
+
+
+@needs_shared
+def test_compiled_search_equals_the_reference_on_real_sentences():
+    items = wsj_trees(400)
+    result = train(items[:150], [], TrainOptions(beam=4, iterations=1))
+    parser = result.parser
+    rows = parser.weights.dense_rows(parser.actions.n_actions)
+    for item in items[300:306]:
+        words, tags = parser.words.encode(item.forms), parser.tags.encode(item.gold_tags)
+        n = len(item.forms)
+        compiled, _, compiled_score = _search.search(words, tags, n, 4, parser.templates, parser.weights.table,
+                                                     parser.weights.rows, len(parser.actions.labels),
+                                                     len(parser.actions.unaries), np.zeros(4 * n - 1, dtype=np.int32), DECODE)
+        expected, expected_score = reference.search(words, tags, n, 4, rows, parser.actions)
+        assert compiled.tolist() == expected
+        assert compiled_score == expected_score
+
+
+def test_compiled_update_equals_the_reference_counts():
+    from hetdep.learn import _weights
+
+    roots = trees_of(SMALL)
+    binarized = [binarize(root, PENN2MALT) for root in roots]
+    actions = inventory(binarized)
+    root, node = roots[1], binarized[1]
+    forms, tags = [leaf.word for leaf in root.leaves()], [leaf.label for leaf in root.leaves()]
+    words, tag_ids = _encoded(forms, tags)
+    gold = np.array(oracle(node, actions), dtype=np.int32)
+    n = len(forms)
+    weights = Weights(actions.n_actions)
+    templates = template_array()
+    # with zero weights the beam's first choice differs from the gold: a real prediction to update from
+    predicted, length, _ = _search.search(words, tag_ids, n, 2, templates, weights.table, weights.rows,
+                                          len(actions.labels), len(actions.unaries), gold, DECODE)
+    assert predicted.tolist() != gold.tolist()
+    weights.reserve(2 * len(gold) * len(F.TEMPLATES))
+    _search.update(words, tag_ids, n, gold, predicted, len(gold), templates, weights.table, weights.n_used, weights.rows,
+                   weights.sums, weights.counts, weights.counter, len(actions.labels))
+    keys, rows = _weights.unpack(weights.table, weights.rows, actions.n_actions)
+    got = {(int(key), a): float(row[a]) for key, row in zip(keys, rows) for a in range(actions.n_actions) if row[a]}
+    assert got == reference.update_counts(words, tag_ids, n, gold.tolist(), predicted.tolist(), actions)
+
+
+def _tree(text: str, path: str = "x.mrg") -> Tree:
+    return next(parse_trees(text, path))
+
+
+def test_brackets_as_evalb_counts_them():
+    gold = _tree("( (S (NP (DT The) (NN cat)) (VP (VBD ran) (PRT (RP away))) (. .)) )")
+    test = _tree("(TOP (S (NP (DT The) (NN cat)) (VP (VBD ran) (ADVP (RB away)) (. .))))")
+    # gold: S 0-4, NP 0-2, VP 2-4, PRT(=ADVP) 3-4; test: S, NP, VP over "ran away ." = 2-4 once the
+    # period is deleted (by the gold tag), ADVP 3-4: all four match; one tag of four (RB) differs.
+    result = score([gold], [test])
+    assert (result.gold_brackets, result.test_brackets, result.matched, result.complete) == (4, 4, 4, 1)
+    assert result.f1 == 100.0 and result.tagging_accuracy == 75.0
+    flat = _tree("( (S (DT The) (NN cat) (VBD ran) (RB away) (. .)) )")
+    result = score([gold], [flat])
+    assert (result.test_brackets, result.matched, result.complete) == (1, 1, 0)
+    assert result.precision == 100.0 and result.recall == 25.0 and round(result.f1, 2) == 40.0
+
+
+def test_brackets_count_a_unary_over_the_same_label_twice_and_cut_by_length():
+    gold = _tree("( (S (NP (NP (DT a) (NN b))) (VP (VB c))) )")
+    test = _tree("( (S (NP (DT a) (NN b)) (VP (VB c))) )")
+    result = score([gold], [test])
+    assert (result.gold_brackets, result.test_brackets, result.matched) == (4, 3, 3)
+    assert score([gold], [test], max_length=2).sentences == 0
+
+
+def test_brackets_refuse_different_words_or_tree_counts():
+    from hetdep.errors import MismatchError
+
+    gold = _tree("( (S (NN a) (NN b)) )", "gold.mrg")
+    with pytest.raises(MismatchError, match="pred.mrg:1.*word 2 is 'c' here, 'b' there"):
+        score([gold], [_tree("( (S (NN a) (NN c)) )", "pred.mrg")])
+    with pytest.raises(MismatchError, match="gold.mrg:1.*different numbers of trees"):
+        score([gold], [])
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+@pytest.fixture(scope="module")
+def wsj_files(tmp_path_factory):
+    """A small WSJ training file (200 trees) and dev file (40), split from the sample as the experiment splits it."""
+    if not WSJ.is_file():
+        pytest.skip(f"the WSJ sample is not at {WSJ}")
+    folder = tmp_path_factory.mktemp("wsj")
+    with zipfile.ZipFile(WSJ) as archive:
+        names = sorted(name for name in archive.namelist() if name.endswith(".mrg"))
+        text = {name: archive.read(name).decode() for name in names}
+    trees = [tree for name in names for tree in parse_trees(text[name], name)]
+    write(folder, "train.mrg", "".join(f"( {tree.root.to_text()} )\n" for tree in trees[:200]))
+    write(folder, "dev.mrg", "".join(f"( {tree.root.to_text()} )\n" for tree in trees[3500:3540]))
+    return folder
+
+
+@needs_shared
+def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
+    model = tmp_path / "model"
+    result = run("train", "--parser", "constituency", "--train", wsj_files / "train.mrg", "--dev", wsj_files / "dev.mrg",
+                 "--model", model, "--iterations", "3", "--beam", "4", "--folds", "3")
+    assert result.exit_code == 0, result.output
+    assert (model / "tagger" / "xpos" / "config.json").is_file()
+    assert run("convert", "--from", "ptb", "--rules", "penn2malt", wsj_files / "dev.mrg", tmp_path / "dev.conllu").exit_code == 0
+    untagged = tmp_path / "dev.txt"
+    untagged.write_text("".join(" ".join(tree_words) + "\n" for tree_words in
+                                ([leaf.word for leaf in clean(t.root).leaves()] for t in parse_trees((wsj_files / "dev.mrg").read_text()))))
+    result = run("parse", "--model", model, "--input", untagged, "--output", tmp_path / "dev.pred.mrg", "--threads", "2")
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "dev.pred.mrg").read_text().splitlines()
+    assert len(lines) == 40 and all(line.startswith("(TOP (") for line in lines)
+    result = run("eval", "--const", wsj_files / "dev.mrg", tmp_path / "dev.pred.mrg", "--json")
+    assert result.exit_code == 0, result.output
+    import json
+
+    scores = json.loads(result.output)
+    assert scores["sentences"] == 40 and scores["F1"] > 50.0 and scores["tagging_accuracy"] > 80.0
+    result = run("parse", "--model", model, "--input", tmp_path / "dev.conllu", "--output", tmp_path / "dev.dep.conllu",
+                 "--to-dependency", "penn2malt")
+    assert result.exit_code == 0, result.output
+    result = run("eval", tmp_path / "dev.conllu", tmp_path / "dev.dep.conllu", "--json")
+    assert result.exit_code == 0 and json.loads(result.output)["UAS"] > 50.0
+
+
+def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_options(tmp_path):
+    train_file = write(tmp_path, "train.mrg", SMALL * 4)
+    model = tmp_path / "model"
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model,
+                 "--iterations", "2", "--gold-tags", "--beam", "4")
+    assert result.exit_code == 0, result.output
+    untagged = write(tmp_path, "in.txt", "The cat ran away .\n")
+    out = tmp_path / "out.mrg"
+    result = run("parse", "--model", model, "--input", untagged, "--output", out)
+    assert result.exit_code == 2 and "in.txt:1" in result.output and "no XPOS tag" in result.output
+    assert not out.exists()
+    tagged = write(tmp_path, "in.conllu", "1\tThe\t_\tDET\tDT\t_\t_\t_\t_\t_\n2\tcat\t_\tNOUN\tNN\t_\t_\t_\t_\t_\n"
+                   "3\tsleeps\t_\tVERB\tVBZ\t_\t_\t_\t_\t_\n\n1\tYes\t_\tINTJ\tUH\t_\t_\t_\t_\t_\n\n")
+    result = run("parse", "--model", model, "--input", tagged, "--output", out)
+    assert result.exit_code == 0, result.output
+    assert len(out.read_text().splitlines()) == 2  # one tree per sentence, a one-word sentence too
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--dp")
+    assert result.exit_code == 2 and "--dp" in result.output
+    conllu_file = write(tmp_path, "t.conllu", "1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n")
+    result = run("train", "--parser", "constituency", "--train", conllu_file, "--dev", conllu_file, "--model", tmp_path / "m2")
+    assert result.exit_code == 2 and "bracketed trees" in result.output
+
+
+def test_parser_gives_one_tree_for_long_and_unknown_input_and_loads_what_it_saved(tmp_path):
+    from hetdep.constituency.parser import ConstituencyParser
+    from hetdep.learn.model_files import ModelFileError
+
+    items = [TaggedTree(tree, clean(tree.root)) for tree in parse_trees(SMALL * 3)]
+    parser = train(items, items[:5], TrainOptions(beam=4, iterations=2)).parser
+    forms = [f"zzz{k}" for k in range(300)]
+    tags = ["NN", "VBZ", "DT", "."] * 75
+    tree = parser.parse_tokens(forms, tags)
+    assert [leaf.word for leaf in tree.leaves()] == forms
+    parser.save(tmp_path / "m")
+    loaded = ConstituencyParser.load(tmp_path / "m")
+    assert loaded.parse_tokens(forms, tags).to_text() == tree.to_text()
+    assert loaded.parse_tokens(["Hello"], ["UH"]).leaves()[0].word == "Hello"
+    (tmp_path / "m" / "config.json").write_text((tmp_path / "m" / "config.json").read_text().replace(
+        '"kind": "constituency"', '"kind": "arc-standard"'))
+    with pytest.raises(ModelFileError, match="'arc-standard' model, not a 'constituency' model"):
+        ConstituencyParser.load(tmp_path / "m")

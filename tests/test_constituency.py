@@ -99,8 +99,10 @@ def _compiled_atoms_along(sequence, actions, words, tags, n):
     top, nxt, depth = 0, 1, 0
     out = []
     atoms = np.zeros(_search.N_ATOMS, dtype=np.int64)
+    four = np.zeros(4, dtype=np.int64)
     for action in sequence:
-        _search.fill_atoms(nodes, cells, top, nxt, n, words, tags, atoms)
+        _search.top_nodes(cells, top, four)
+        _search.fill_atoms(nodes, four, nxt, n, words, tags, atoms)
         out.append(atoms.tolist())
         top, nxt, depth = _search.apply(nodes, cells, used, top, nxt, depth, action, tags, len(actions.labels))
     return out
@@ -271,8 +273,8 @@ def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_o
     result = run("parse", "--model", model, "--input", tagged, "--output", out)
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 2  # one tree per sentence, a one-word sentence too
-    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--dp")
-    assert result.exit_code == 2 and "--dp" in result.output
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--lattice")
+    assert result.exit_code == 2 and "--lattice" in result.output
     conllu_file = write(tmp_path, "t.conllu", "1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n")
     result = run("train", "--parser", "constituency", "--train", conllu_file, "--dev", conllu_file, "--model", tmp_path / "m2")
     assert result.exit_code == 2 and "bracketed trees" in result.output
@@ -296,3 +298,78 @@ def test_parser_gives_one_tree_for_long_and_unknown_input_and_loads_what_it_save
         '"kind": "constituency"', '"kind": "arc-standard"'))
     with pytest.raises(ModelFileError, match="'arc-standard' model, not a 'constituency' model"):
         ConstituencyParser.load(tmp_path / "m")
+
+
+@pytest.fixture(scope="module")
+def wsj_parser():
+    if not WSJ.is_file():
+        pytest.skip(f"the WSJ sample is not at {WSJ}")
+    items = wsj_trees()
+    return train(items[:300], items[3500:3530], TrainOptions(beam=8, iterations=2)).parser, items[3600:3640]
+
+
+def _search_with(parser, module, item, beam):
+    words, tags = parser.words.encode(item.forms), parser.tags.encode(item.gold_tags)
+    n = len(item.forms)
+    return module.search(words, tags, n, beam, parser.templates, parser.weights.table, parser.weights.rows,
+                         len(parser.actions.labels), len(parser.actions.unaries), np.zeros(4 * n - 1, dtype=np.int32), DECODE)
+
+
+def _replayed_score(parser, item, sequence):
+    """The model score of an action sequence, one state at a time (no beam, no merging), checking each action is valid."""
+    words, tags = parser.words.encode(item.forms), parser.tags.encode(item.gold_tags)
+    n = len(item.forms)
+    nodes, cells, used = _search.new_pool(4 * n + 2)
+    top, nxt, depth, total = 0, 1, 0, 0.0
+    four, atoms = np.zeros(4, dtype=np.int64), np.zeros(_search.N_ATOMS, dtype=np.int64)
+    keys, acc = np.zeros(len(F.TEMPLATES), dtype=np.uint64), np.zeros(parser.actions.n_actions, dtype=np.float32)
+    state = State(n)
+    for action in sequence:
+        assert valid(state, action, parser.actions)
+        state = apply(state, action, parser.actions, tags)
+        _search.top_nodes(cells, top, four)
+        _search.score_state(nodes, four, nxt, n, words, tags, parser.templates, parser.weights.table, parser.weights.rows,
+                            atoms, keys, acc)
+        total += float(acc[action])
+        top, nxt, depth = _search.apply(nodes, cells, used, top, nxt, depth, action, tags, len(parser.actions.labels))
+    return total
+
+
+@needs_shared
+@pytest.mark.parametrize("beam", [1, 4, 16])
+def test_dp_prefix_scores_are_the_scores_of_the_returned_valid_sequences(wsj_parser, beam):
+    from hetdep.constituency import _dp
+
+    parser, items = wsj_parser
+    for item in items[:20]:
+        actions, length, best = _search_with(parser, _dp, item, beam)
+        assert length == 4 * len(item.forms) - 1
+        assert best == pytest.approx(_replayed_score(parser, item, actions[:length].tolist()), rel=1e-5, abs=1e-3)
+
+
+@needs_shared
+def test_dp_at_beam_one_is_greedy_and_merging_finds_better_sequences_more_often(wsj_parser):
+    from hetdep.constituency import _dp
+
+    parser, items = wsj_parser
+    better = worse = 0
+    for item in items:
+        assert np.array_equal(_search_with(parser, _dp, item, 1)[0], _search_with(parser, _search, item, 1)[0])
+        dp_score, plain_score = _search_with(parser, _dp, item, 4)[2], _search_with(parser, _search, item, 4)[2]
+        better += dp_score > plain_score + 1e-6
+        worse += dp_score < plain_score - 1e-6
+    assert better > worse
+
+
+@needs_shared
+def test_training_with_dp_learns_saves_and_parses(tmp_path):
+    from hetdep.constituency.parser import ConstituencyParser
+
+    items = wsj_trees()
+    result = train(items[:300], items[3500:3540], TrainOptions(beam=8, iterations=2, dp=True))
+    assert result.parser.dp and max(r.dev_uas for r in result.history) > 65
+    result.parser.save(tmp_path / "m")
+    loaded = ConstituencyParser.load(tmp_path / "m")
+    assert loaded.dp
+    assert ([loaded.parse_tokens(i.forms, i.gold_tags).to_text() for i in items[3600:3610]]
+            == [result.parser.parse_tokens(i.forms, i.gold_tags).to_text() for i in items[3600:3610]])

@@ -91,3 +91,23 @@ def experiment_consensus(setting, data, out, iterations, k, rounds, parsers):
                                       options=TrainOptions(iterations=iterations, patience=3), k=k, iterations=rounds,
                                       log=lambda message: click.echo(message, err=True))
     click.echo(f"report written to {report}", err=True)
+
+
+@experiment_group.command("constituency")
+@click.option("--data", type=click.Path(exists=True), default="../shared/data/en-wsj-sample", show_default=True, help="The WSJ sample: a folder holding treebank.zip (files wsj_0001..wsj_0199), or the zip itself.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for models, plot and report.md (rerunning reuses its models).")
+@click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=16, show_default=True, help="Beam size of the constituency parsers.")
+@click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations of each constituency parser.")
+@click.option("--patience", type=click.IntRange(1), default=5, show_default=True, help="Stop after this many iterations without a better dev F1.")
+@click.option("--dependency-iterations", type=click.IntRange(1), default=10, show_default=True, help="Most training iterations of the arc-standard parser it is compared with.")
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds for the predicted-tags parser.")
+def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds):
+    """mi-huang2015 Figure 4 and Table 1 on the WSJ sample: plain and DP beams, gold and predicted
+    tags, speed, and Penn2Malt dependencies from phrase structure against the arc-standard parser."""
+    from hetdep.experiments.constituency import run_constituency_experiment
+    from hetdep.learn.perceptron import TrainOptions
+
+    report = run_constituency_experiment(Path(data), Path(out), TrainOptions(beam=beam, iterations=iterations, patience=patience),
+                                         folds=folds, dependency_iterations=dependency_iterations,
+                                         log=lambda message: click.echo(message, err=True))
+    click.echo(f"report written to {report}", err=True)

@@ -70,11 +70,11 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
         refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
                         "--no-guided": no_guided, "--tagger": tagger_dir, "--lattice": lattice, "--lattice-weight": lattice_weight,
-                        "--dp": dp, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
+                        "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
                         "--schemes": schemes, "--projective-encoding": projective_encoding != "head",
                         "--tag-column": tag_column != "upos"},
-                       "--parser constituency (it reads the treebank's own tags, XPOS; --dp and --lattice are not built for it yet)")
-        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16,
+                       "--parser constituency (it reads the treebank's own tags, XPOS; --lattice is not built for it yet)")
+        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp,
                                **({"update": update} if update else {}))
         train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
         return

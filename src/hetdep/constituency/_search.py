@@ -80,62 +80,85 @@ def _push(cells, used, node, below):
     return c
 
 
+@njit(cache=True, inline="always")
+def new_word(nodes, used, k, tags):
+    """The node of word k, as a shift makes it."""
+    return _new_node(nodes, used, k, tags[k], -1, -1, 0, 1, 0, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def new_unary(nodes, used, s0, action, n_labels):
+    """The node a unary reduce makes over s0."""
+    return _new_node(nodes, used, nodes[s0, HEAD], -1, -1, action - 3 - 4 * n_labels, 0, 1, 0, 0, s0)
+
+
+@njit(cache=True, inline="always")
+def new_binary(nodes, used, s1, s0, action):
+    """The node a binary reduce makes over s1 (left) and s0 (right)."""
+    code = action - 3
+    label, head_left, temp = code // 4, code % 2 == 0, code % 4 >= 2
+    head = nodes[s1, HEAD] if head_left else nodes[s0, HEAD]
+    return _new_node(nodes, used, head, -1, label, -1, 1 if temp else 0, 1 if head_left else 0, s1, s0, 0)
+
+
 @njit(cache=True)
 def apply(nodes, cells, used, top, nxt, depth, action, tags, n_labels):
     """(top cell, next word, depth) after a valid action (see ``system.apply``)."""
-    first_unary = 3 + 4 * n_labels
     if action == NO_UNARY or action == FINISH:
         return top, nxt, depth
     if action == SHIFT:
-        node = _new_node(nodes, used, nxt, tags[nxt], -1, -1, 0, 1, 0, 0, 0)
-        return _push(cells, used, node, top), nxt + 1, depth + 1
+        return _push(cells, used, new_word(nodes, used, nxt, tags), top), nxt + 1, depth + 1
     s0 = cells[top, 0]
-    if action >= first_unary:
-        node = _new_node(nodes, used, nodes[s0, HEAD], -1, -1, action - first_unary, 0, 1, 0, 0, s0)
-        return _push(cells, used, node, cells[top, 1]), nxt, depth
-    code = action - 3
-    label, head_left, temp = code // 4, code % 2 == 0, code % 4 >= 2
+    if action >= 3 + 4 * n_labels:
+        return _push(cells, used, new_unary(nodes, used, s0, action, n_labels), cells[top, 1]), nxt, depth
     below = cells[top, 1]
-    s1 = cells[below, 0]
-    head = nodes[s1, HEAD] if head_left else nodes[s0, HEAD]
-    node = _new_node(nodes, used, head, -1, label, -1, 1 if temp else 0, 1 if head_left else 0, s1, s0, 0)
+    node = new_binary(nodes, used, cells[below, 0], s0, action)
     return _push(cells, used, node, cells[below, 1]), nxt, depth - 1
 
 
 @njit(cache=True, inline="always")
-def binary_valid(nodes, cells, top, depth, queue_empty, action):
-    """A binary reduce's validity (``system.valid``) in a main step."""
-    if depth < 2:
-        return False
+def binary_valid(nodes, s0, s1, s2, queue_empty, action):
+    """A binary reduce's validity (``system.valid``) in a main step, over stack nodes s0, s1 and s2
+    (0: no third node)."""
     code = action - 3
     label, head_left, temp = code // 4, code % 2 == 0, code % 4 >= 2
-    right = cells[top, 0]
-    below = cells[top, 1]
-    left = cells[below, 0]
-    left_temp = nodes[left, TEMP] == 1
-    right_temp = nodes[right, TEMP] == 1
+    left_temp = nodes[s1, TEMP] == 1
+    right_temp = nodes[s0, TEMP] == 1
     if left_temp and right_temp:
         return False
-    if left_temp and not (head_left and label == nodes[left, BASE]):
+    if left_temp and not (head_left and label == nodes[s1, BASE]):
         return False
-    if right_temp and not ((not head_left) and label == nodes[right, BASE]):
+    if right_temp and not ((not head_left) and label == nodes[s0, BASE]):
         return False
-    if temp:
-        below_temp = depth > 2 and nodes[cells[cells[below, 1], 0], TEMP] == 1
-        if depth == 2 or below_temp:
-            return head_left and not queue_empty
+    if temp and (s2 == 0 or nodes[s2, TEMP] == 1):
+        return head_left and not queue_empty
     return True
 
 
-@njit(cache=True)
-def fill_atoms(nodes, cells, top, nxt, n, words, tags, out):
-    """The 32 atoms of a state, in the order of ``features.ATOMS``."""
-    out[:] = 0
+@njit(cache=True, inline="always")
+def shift_valid(nodes, s0, queue_empty):
+    """Shift's validity in a main step: words left, and s0 (0: none) no temporary node headed on its right."""
+    return not queue_empty and not (nodes[s0, TEMP] == 1 and nodes[s0, HEAD_LEFT] == 0)
+
+
+@njit(cache=True, inline="always")
+def top_nodes(cells, top, out):
+    """The nodes of the stack's four top cells (0 where the stack is shallower), s0 first."""
     cell = top
     for i in range(4):
-        if cell == 0:
+        out[i] = cells[cell, 0]
+        cell = cells[cell, 1]
+
+
+@njit(cache=True)
+def fill_atoms(nodes, stack, nxt, n, words, tags, out):
+    """The 32 atoms of a state whose top four nodes are ``stack`` (s0 first, 0: absent), in the
+    order of ``features.ATOMS``."""
+    out[:] = 0
+    for i in range(4):
+        node = stack[i]
+        if node == 0:
             break
-        node = cells[cell, 0]
         head = nodes[node, HEAD]
         out[3 * i] = words[head]
         out[3 * i + 1] = tags[head]
@@ -146,7 +169,6 @@ def fill_atoms(nodes, cells, top, nxt, n, words, tags, out):
                 if child > 0:
                     out[20 + 6 * i + 2 * c] = words[nodes[child, HEAD]]
                     out[21 + 6 * i + 2 * c] = nodes[child, CODE]
-        cell = cells[cell, 1]
     for j in range(4):
         k = nxt + j
         if k <= n:
@@ -155,9 +177,10 @@ def fill_atoms(nodes, cells, top, nxt, n, words, tags, out):
 
 
 @njit(cache=True, inline="always")
-def score_state(nodes, cells, top, nxt, n, words, tags, templates, table, rows, atoms, keys, acc):
-    """``acc`` = every action's score in this state: the sum of its templates' rows, in template order."""
-    fill_atoms(nodes, cells, top, nxt, n, words, tags, atoms)
+def score_state(nodes, stack, nxt, n, words, tags, templates, table, rows, atoms, keys, acc):
+    """``acc`` = every action's score in a state (top nodes ``stack``, next word ``nxt``): the sum of
+    its templates' rows, in template order."""
+    fill_atoms(nodes, stack, nxt, n, words, tags, atoms)
     for t in range(templates.shape[0]):
         keys[t] = feature_key(atoms, templates, t, 0)
         _weights.prefetch(table, keys[t])
@@ -193,6 +216,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     gold_top, gold_nxt, gold_depth = 0, 1, 0
+    four = np.zeros(4, dtype=np.int64)
     size = 1
     is_gold[0] = True
     train = mode != DECODE
@@ -200,12 +224,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         unary_step = step % 2 == 1 and step < steps - 1
         last_step = step == steps - 1
         if mode == MAX_VIOLATION:
-            score_state(nodes, cells, gold_top, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
+            top_nodes(cells, gold_top, four)
+            score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], tags, n_labels)
         filled = 0
         for b in range(size):
-            score_state(nodes, cells, top[b], nxt[b], n, words, tags, templates, table, rows, atoms, keys, acc)
+            top_nodes(cells, top[b], four)
+            score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, acc)
             base = score[b]
             order = b * n_actions
             if last_step:
@@ -216,22 +242,21 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 value = base + np.float64(acc[NO_UNARY])
                 if beats(hs, ho, filled, beam, value, order + NO_UNARY):
                     filled = offer(hs, ho, filled, beam, value, order + NO_UNARY)
-                if nodes[cells[top[b], 0], TEMP] == 0:
+                if nodes[four[0], TEMP] == 0:
                     for a in range(first_unary, n_actions):
                         value = base + np.float64(acc[a])
                         if beats(hs, ho, filled, beam, value, order + a):
                             filled = offer(hs, ho, filled, beam, value, order + a)
             else:
                 queue_empty = nxt[b] > n
-                s0 = cells[top[b], 0]
-                if not queue_empty and not (nodes[s0, TEMP] == 1 and nodes[s0, HEAD_LEFT] == 0):
+                if shift_valid(nodes, four[0], queue_empty):
                     value = base + np.float64(acc[SHIFT])
                     if beats(hs, ho, filled, beam, value, order + SHIFT):
                         filled = offer(hs, ho, filled, beam, value, order + SHIFT)
                 if depth[b] >= 2:
                     for a in range(3, first_unary):
                         value = base + np.float64(acc[a])
-                        if beats(hs, ho, filled, beam, value, order + a) and binary_valid(nodes, cells, top[b], depth[b],
+                        if beats(hs, ho, filled, beam, value, order + a) and binary_valid(nodes, four[0], four[1], four[2],
                                                                                            queue_empty, a):
                             filled = offer(hs, ho, filled, beam, value, order + a)
         sort_survivors(hs, ho, filled)
@@ -273,12 +298,14 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
     nxts = np.ones(2, dtype=np.int64)
     depths = np.zeros(2, dtype=np.int64)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    four = np.zeros(4, dtype=np.int64)
     c = np.float32(counter)
     for k in range(length):
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
             if k >= first:
-                fill_atoms(nodes, cells, tops[side], nxts[side], n, words, tags, atoms)
+                top_nodes(cells, tops[side], four)
+                fill_atoms(nodes, four, nxts[side], n, words, tags, atoms)
                 delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
                 for t in range(templates.shape[0]):
                     slot = _weights.insert(table, n_used, feature_key(atoms, templates, t, 0))

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from hetdep.constituency import _search
+from hetdep.constituency import _dp, _search
 from hetdep.constituency.binarize import debinarize
 from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
 from hetdep.constituency.system import Actions, to_tree
@@ -46,12 +46,13 @@ class ConstituencyParser(SavedModel):
     tag_column = "xpos"
 
     def __init__(self, words: Vocab, tags: Vocab, actions: Actions, weights: TrainedWeights, *, beam: int = 16,
-                 head_table: str = "penn2malt"):
+                 head_table: str = "penn2malt", dp: bool = False):
         self.words = words
         self.tags = tags
         self.actions = actions
         self.weights = weights
         self.beam = beam
+        self.dp = dp  # merge equivalent states (hetdep.constituency._dp)
         self.head_table = head_table  # binarized the training trees; the default for --to-dependency
         self.templates = template_array()
         self.stats = ParseStats()
@@ -61,7 +62,8 @@ class ConstituencyParser(SavedModel):
         words, tag_ids = self.words.encode(forms), self.tags.encode(tags)
         self.stats.record(words, tag_ids, tags)
         n = len(forms)
-        actions, _, _ = _search.search(words, tag_ids, n, beam or self.beam, self.templates, self.weights.table,
+        search = _dp.search if self.dp else _search.search
+        actions, _, _ = search(words, tag_ids, n, beam or self.beam, self.templates, self.weights.table,
                                        self.weights.rows, len(self.actions.labels), len(self.actions.unaries),
                                        np.zeros(4 * n - 1, dtype=np.int32), DECODE)
         return debinarize(to_tree(actions.tolist(), self.actions, forms, tags))
@@ -75,7 +77,7 @@ class ConstituencyParser(SavedModel):
             yield self.parse_sentence(sentence, beam)
 
     def config(self) -> dict:
-        return {"kind": KIND, "beam": self.beam, "head_table": self.head_table, "templates": len(TEMPLATES),
+        return {"kind": KIND, "beam": self.beam, "dp": self.dp, "head_table": self.head_table, "templates": len(TEMPLATES),
                 "labels": self.actions.labels, "unaries": self.actions.unaries, "words": self.words.to_list(),
                 "tags": self.tags.to_list()}
 
@@ -87,4 +89,4 @@ class ConstituencyParser(SavedModel):
         if config["templates"] != len(TEMPLATES):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,
-                   beam=beam_size(config, directory), head_table=str(config["head_table"]))
+                   beam=beam_size(config, directory), head_table=str(config["head_table"]), dp=bool(config.get("dp", False)))

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hetdep.constituency import _search
+from hetdep.constituency import _dp, _search
 from hetdep.constituency.binarize import BNode, binarize
 from hetdep.constituency.features import TEMPLATES
 from hetdep.constituency.parser import ConstituencyParser, template_array
@@ -94,8 +94,8 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
     """
     if not train_trees:
         raise HetdepError("no training trees")
-    if options.dp or options.lattice:
-        raise HetdepError("the constituency parser has the plain beam only: --dp and --lattice are not built for it yet")
+    if options.lattice:
+        raise HetdepError("the constituency parser does not read tag lattices yet: --lattice is not built for it")
     mode = update_mode(options)
     table = load_table(head_table)
     binarized = [binarize(item.root, table) for item in train_trees]
@@ -114,7 +114,8 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
         w, t, gold = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(TEMPLATES))
-        predicted, length, _ = _search.search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
+        search = _dp.search if options.dp else _search.search
+        predicted, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
                                               n_unaries, gold, mode)
         if length < len(gold) or not np.array_equal(predicted, gold):
             _search.update(w, t, n, gold, predicted, length, templates, weights.table, weights.n_used, weights.rows,
@@ -123,7 +124,7 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
         return False
 
     def evaluate_model(averaged):
-        parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table)
+        parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table, dp=options.dp)
         if not dev_trees:
             return parser, None, None, {}
         f1, detail = dev_f1(parser, dev_trees, dev_tags)

@@ -1,0 +1,339 @@
+"""Beam search with dynamic programming for the constituency parser (mi-huang2015, after Huang &
+Sagae 2010), unary steps included.
+
+Two beam states whose *kernels* are equal -- everything the features and the validity rules read
+(the 24 stack atoms of s0..s3 and the children of s0 and s1, s0's head side), the next word,
+and where s0's span starts -- score every future action alike, so they merge into one node of
+a graph-structured stack: it keeps the union of its predecessors (the nodes its s0's first word
+was shifted from), the best prefix score (of any action sequence reaching it) and the best
+inside score (of the actions since that shift), each with a back-pointer.
+
+- shift from p: prefix(p) + shift score, inside 0, predecessors {p};
+- a unary step (a unary reduce, none, or finish) from p changes s0 alone: prefix(p) + score and
+  inside(p) + score, p's predecessors;
+- a binary reduce of p with each predecessor q (p's s1 is q's s0): prefix(q) + q's shift score +
+  inside(p) + the reduce's score, inside(q) + q's shift score + inside(p) + the reduce's score,
+  q's predecessors. The shift score is added back from q because nodes merged after a shift
+  may come from predecessors that scored it differently.
+
+As in the dependency DP (:mod:`hetdep.transition._dp`), the best ``2 * beam`` candidates of a
+step are built best first and merged until ``beam`` distinct nodes are kept; modes and results
+are those of :func:`hetdep.constituency._search.search`, whose scoring and validity it shares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hetdep.constituency._search import (
+    FINISH,
+    HEAD_LEFT,
+    N_ATOMS,
+    NO_UNARY,
+    SHIFT,
+    TEMP,
+    apply,
+    binary_valid,
+    fill_atoms,
+    new_binary,
+    new_pool,
+    new_unary,
+    new_word,
+    score_state,
+    shift_valid,
+    top_nodes,
+)
+from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
+
+START, SHIFTED, UNARIED, REDUCED = 0, 1, 2, 3
+KERNEL = 27  # 24 stack atoms, s0's head side, the next word, s0's first word
+_MULT = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def _kernel(atoms, nodes, s0, nxt, left, out):
+    for i in range(12):
+        out[i] = atoms[i]
+    for i in range(12):
+        out[12 + i] = atoms[20 + i]
+    out[24] = nodes[s0, HEAD_LEFT]
+    out[25] = nxt
+    out[26] = left
+    h = np.uint64(1)
+    for i in range(KERNEL):
+        h = (h ^ np.uint64(out[i])) * _MULT
+        h ^= h >> np.uint64(31)
+    return h
+
+
+@njit(cache=True, inline="always")
+def _same(kernels, a, b):
+    for i in range(KERNEL):
+        if kernels[a, i] != kernels[b, i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
+    """The best action sequence reaching ``node``, written into ``out`` (returns its length).
+
+    Collected backwards: a shifted node is full(q) + [SH] (inside: [SH]); a unary step's node
+    full(p) + [a] (inside(p) + [a]); a reduced node full(q) + inside(p) + [a] (inside(q) + inside(p) + [a]).
+    """
+    work_node = np.zeros(2 * out.shape[0] + 8, dtype=np.int64)
+    work_full = np.zeros(2 * out.shape[0] + 8, dtype=np.bool_)
+    backwards = np.zeros(out.shape[0], dtype=np.int32)
+    count = 0
+    top = 1
+    work_node[0], work_full[0] = node, True
+    while top > 0:
+        top -= 1
+        v, whole = work_node[top], work_full[top]
+        k = kind[v]
+        if k == START:
+            continue
+        if k == SHIFTED:
+            backwards[count] = SHIFT
+            count += 1
+            if whole:
+                work_node[top], work_full[top] = full_q[v], True
+                top += 1
+        elif k == UNARIED:
+            backwards[count] = full_a[v] if whole else in_a[v]
+            count += 1
+            work_node[top], work_full[top] = (full_p[v] if whole else in_p[v]), whole
+            top += 1
+        elif whole:
+            backwards[count] = full_a[v]
+            count += 1
+            work_node[top], work_full[top] = full_q[v], True
+            work_node[top + 1], work_full[top + 1] = full_p[v], False
+            top += 2
+        else:
+            backwards[count] = in_a[v]
+            count += 1
+            work_node[top], work_full[top] = in_q[v], False
+            work_node[top + 1], work_full[top + 1] = in_p[v], False
+            top += 2
+    for i in range(count):
+        out[i] = backwards[count - 1 - i]
+    return count
+
+
+@njit(cache=True, nogil=True)
+def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode):
+    """:func:`hetdep.constituency._search.search` with merged states; same arguments, modes and result."""
+    n_actions = 3 + 4 * n_labels + n_unaries
+    first_unary = 3 + 4 * n_labels
+    steps = 4 * n - 1
+    wide = 2 * beam
+    capacity = steps * wide + 1
+    tree_nodes, cells, used = new_pool(capacity + 4 * n + 4)  # the cells serve the gold path alone
+    stack = np.zeros((capacity, 4), dtype=np.int64)  # each node's top four tree nodes, s0 first
+    depth = np.zeros(capacity, dtype=np.int64)
+    nxt = np.ones(capacity, dtype=np.int64)
+    left = np.zeros(capacity, dtype=np.int64)
+    kernels = np.zeros((capacity, KERNEL), dtype=np.int64)
+    hashes = np.zeros(capacity, dtype=np.uint64)
+    prefix = np.zeros(capacity, dtype=np.float64)
+    inside = np.zeros(capacity, dtype=np.float64)
+    shift_score = np.zeros(capacity, dtype=np.float64)
+    kind = np.zeros(capacity, dtype=np.int8)
+    full_q = np.zeros(capacity, dtype=np.int64)
+    full_p = np.zeros(capacity, dtype=np.int64)
+    full_a = np.zeros(capacity, dtype=np.int64)
+    in_q = np.zeros(capacity, dtype=np.int64)
+    in_p = np.zeros(capacity, dtype=np.int64)
+    in_a = np.zeros(capacity, dtype=np.int64)
+    pred_head = np.full(capacity, -1, dtype=np.int64)
+    pool = capacity * 8
+    pool_node = np.zeros(pool, dtype=np.int64)
+    pool_next = np.zeros(pool, dtype=np.int64)
+    pool_used = 0
+    current = np.zeros(beam, dtype=np.int64)
+    size = 1
+    count_nodes = 1  # node 0: the start, empty stack
+    item_scores = np.zeros((beam, n_actions), dtype=np.float32)
+    atoms = np.zeros(N_ATOMS, dtype=np.int64)
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    acc = np.zeros(n_actions, dtype=np.float32)
+    four = np.zeros(4, dtype=np.int64)
+    trail = new_trail(steps, wide)
+    hs, ho = trail.heap_score, trail.heap_order
+    built = np.zeros(wide, dtype=np.int64)
+    kept = np.zeros(beam, dtype=np.int64)
+    stride = pool + 1
+    train = mode != DECODE
+    gold_node = 0
+    gold_preds = np.zeros(steps + 1, dtype=np.int64)
+    gold_depth = 0
+    gold_top, gold_nxt, gold_stack_depth = 0, 1, 0
+    hist_best = np.zeros(steps, dtype=np.int64)
+    actions = trail.actions
+    for step in range(steps):
+        unary_step = step % 2 == 1 and step < steps - 1
+        last_step = step == steps - 1
+        if mode == MAX_VIOLATION:
+            top_nodes(cells, gold_top, four)
+            score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
+            add_gold_score(trail, np.float64(acc[gold[step]]))
+            gold_top, gold_nxt, gold_stack_depth = apply(tree_nodes, cells, used, gold_top, gold_nxt, gold_stack_depth,
+                                                         gold[step], tags, n_labels)
+        filled = 0
+        for bi in range(size):
+            p = current[bi]
+            score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
+            item_scores[bi, :] = acc
+            shift_score[p] = np.float64(acc[SHIFT])
+            s0 = stack[p, 0]
+            base = prefix[p]
+            order = (bi * stride) * n_actions
+            if last_step or unary_step:  # actions on s0 alone
+                a_first = FINISH if last_step else NO_UNARY
+                for i in range(-1, n_actions - first_unary):
+                    if i >= 0 and (last_step or tree_nodes[s0, TEMP] == 1):
+                        break
+                    a = a_first if i < 0 else first_unary + i
+                    value = base + np.float64(acc[a])
+                    if beats(hs, ho, filled, wide, value, order + a):
+                        filled = offer(hs, ho, filled, wide, value, order + a)
+                continue
+            queue_empty = nxt[p] > n
+            if shift_valid(tree_nodes, s0, queue_empty):
+                value = base + np.float64(acc[SHIFT])
+                if beats(hs, ho, filled, wide, value, order + SHIFT):
+                    filled = offer(hs, ho, filled, wide, value, order + SHIFT)
+            if depth[p] < 2:
+                continue
+            best_action = -np.inf
+            for a in range(3, first_unary):
+                if binary_valid(tree_nodes, s0, stack[p, 1], stack[p, 2], queue_empty, a):
+                    best_action = max(best_action, np.float64(acc[a]))
+            entry = pred_head[p]
+            while entry >= 0:
+                q = pool_node[entry]
+                reduce_base = prefix[q] + shift_score[q] + inside[p]
+                order = (bi * stride + entry + 1) * n_actions
+                if beats(hs, ho, filled, wide, reduce_base + best_action, order):
+                    for a in range(3, first_unary):
+                        value = reduce_base + np.float64(acc[a])
+                        if beats(hs, ho, filled, wide, value, order + a) and binary_valid(
+                                tree_nodes, s0, stack[p, 1], stack[p, 2], queue_empty, a):
+                            filled = offer(hs, ho, filled, wide, value, order + a)
+                entry = pool_next[entry]
+        sort_survivors(hs, ho, filled)
+        gold_action = gold[step]
+        next_gold = -1
+        count = 0
+        for j in range(filled):
+            a = ho[j] % n_actions
+            rest = ho[j] // n_actions
+            entry = rest % stride - 1
+            bi = rest // stride
+            p = current[bi]
+            node = count_nodes
+            count_nodes += 1
+            prefix[node] = hs[j]
+            if a == SHIFT:
+                stack[node, 0] = new_word(tree_nodes, used, nxt[p], tags)
+                stack[node, 1:] = stack[p, :3]
+                depth[node] = depth[p] + 1
+                nxt[node] = nxt[p] + 1
+                left[node] = nxt[p]
+                inside[node] = 0.0
+                kind[node] = SHIFTED
+                full_q[node] = p
+                if pool_used < pool:
+                    pool_node[pool_used] = p
+                    pool_next[pool_used] = -1
+                    pred_head[node] = pool_used
+                    pool_used += 1
+            elif a < 3 or a >= first_unary:  # a unary step: s0 alone changes
+                stack[node, :] = stack[p, :]
+                if a >= first_unary:
+                    stack[node, 0] = new_unary(tree_nodes, used, stack[p, 0], a, n_labels)
+                depth[node] = depth[p]
+                nxt[node] = nxt[p]
+                left[node] = left[p]
+                inside[node] = inside[p] + np.float64(item_scores[bi, a])
+                kind[node] = UNARIED
+                full_p[node], full_a[node] = p, a
+                in_p[node], in_a[node] = p, a
+                pred_head[node] = pred_head[p]
+            else:
+                q = pool_node[entry]
+                stack[node, 0] = new_binary(tree_nodes, used, stack[q, 0], stack[p, 0], a)
+                stack[node, 1:] = stack[q, 1:]
+                depth[node] = depth[q]
+                nxt[node] = nxt[p]
+                left[node] = left[q]
+                inside[node] = inside[q] + shift_score[q] + inside[p] + np.float64(item_scores[bi, a])
+                kind[node] = REDUCED
+                full_q[node], full_p[node], full_a[node] = q, p, a
+                in_q[node], in_p[node], in_a[node] = q, p, a
+                pred_head[node] = pred_head[q]
+            fill_atoms(tree_nodes, stack[node], nxt[node], n, words, tags, atoms)
+            hashes[node] = _kernel(atoms, tree_nodes, stack[node, 0], nxt[node], left[node], kernels[node])
+            target = -1
+            for i in range(count):
+                other = kept[i]
+                if hashes[other] == hashes[node] and _same(kernels, other, node):
+                    target = other
+                    break
+            if target >= 0:
+                if inside[node] > inside[target]:
+                    inside[target] = inside[node]
+                    in_q[target], in_p[target], in_a[target] = in_q[node], in_p[node], in_a[node]
+                entry_n = pred_head[node]
+                while entry_n >= 0:
+                    q = pool_node[entry_n]
+                    seen = False
+                    other_entry = pred_head[target]
+                    while other_entry >= 0:
+                        if pool_node[other_entry] == q:
+                            seen = True
+                            break
+                        other_entry = pool_next[other_entry]
+                    if not seen and pool_used < pool:
+                        pool_node[pool_used] = q
+                        pool_next[pool_used] = pred_head[target]
+                        pred_head[target] = pool_used
+                        pool_used += 1
+                    entry_n = pool_next[entry_n]
+                built[j] = target
+            elif count < beam:
+                kept[count] = node
+                count += 1
+                built[j] = node
+            else:
+                built[j] = -1
+            if train and p == gold_node and a == gold_action and (a == SHIFT or a < 3 or a >= first_unary or (
+                    gold_depth > 0 and pool_node[entry] == gold_preds[gold_depth - 1])):
+                next_gold = built[j]
+        if train:
+            if gold_action == SHIFT:
+                gold_preds[gold_depth] = gold_node
+                gold_depth += 1
+            elif 3 <= gold_action < first_unary:
+                gold_depth -= 1
+            gold_node = next_gold
+        current[:count] = kept[:count]
+        size = count
+        hist_best[step] = kept[0]
+        if mode == EARLY and gold_node < 0:
+            length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions)
+            return actions, length, prefix[kept[0]]
+        note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
+    if mode == MAX_VIOLATION:
+        worst_step = int(trail.violation[2])
+        if worst_step < 0:
+            actions[:] = gold
+            return actions, steps, trail.violation[0]
+        length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions)
+        return actions, length, prefix[hist_best[worst_step]]
+    best = current[0]
+    length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions)
+    return actions, length, prefix[best]

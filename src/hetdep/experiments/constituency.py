@@ -1,0 +1,165 @@
+"""mi-huang2015's experiment on the WSJ sample: the shift-reduce constituency parser with and
+without dynamic programming (Figure 4: dev F1 by iteration), with gold and predicted tags, its
+speed, and "parse phrase structure, then Penn2Malt" against the arc-standard parser trained on the
+Penn2Malt conversion of the same training trees.
+
+Splits (the sample has files wsj_0001..wsj_0199): 0001-0159 train, 0160-0179 dev, 0180-0199 test.
+Models are kept under ``OUT/models`` and reused by a rerun with the same options.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from hetdep.constituency.parser import ConstituencyParser
+from hetdep.constituency.training import TaggedTree, read_treebank, train
+from hetdep.convert.headrules import convert_trees, load_table, tree_sentence
+from hetdep.errors import HetdepError
+from hetdep.evaluation.attachment import evaluate
+from hetdep.evaluation.brackets import BracketScores, score
+from hetdep.experiments.common import cached_model
+from hetdep.learn.perceptron import TrainOptions
+from hetdep.transition.parser import ArcStandardParser
+from hetdep.treebank.conllu import XPOS
+from hetdep.treebank.ptb import Tree
+
+SPLITS = {"train": (1, 159), "dev": (160, 179), "test": (180, 199)}
+
+
+def wsj_splits(data: Path) -> dict[str, list[TaggedTree]]:
+    """The sample's trees by split, from ``treebank.zip`` in ``data`` (or ``data`` itself, a zip or folder)."""
+    source = data / "treebank.zip" if (data / "treebank.zip").is_file() else data
+    splits: dict[str, list[TaggedTree]] = {name: [] for name in SPLITS}
+    for item in read_treebank(source):
+        found = re.search(r"wsj_(\d{4})", item.tree.path)
+        if not found:
+            raise HetdepError(f"{item.tree.path}: not a WSJ file name (wsj_NNNN.mrg): the splits go by file number")
+        number = int(found.group(1))
+        for name, (low, high) in SPLITS.items():
+            if low <= number <= high:
+                splits[name].append(item)
+    return splits
+
+
+def _scores(parser: ConstituencyParser, items: Sequence[TaggedTree], tags: Sequence[list[str]]) -> tuple[BracketScores, float]:
+    """EVALB's scores of a parse of ``items`` with ``tags``, and the words per second of that parse (in process)."""
+    started = time.perf_counter()
+    parsed = [Tree(parser.parse_tokens(item.forms, listed), item.tree.path, item.tree.line) for item, listed in zip(items, tags)]
+    seconds = time.perf_counter() - started
+    words = sum(len(item.forms) for item in items)
+    return score([Tree(item.root, item.tree.path, item.tree.line) for item in items], parsed), words / seconds
+
+
+def _row(name: str, result: BracketScores, speed: float | None = None) -> str:
+    return (f"| {name} | {result.precision:.2f} | {result.recall:.2f} | {result.f1:.2f} | {result.complete_match:.2f} "
+            f"| {result.tagging_accuracy:.2f} |" + (f" {speed:,.0f} |" if speed is not None else " |"))
+
+
+def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, folds: int = 10,
+                                dependency_iterations: int = 10, log: Callable[[str], None] = print) -> Path:
+    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+
+    splits = wsj_splits(data)
+    train_items, dev_items, test_items = splits["train"], splits["dev"], splits["test"]
+    log(f"WSJ sample: {len(train_items)} training, {len(dev_items)} dev, {len(test_items)} test trees")
+    models = out / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    gold = {name: [item.gold_tags for item in items] for name, items in splits.items()}
+
+    def constituency(name: str, train_options: TrainOptions, train_tags=None, dev_tags=None) -> ConstituencyParser:
+        return cached_model(models / name, train_options, ConstituencyParser.load, log, f"training {name}",
+                            lambda: train(train_items, dev_items, train_options, train_tags=train_tags, dev_tags=dev_tags))
+
+    plain = constituency("plain-gold-tags", options)
+    dp_options = TrainOptions(**{**vars(options), "dp": True})
+    dp = constituency("dp-gold-tags", dp_options)
+    # Predicted tags: the parser learns from jackknifed tags and reads a tagger's.
+    table = load_table("penn2malt")
+    sentences = {name: list(convert_trees([item.tree for item in items], table)) for name, items in splits.items()}
+    log(f"training the XPOS tagger and jackknifing train ({folds} folds)")
+    tagger = train_tagger(sentences["train"], sentences["dev"], TaggerOptions(column="xpos", seed=options.seed)).parser
+    predicted = {name: [s.column(XPOS) for s in tagger.tag(sentences[name])] for name in ("dev", "test")}
+    jackknifed = jackknife(sentences["train"], folds, ["xpos"], TaggerOptions(iterations=10, seed=options.seed))
+    predicted["train"] = [s.column(XPOS) for s in jackknifed]
+    tagged = constituency("plain-predicted-tags", options, train_tags=predicted["train"], dev_tags=predicted["dev"])
+    tag_scores = {name: tag_accuracy(sentences[name], [s.with_column(XPOS, tags) for s, tags in zip(sentences[name], predicted[name])],
+                                     "xpos") for name in ("train", "dev", "test")}
+    # Dependencies: the arc-standard parser on the Penn2Malt conversion of the same trees (gold XPOS).
+    dep_options = TrainOptions(beam=64, iterations=dependency_iterations, tag_column="xpos", seed=options.seed)
+    from hetdep.transition.training import train as train_arc_standard
+
+    arc_standard = cached_model(models / "arc-standard-penn2malt", dep_options, ArcStandardParser.load, log,
+                                "training the arc-standard parser on the Penn2Malt conversion",
+                                lambda: train_arc_standard(sentences["train"], sentences["dev"], dep_options))
+    lines = _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table)
+    report = out / "report.md"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return report
+
+
+def _history(model_dir: Path) -> list[dict]:
+    return json.loads((model_dir / "config.json").read_text(encoding="utf-8")).get("history") or []
+
+
+def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table) -> list[str]:
+    models = out / "models"
+    test_items = splits["test"]
+    test_words = sum(len(item.forms) for item in test_items)
+    lines = ["# Shift-reduce constituency parsing on the WSJ sample (mi-huang2015)", "",
+             f"Training {len(splits['train'])} trees (wsj_0001-0159), dev {len(splits['dev'])} (wsj_0160-0179), test "
+             f"{len(test_items)} (wsj_0180-0199, {test_words:,} words). Beam {options.beam}, {options.update} update, at most "
+             f"{options.iterations} iterations (patience {options.patience}), the iteration kept by dev F1. Scores as EVALB "
+             "with COLLINS.prm (`hetdep eval --const`).", "",
+             "## Dev F1 by iteration (Figure 4)", "", "| iteration | plain beam | DP beam |", "|---|---|---|"]
+    plain_history, dp_history = _history(models / "plain-gold-tags"), _history(models / "dp-gold-tags")
+    for i in range(max(len(plain_history), len(dp_history))):
+        cells = [f"{h[i]['dev_uas']:.2f}" if i < len(h) else "" for h in (plain_history, dp_history)]
+        lines.append(f"| {i + 1} | {cells[0]} | {cells[1]} |")
+    best = [max(h, key=lambda r: r["dev_uas"]) for h in (plain_history, dp_history)]
+    lines += ["", f"Best dev F1: plain {best[0]['dev_uas']:.2f} at iteration {best[0]['iteration']}, DP "
+              f"{best[1]['dev_uas']:.2f} at iteration {best[1]['iteration']} (the paper, full WSJ: 89.5 at 15 against 89.8 at 11).",
+              "", _plot(out, plain_history, dp_history), "",
+              "## Test", "", "| system | LP | LR | F1 | complete match | tagging accuracy | words/s (in process) |",
+              "|---|---|---|---|---|---|---|"]
+    for name, parser, tags in (("plain beam, gold tags", plain, gold["test"]), ("DP beam, gold tags", dp, gold["test"]),
+                               ("plain beam, predicted tags", tagged, predicted["test"])):
+        _scores(parser, test_items[:5], tags[:5])  # warm: the compiled code is loaded
+        result, speed = _scores(parser, test_items, tags)
+        lines.append(_row(name, result, speed))
+    lines += ["", f"Predicted tags: an XPOS tagger trained on train (test accuracy {tag_scores['test']:.2f}%, dev "
+              f"{tag_scores['dev']:.2f}%); the parser trained on 10-fold jackknifed tags ({tag_scores['train']:.2f}% as in "
+              "the gold). Tag lattices are not built for the constituency parser yet.", "",
+              "## Dependencies: constituency parse then Penn2Malt, against the arc-standard parser", "",
+              "Both read gold XPOS tags; the gold dependency trees are the Penn2Malt conversion of the gold test trees "
+              "(labels from `convert --from ptb`); punctuation excluded.", "",
+              "| system | UAS | LAS | CM |", "|---|---|---|---|"]
+    gold_deps = sentences["test"]
+    converted = [tree_sentence(plain.parse_tokens(item.forms, item.gold_tags), table, s.comments, s.path, s.line)
+                 for item, s in zip(test_items, gold_deps)]
+    for name, trees in (("constituency (plain beam, gold tags), then Penn2Malt", converted),
+                        ("arc-standard, beam 64, trained on the Penn2Malt conversion", list(arc_standard.parse(gold_deps)))):
+        result = evaluate(gold_deps, trees)
+        lines.append(f"| {name} | {result.uas:.2f} | {result.las:.2f} | {result.cm:.2f} |")
+    return lines
+
+
+def _plot(out: Path, plain: list[dict], dp: list[dict]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(5, 3.5))
+    for history, name in ((plain, "plain beam"), (dp, "DP beam")):
+        axes.plot([r["iteration"] for r in history], [r["dev_uas"] for r in history], marker="o", label=name)
+    axes.set_xlabel("iteration")
+    axes.set_ylabel("dev F1")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(out / "dev-f1.png", dpi=120)
+    plt.close(figure)
+    return "![dev F1 by iteration](dev-f1.png)"

@@ -168,10 +168,20 @@ def test_compiled_update_equals_the_reference_counts():
     assert predicted.tolist() != gold.tolist()
     weights.reserve(2 * len(gold) * len(F.TEMPLATES))
     _search.update(words, tag_ids, n, gold, predicted, len(gold), templates, weights.table, weights.n_used, weights.rows,
-                   weights.sums, weights.counts, weights.counter, len(actions.labels))
+                   weights.sums, weights.counts, weights.counter, len(actions.labels), tag_ids)
     keys, rows = _weights.unpack(weights.table, weights.rows, actions.n_actions)
     got = {(int(key), a): float(row[a]) for key, row in zip(keys, rows) for a in range(actions.n_actions) if row[a]}
     assert got == reference.update_counts(words, tag_ids, n, gold.tolist(), predicted.tolist(), actions)
+    # a lattice's update: the prediction chose other tags, so it differs from the first step
+    other_tags = tag_ids.copy()
+    other_tags[2] = other_tags[1]
+    weights = Weights(actions.n_actions)
+    weights.reserve(2 * len(gold) * len(F.TEMPLATES))
+    _search.update(words, tag_ids, n, gold, gold, len(gold), templates, weights.table, weights.n_used, weights.rows,
+                   weights.sums, weights.counts, weights.counter, len(actions.labels), other_tags)
+    keys, rows = _weights.unpack(weights.table, weights.rows, actions.n_actions)
+    got = {(int(key), a): float(row[a]) for key, row in zip(keys, rows) for a in range(actions.n_actions) if row[a]}
+    assert got and got == reference.update_counts(words, tag_ids, n, gold.tolist(), gold.tolist(), actions, other_tags)
 
 
 def _tree(text: str, path: str = "x.mrg") -> Tree:
@@ -273,8 +283,12 @@ def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_o
     result = run("parse", "--model", model, "--input", tagged, "--output", out)
     assert result.exit_code == 0, result.output
     assert len(out.read_text().splitlines()) == 2  # one tree per sentence, a one-word sentence too
-    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--lattice")
-    assert result.exit_code == 2 and "--lattice" in result.output
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--lattice",
+                 "--gold-tags")
+    assert result.exit_code == 2 and "drop --gold-tags" in result.output
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model, "--guide",
+                 "paper")
+    assert result.exit_code == 2 and "--guide does not apply to --parser constituency" in result.output
     conllu_file = write(tmp_path, "t.conllu", "1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n")
     result = run("train", "--parser", "constituency", "--train", conllu_file, "--dev", conllu_file, "--model", tmp_path / "m2")
     assert result.exit_code == 2 and "bracketed trees" in result.output
@@ -373,3 +387,37 @@ def test_training_with_dp_learns_saves_and_parses(tmp_path):
     assert loaded.dp
     assert ([loaded.parse_tokens(i.forms, i.gold_tags).to_text() for i in items[3600:3610]]
             == [result.parser.parse_tokens(i.forms, i.gold_tags).to_text() for i in items[3600:3610]])
+
+
+@needs_shared
+def test_lattice_search_with_one_candidate_a_word_is_the_plain_search(wsj_parser):
+    from hetdep.constituency import _lattice
+    from hetdep.transition.parser import encode_lattice
+
+    parser, items = wsj_parser
+    for item in items[:20]:
+        n = len(item.forms)
+        words = parser.words.encode(item.forms)
+        candidates, counts, logp = encode_lattice(parser.tags, [[(tag, 1.0)] for tag in item.gold_tags])
+        actions, _, best, chosen = _lattice.search(words, candidates, counts, logp, 0.0, n, 8, parser.templates,
+                                                   parser.weights.table, parser.weights.rows, len(parser.actions.labels),
+                                                   len(parser.actions.unaries), np.zeros(4 * n - 1, dtype=np.int32),
+                                                   np.zeros(n + 2, dtype=np.int64), DECODE)
+        plain, _, plain_best = _search_with(parser, _search, item, 8)
+        assert np.array_equal(actions, plain) and best == plain_best
+        assert chosen[1:n + 1].tolist() == parser.tags.encode(item.gold_tags)[1:].tolist()
+
+
+@needs_shared
+def test_cli_lattice_model_chooses_among_its_taggers_candidates(wsj_files, tmp_path):
+    model = tmp_path / "model"
+    result = run("train", "--parser", "constituency", "--train", wsj_files / "train.mrg", "--dev", wsj_files / "dev.mrg",
+                 "--model", model, "--iterations", "2", "--beam", "4", "--folds", "3", "--lattice")
+    assert result.exit_code == 0, result.output
+    untagged = write(tmp_path, "in.txt", "The company said it expects sales to rise .\nYes .\n")
+    for weight in ("0", "2"):
+        out = tmp_path / f"out{weight}.mrg"
+        result = run("parse", "--model", model, "--input", untagged, "--output", out, "--lattice-weight", weight)
+        assert result.exit_code == 0, result.output
+        trees = [clean(tree.root) for tree in parse_trees(out.read_text())]
+        assert [len(tree.leaves()) for tree in trees] == [9, 2]

@@ -51,7 +51,7 @@ def require_xpos(sentences: Iterable[Sentence], model_dir: str) -> Iterator[Sent
 
 
 def parse_constituency(model_dir: str, sentences: Iterable[Sentence], output_path: str, to_dependency: str | None,
-                       beam: int | None, threads: int) -> tuple[int, object]:
+                       beam: int | None, threads: int, lattice_k: int = 3, lattice_weight: float | None = None) -> tuple[int, object]:
     """Parse with a constituency model; write brackets (one tree a line) or CoNLL-U dependencies.
     Returns the sentence count and the parser's statistics."""
     from tqdm import tqdm
@@ -62,13 +62,17 @@ def parse_constituency(model_dir: str, sentences: Iterable[Sentence], output_pat
     from hetdep.threads import ordered_map
 
     parser = ConstituencyParser.load(model_dir)
+    if lattice_weight is not None:
+        if not parser.lattice:
+            raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
+        parser.lattice_weight = lattice_weight
     table = load_table(to_dependency) if to_dependency else None
     tagger_dir = Path(model_dir) / "tagger"
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
     if tagger_dir.is_dir():
         for tagger in load_taggers(tagger_dir):
-            sentences = tagger.tag(sentences)
-    else:
+            sentences = tagger.tag(sentences, k=lattice_k if parser.lattice else 0)
+    elif not parser.lattice:
         sentences = require_xpos(sentences, model_dir)
 
     def one(sentence: Sentence):

@@ -100,14 +100,16 @@ def experiment_consensus(setting, data, out, iterations, k, rounds, parsers):
 @click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations of each constituency parser.")
 @click.option("--patience", type=click.IntRange(1), default=5, show_default=True, help="Stop after this many iterations without a better dev F1.")
 @click.option("--dependency-iterations", type=click.IntRange(1), default=10, show_default=True, help="Most training iterations of the arc-standard parser it is compared with.")
-@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds for the predicted-tags parser.")
-def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds):
+@click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds for the predicted-tags and lattice parsers.")
+@click.option("--lattice-k", type=click.IntRange(2), default=3, show_default=True, help="Candidate tags a word in the tag lattices.")
+def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds, lattice_k):
     """mi-huang2015 Figure 4 and Table 1 on the WSJ sample: plain and DP beams, gold and predicted
-    tags, speed, and Penn2Malt dependencies from phrase structure against the arc-standard parser."""
+    tags and tag lattices, speed, and Penn2Malt dependencies from phrase structure against the
+    arc-standard parser."""
     from hetdep.experiments.constituency import run_constituency_experiment
     from hetdep.learn.perceptron import TrainOptions
 
     report = run_constituency_experiment(Path(data), Path(out), TrainOptions(beam=beam, iterations=iterations, patience=patience),
-                                         folds=folds, dependency_iterations=dependency_iterations,
+                                         folds=folds, lattice_k=lattice_k, dependency_iterations=dependency_iterations,
                                          log=lambda message: click.echo(message, err=True))
     click.echo(f"report written to {report}", err=True)

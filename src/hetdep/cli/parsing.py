@@ -102,11 +102,11 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         from hetdep.cli.constituency import parse_constituency, refuse_options
 
         refuse_options({"--output-b": output_b_path, "--gold-a": gold_a_path, "--gold-b": gold_b_path, "--with": with_model,
-                        "--treebank": treebank, "--lattice-weight": lattice_weight is not None}, "a constituency model")
+                        "--treebank": treebank}, "a constituency model")
         if not input_path:
             raise click.UsageError("give --input")
         count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
-                                          to_dependency, beam, threads)
+                                          to_dependency, beam, threads, lattice_k, lattice_weight)
         click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
         return
     if to_dependency:

@@ -69,12 +69,12 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         from hetdep.cli.constituency import refuse_options, train_constituency
 
         refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
-                        "--no-guided": no_guided, "--tagger": tagger_dir, "--lattice": lattice, "--lattice-weight": lattice_weight,
-                        "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
+                        "--no-guided": no_guided, "--tagger": tagger_dir, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
                         "--schemes": schemes, "--projective-encoding": projective_encoding != "head",
                         "--tag-column": tag_column != "upos"},
-                       "--parser constituency (it reads the treebank's own tags, XPOS; --lattice is not built for it yet)")
-        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp,
+                       "--parser constituency (it reads the treebank's own tags, XPOS)")
+        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp, lattice=lattice,
+                               lattice_weight=lattice_weight,
                                **({"update": update} if update else {}))
         train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
         return

@@ -27,22 +27,18 @@ import numpy as np
 from numba import njit
 
 from hetdep.constituency._search import (
-    FINISH,
     HEAD_LEFT,
     N_ATOMS,
-    NO_UNARY,
     SHIFT,
-    TEMP,
     apply,
-    binary_valid,
     fill_atoms,
     new_binary,
     new_pool,
     new_unary,
     new_word,
     score_state,
-    shift_valid,
     top_nodes,
+    valid_actions,
 )
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
@@ -173,9 +169,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     gold_top, gold_nxt, gold_stack_depth = 0, 1, 0
     hist_best = np.zeros(steps, dtype=np.int64)
     actions = trail.actions
+    valid = np.zeros(n_actions, dtype=np.int64)
     for step in range(steps):
-        unary_step = step % 2 == 1 and step < steps - 1
-        last_step = step == steps - 1
         if mode == MAX_VIOLATION:
             top_nodes(cells, gold_top, four)
             score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
@@ -188,40 +183,32 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
             item_scores[bi, :] = acc
             shift_score[p] = np.float64(acc[SHIFT])
-            s0 = stack[p, 0]
+            count = valid_actions(tree_nodes, stack[p], nxt[p] > n, depth[p], step, steps, first_unary, n_actions, valid)
             base = prefix[p]
             order = (bi * stride) * n_actions
-            if last_step or unary_step:  # actions on s0 alone
-                a_first = FINISH if last_step else NO_UNARY
-                for i in range(-1, n_actions - first_unary):
-                    if i >= 0 and (last_step or tree_nodes[s0, TEMP] == 1):
-                        break
-                    a = a_first if i < 0 else first_unary + i
-                    value = base + np.float64(acc[a])
-                    if beats(hs, ho, filled, wide, value, order + a):
-                        filled = offer(hs, ho, filled, wide, value, order + a)
+            best_binary = -np.inf
+            for i in range(count):
+                a = valid[i]
+                if 3 <= a < first_unary:  # a binary reduce: with each predecessor, below
+                    best_binary = max(best_binary, np.float64(acc[a]))
+                    continue
+                value = base + np.float64(acc[a])
+                if beats(hs, ho, filled, wide, value, order + a):
+                    filled = offer(hs, ho, filled, wide, value, order + a)
+            if best_binary == -np.inf:
                 continue
-            queue_empty = nxt[p] > n
-            if shift_valid(tree_nodes, s0, queue_empty):
-                value = base + np.float64(acc[SHIFT])
-                if beats(hs, ho, filled, wide, value, order + SHIFT):
-                    filled = offer(hs, ho, filled, wide, value, order + SHIFT)
-            if depth[p] < 2:
-                continue
-            best_action = -np.inf
-            for a in range(3, first_unary):
-                if binary_valid(tree_nodes, s0, stack[p, 1], stack[p, 2], queue_empty, a):
-                    best_action = max(best_action, np.float64(acc[a]))
             entry = pred_head[p]
             while entry >= 0:
                 q = pool_node[entry]
                 reduce_base = prefix[q] + shift_score[q] + inside[p]
                 order = (bi * stride + entry + 1) * n_actions
-                if beats(hs, ho, filled, wide, reduce_base + best_action, order):
-                    for a in range(3, first_unary):
+                if beats(hs, ho, filled, wide, reduce_base + best_binary, order):
+                    for i in range(count):
+                        a = valid[i]
+                        if a < 3 or a >= first_unary:
+                            continue
                         value = reduce_base + np.float64(acc[a])
-                        if beats(hs, ho, filled, wide, value, order + a) and binary_valid(
-                                tree_nodes, s0, stack[p, 1], stack[p, 2], queue_empty, a):
+                        if beats(hs, ho, filled, wide, value, order + a):
                             filled = offer(hs, ho, filled, wide, value, order + a)
                 entry = pool_next[entry]
         sort_survivors(hs, ho, filled)

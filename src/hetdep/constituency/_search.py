@@ -142,6 +142,33 @@ def shift_valid(nodes, s0, queue_empty):
 
 
 @njit(cache=True, inline="always")
+def valid_actions(nodes, four, queue_empty, depth, step, steps, first_unary, n_actions, out):
+    """The valid actions (``system.valid``) of a state with top nodes ``four`` and ``depth`` nodes
+    on its stack at ``step`` of ``steps``, in increasing order in ``out``; returns how many."""
+    s0 = four[0]
+    if step == steps - 1:
+        out[0] = FINISH
+        return 1
+    if step % 2 == 1:  # a unary step
+        out[0] = NO_UNARY
+        if nodes[s0, TEMP] == 1:
+            return 1
+        for a in range(first_unary, n_actions):
+            out[1 + a - first_unary] = a
+        return 1 + n_actions - first_unary
+    count = 0
+    if shift_valid(nodes, s0, queue_empty):
+        out[0] = SHIFT
+        count = 1
+    if depth >= 2:
+        for a in range(3, first_unary):
+            if binary_valid(nodes, s0, four[1], four[2], queue_empty, a):
+                out[count] = a
+                count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
 def top_nodes(cells, top, out):
     """The nodes of the stack's four top cells (0 where the stack is shallower), s0 first."""
     cell = top
@@ -217,12 +244,11 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     hs, ho = trail.heap_score, trail.heap_order
     gold_top, gold_nxt, gold_depth = 0, 1, 0
     four = np.zeros(4, dtype=np.int64)
+    valid = np.zeros(n_actions, dtype=np.int64)
     size = 1
     is_gold[0] = True
     train = mode != DECODE
     for step in range(steps):
-        unary_step = step % 2 == 1 and step < steps - 1
-        last_step = step == steps - 1
         if mode == MAX_VIOLATION:
             top_nodes(cells, gold_top, four)
             score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
@@ -232,33 +258,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         for b in range(size):
             top_nodes(cells, top[b], four)
             score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, acc)
+            count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
-            order = b * n_actions
-            if last_step:
-                value = base + np.float64(acc[FINISH])
-                if beats(hs, ho, filled, beam, value, order + FINISH):
-                    filled = offer(hs, ho, filled, beam, value, order + FINISH)
-            elif unary_step:
-                value = base + np.float64(acc[NO_UNARY])
-                if beats(hs, ho, filled, beam, value, order + NO_UNARY):
-                    filled = offer(hs, ho, filled, beam, value, order + NO_UNARY)
-                if nodes[four[0], TEMP] == 0:
-                    for a in range(first_unary, n_actions):
-                        value = base + np.float64(acc[a])
-                        if beats(hs, ho, filled, beam, value, order + a):
-                            filled = offer(hs, ho, filled, beam, value, order + a)
-            else:
-                queue_empty = nxt[b] > n
-                if shift_valid(nodes, four[0], queue_empty):
-                    value = base + np.float64(acc[SHIFT])
-                    if beats(hs, ho, filled, beam, value, order + SHIFT):
-                        filled = offer(hs, ho, filled, beam, value, order + SHIFT)
-                if depth[b] >= 2:
-                    for a in range(3, first_unary):
-                        value = base + np.float64(acc[a])
-                        if beats(hs, ho, filled, beam, value, order + a) and binary_valid(nodes, four[0], four[1], four[2],
-                                                                                           queue_empty, a):
-                            filled = offer(hs, ho, filled, beam, value, order + a)
+            for i in range(count):
+                a = valid[i]
+                value = base + np.float64(acc[a])
+                if beats(hs, ho, filled, beam, value, b * n_actions + a):
+                    filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
@@ -284,13 +290,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
 
 
 @njit(cache=True)
-def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels):
+def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, sums, counts, counter, n_labels, pred_tags):
     """Perceptron update: +1 for the gold sequence's features, -1 for the prediction's, over
-    ``length`` steps; steps before the first difference cancel and are skipped. Returns the
-    number of steps updated."""
+    ``length`` steps. ``tags`` are the gold path's tags, ``pred_tags`` the prediction's (equal but
+    for a tag lattice); with equal tags, steps before the first difference cancel and are skipped.
+    Returns the number of steps updated."""
     first = 0
     while first < length and gold[first] == pred[first]:
         first += 1
+    for w in range(1, n + 1):
+        if tags[w] != pred_tags[w]:  # other tags: the two sides' features may differ from the start
+            first = 0
+            break
     if first == length:
         return 0
     nodes, cells, used = new_pool(2 * length + 2)
@@ -303,13 +314,14 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
     for k in range(length):
         for side in range(2):
             action = gold[k] if side == 0 else pred[k]
+            side_tags = tags if side == 0 else pred_tags
             if k >= first:
                 top_nodes(cells, tops[side], four)
-                fill_atoms(nodes, four, nxts[side], n, words, tags, atoms)
+                fill_atoms(nodes, four, nxts[side], n, words, side_tags, atoms)
                 delta = np.float32(1.0) if side == 0 else np.float32(-1.0)
                 for t in range(templates.shape[0]):
                     slot = _weights.insert(table, n_used, feature_key(atoms, templates, t, 0))
                     _weights.add(table, slot, rows, sums, counts, action, delta, c)
             tops[side], nxts[side], depths[side] = apply(nodes, cells, used, tops[side], nxts[side], depths[side], action,
-                                                         tags, n_labels)
+                                                         side_tags, n_labels)
     return length - first

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from hetdep.constituency import _dp, _search
+from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import debinarize
 from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
 from hetdep.constituency.system import Actions, to_tree
@@ -22,8 +22,10 @@ from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, chec
 from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
+from hetdep.transition.parser import encode_lattice, no_gold_tags
 from hetdep.treebank.conllu import XPOS, Sentence
 from hetdep.treebank.ptb import Node
+from hetdep.treebank.tags import lattice_candidates
 
 KIND = "constituency"
 
@@ -46,13 +48,15 @@ class ConstituencyParser(SavedModel):
     tag_column = "xpos"
 
     def __init__(self, words: Vocab, tags: Vocab, actions: Actions, weights: TrainedWeights, *, beam: int = 16,
-                 head_table: str = "penn2malt", dp: bool = False):
+                 head_table: str = "penn2malt", dp: bool = False, lattice: bool = False, lattice_weight: float = 0.0):
         self.words = words
         self.tags = tags
         self.actions = actions
         self.weights = weights
         self.beam = beam
         self.dp = dp  # merge equivalent states (hetdep.constituency._dp)
+        self.lattice = lattice  # parse over each word's candidate tags (parse_lattice)
+        self.lattice_weight = lattice_weight  # times the tagger's log-probability of a chosen candidate
         self.head_table = head_table  # binarized the training trees; the default for --to-dependency
         self.templates = template_array()
         self.stats = ParseStats()
@@ -68,7 +72,26 @@ class ConstituencyParser(SavedModel):
                                        np.zeros(4 * n - 1, dtype=np.int32), DECODE)
         return debinarize(to_tree(actions.tolist(), self.actions, forms, tags))
 
+    def parse_candidates(self, forms: list[str], options: list[list[tuple[str, float]]], beam: int | None = None) -> Node:
+        """The phrase-structure tree of words each with candidate tags (best first, with their
+        probabilities); the tags chosen with the tree are its words' tags."""
+        n = len(forms)
+        words = self.words.encode(forms)
+        candidates, counts, logp = encode_lattice(self.tags, options)
+        self.stats.record(words, candidates[:n + 1, 0], [listed[0][0] for listed in options])
+        self.stats.count(lattice_words=sum(len(listed) > 1 for listed in options))
+        actions, _, _, chosen = _lattice.search(words, candidates, counts, logp, self.lattice_weight, n, beam or self.beam,
+                                                self.templates, self.weights.table, self.weights.rows,
+                                                len(self.actions.labels), len(self.actions.unaries),
+                                                np.zeros(4 * n - 1, dtype=np.int32), no_gold_tags(n), DECODE)
+        picked = [next(tag for (tag, _), tag_id in zip(listed, candidates[k + 1]) if tag_id == chosen[k + 1])
+                  for k, listed in enumerate(options)]
+        return debinarize(to_tree(actions.tolist(), self.actions, forms, picked))
+
     def parse_sentence(self, sentence: Sentence, beam: int | None = None) -> Node:
+        """A sentence's tree, from its XPOS tags (a lattice model: its candidates, MISC TagKBest)."""
+        if self.lattice:
+            return self.parse_candidates(sentence.forms, lattice_candidates(sentence, XPOS), beam)
         return self.parse_tokens(sentence.forms, sentence.column(XPOS), beam)
 
     def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator[Node]:
@@ -77,7 +100,8 @@ class ConstituencyParser(SavedModel):
             yield self.parse_sentence(sentence, beam)
 
     def config(self) -> dict:
-        return {"kind": KIND, "beam": self.beam, "dp": self.dp, "head_table": self.head_table, "templates": len(TEMPLATES),
+        return {"kind": KIND, "beam": self.beam, "dp": self.dp, "lattice": self.lattice, "lattice_weight": self.lattice_weight,
+                "head_table": self.head_table, "templates": len(TEMPLATES),
                 "labels": self.actions.labels, "unaries": self.actions.unaries, "words": self.words.to_list(),
                 "tags": self.tags.to_list()}
 
@@ -89,4 +113,5 @@ class ConstituencyParser(SavedModel):
         if config["templates"] != len(TEMPLATES):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,
-                   beam=beam_size(config, directory), head_table=str(config["head_table"]), dp=bool(config.get("dp", False)))
+                   beam=beam_size(config, directory), head_table=str(config["head_table"]), dp=bool(config.get("dp", False)),
+                   lattice=bool(config.get("lattice", False)), lattice_weight=float(config.get("lattice_weight", 0.0)))

@@ -4,6 +4,8 @@ As for dependency models (:mod:`hetdep.models.pipeline`), the default trains a t
 training trees' tags, bundles it (``tagger/xpos``), and trains the parser on jackknifed tags
 (each training sentence tagged by a tagger that never saw it), tuned on dev tagged by that
 tagger; ``gold_tags`` trains on the trees' own tags and bundles no tagger (input must then be tagged).
+A lattice parser (``options.lattice``) learns from each word's ``lattice_k`` best jackknifed tags
+and is tuned on dev's k best from the bundled tagger, as it will parse.
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import XPOS
+from hetdep.treebank.tags import lattice_candidates
 
 
 def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_path: str | Path, options: TrainOptions,
                              head_table: str = "penn2malt", gold_tags: bool = False, folds: int = 10, threads: int = 1,
-                             stream: TextIO | None = None, interactive: bool | None = None) -> TrainResult:
+                             lattice_k: int = 3, stream: TextIO | None = None, interactive: bool | None = None) -> TrainResult:
     """Train (the tagger, jackknifing and) the parser on bracketed treebank files, and write the model."""
     from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
     table = load_table(head_table)  # refuse an unknown table before reading anything
     train_trees, dev_trees = read_treebank(train_path), read_treebank(dev_path)
+    if gold_tags and options.lattice:
+        raise HetdepError("a lattice parser learns from a tagger's candidates: it needs its tagger (drop --gold-tags)")
     if not gold_tags and len(train_trees) < folds:
         raise HetdepError(f"{train_path}: {len(train_trees)} trees are too few for {folds}-fold jackknifing "
                           "(train with --gold-tags)")
@@ -35,7 +40,7 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
                                          stops_early=True), Stage("jackknifing", folds, "folds", fine=False)]
     stages.append(Stage("parser", options.iterations * len(train_trees), "sentence passes", stops_early=True))
     display = RunDisplay(stages, stream, interactive)
-    train_tags = dev_tags = None
+    train_tags = dev_tags = train_lattices = dev_lattices = None
     tagger = None
     if not gold_tags:
         train_sentences = list(convert_trees([item.tree for item in train_trees], table))
@@ -43,21 +48,29 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
         display.start("tagger (xpos)")
         tagger = train_tagger(train_sentences, dev_sentences, TaggerOptions(column="xpos", seed=options.seed),
                               progress=display.perceptron_progress("tagger (xpos)", score="accuracy", log_iterations=False))
-        tagged_dev = list(tagger.parser.tag(dev_sentences))
+        tagged_dev = list(tagger.parser.tag(dev_sentences, k=lattice_k if options.lattice else 0))
         display.finish("tagger (xpos)", f"dev accuracy {tag_accuracy(dev_sentences, tagged_dev, 'xpos'):.2f}%")
         display.start("jackknifing")
         jackknifed = jackknife(train_sentences, folds, ["xpos"], TaggerOptions(iterations=10, seed=options.seed),
-                               progress=lambda _: display.advance("jackknifing"), threads=threads)
-        display.finish("jackknifing", f"{tag_accuracy(train_sentences, jackknifed, 'xpos'):.2f}% of the training tags as in the gold")
+                               progress=lambda _: display.advance("jackknifing"), threads=threads,
+                               k=lattice_k if options.lattice else 0)
+        if options.lattice:
+            train_lattices = [lattice_candidates(sentence, XPOS) for sentence in jackknifed]
+            dev_lattices = [lattice_candidates(sentence, XPOS) for sentence in tagged_dev]
+            display.finish("jackknifing", f"{lattice_k} candidate tags a word")
+        else:
+            display.finish("jackknifing", f"{tag_accuracy(train_sentences, jackknifed, 'xpos'):.2f}% of the training tags as in "
+                           "the gold")
         train_tags = [sentence.column(XPOS) for sentence in jackknifed]
         dev_tags = [sentence.column(XPOS) for sentence in tagged_dev]
     display.start("parser")
-    result = train(train_trees, dev_trees, options, head_table, train_tags, dev_tags,
-                   progress=display.perceptron_progress("parser", score="F1"))
+    result = train(train_trees, dev_trees, options, head_table, None if options.lattice else train_tags,
+                   None if options.lattice else dev_tags, progress=display.perceptron_progress("parser", score="F1"),
+                   train_lattices=train_lattices, dev_lattices=dev_lattices)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options), tagger="gold" if gold_tags else "train",
+                       training_options=vars(options), tagger="gold" if gold_tags else "train", lattice_k=lattice_k,
                        trained_on={"train": str(Path(train_path).resolve()), "dev": str(Path(dev_path).resolve())})
     if (model_dir / "tagger").is_dir():  # left by an earlier training in this directory
         shutil.rmtree(model_dir / "tagger")

@@ -42,13 +42,15 @@ def search(words, tags, n: int, beam: int, weights: dict, actions: Actions) -> t
     return items[0][2], items[0][0]
 
 
-def update_counts(words, tags, n: int, gold: list[int], pred: list[int], actions: Actions) -> dict:
-    """(feature key, action) -> the update's change: +1 per gold step's feature, -1 per predicted one."""
+def update_counts(words, tags, n: int, gold: list[int], pred: list[int], actions: Actions, pred_tags=None) -> dict:
+    """(feature key, action) -> the update's change: +1 per gold step's feature, -1 per predicted
+    one (``pred_tags``: the prediction's tags, from a tag lattice; by default ``tags``)."""
     changes: dict = defaultdict(float)
     sides = [State(n), State(n)]
+    side_tags = (tags, tags if pred_tags is None else pred_tags)
     for k in range(len(pred)):
         for side, (sequence, delta) in enumerate(((gold, 1.0), (pred, -1.0))):
-            for key in features.feature_keys(features.atoms(sides[side], words, tags)):
+            for key in features.feature_keys(features.atoms(sides[side], words, side_tags[side])):
                 changes[key, sequence[k]] += delta
-            sides[side] = apply(sides[side], sequence[k], actions, tags)
+            sides[side] = apply(sides[side], sequence[k], actions, side_tags[side])
     return {feature: change for feature, change in changes.items() if change}

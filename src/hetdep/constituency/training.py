@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hetdep.constituency import _dp, _search
+from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import BNode, binarize
 from hetdep.constituency.features import TEMPLATES
 from hetdep.constituency.parser import ConstituencyParser, template_array
@@ -26,6 +26,7 @@ from hetdep.evaluation.brackets import score
 from hetdep.learn.perceptron import TrainOptions, TrainResult, perceptron_loop, update_mode
 from hetdep.learn.vocab import Vocab
 from hetdep.learn.weights import Weights
+from hetdep.transition.parser import encode_lattice
 from hetdep.treebank.ptb import Node, Tree, clean, read_trees
 
 
@@ -77,25 +78,35 @@ def inventory(binarized: Sequence[BNode]) -> Actions:
     return Actions(sorted(labels), sorted(unaries))
 
 
-def dev_f1(parser: ConstituencyParser, dev: Sequence[TaggedTree], dev_tags: Sequence[list[str]]) -> tuple[float, dict]:
-    """EVALB's F1 of the parser on dev trees (parsed with ``dev_tags``), and LP, LR."""
-    parsed = [Tree(parser.parse_tokens(item.forms, tags), item.tree.path, item.tree.line) for item, tags in zip(dev, dev_tags)]
+Candidates = list[list[tuple[str, float]]]  # each word's candidate tags, best first, with probabilities
+
+
+def dev_f1(parser: ConstituencyParser, dev: Sequence[TaggedTree], dev_tags: Sequence) -> tuple[float, dict]:
+    """EVALB's F1 of the parser on dev trees (parsed with ``dev_tags``: tags, or candidates for a
+    lattice parser), and LP, LR."""
+    parse = parser.parse_candidates if parser.lattice else parser.parse_tokens
+    parsed = [Tree(parse(item.forms, tags), item.tree.path, item.tree.line) for item, tags in zip(dev, dev_tags)]
     scores = score([Tree(item.root, item.tree.path, item.tree.line) for item in dev], parsed)
     return scores.f1, {"LP": scores.precision, "LR": scores.recall, "F1": scores.f1}
 
 
 def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], options: TrainOptions = TrainOptions(beam=16),
           head_table: str = "penn2malt", train_tags: Sequence[list[str]] | None = None,
-          dev_tags: Sequence[list[str]] | None = None, progress: Callable | None = None) -> TrainResult:
+          dev_tags: Sequence[list[str]] | None = None, progress: Callable | None = None,
+          train_lattices: Sequence[Candidates] | None = None, dev_lattices: Sequence[Candidates] | None = None) -> TrainResult:
     """Train on treebank trees, the iteration chosen by dev F1 (reported as ``dev_uas``/``dev_las``).
 
     ``train_tags``/``dev_tags``: the tags the parser learns from and is tuned with (jackknifed,
-    predicted); by default each tree's own.
+    predicted); by default each tree's own. With ``options.lattice``, ``train_lattices`` and
+    ``dev_lattices`` give each word's candidate tags (a jackknifed and a plain k-best tagger's);
+    the parser learns to choose the gold tag where it is a candidate.
     """
     if not train_trees:
         raise HetdepError("no training trees")
-    if options.lattice:
-        raise HetdepError("the constituency parser does not read tag lattices yet: --lattice is not built for it")
+    if options.lattice and (train_lattices is None or (dev_trees and dev_lattices is None)):
+        raise HetdepError("a lattice parser trains from each word's candidate tags: give train_lattices and dev_lattices")
+    if options.lattice and options.dp:
+        raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
     mode = update_mode(options)
     table = load_table(head_table)
     binarized = [binarize(item.root, table) for item in train_trees]
@@ -103,31 +114,55 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
     train_tags = list(train_tags) if train_tags is not None else [item.gold_tags for item in train_trees]
     dev_tags = list(dev_tags) if dev_tags is not None else [item.gold_tags for item in dev_trees]
     words = Vocab.from_counts(Counter(form for item in train_trees for form in item.forms))
-    tags = Vocab.from_counts(Counter(tag for listed in train_tags for tag in listed))
+    tag_counts = Counter(tag for listed in train_tags for tag in listed)
+    if options.lattice:
+        tag_counts.update(tag for candidates in train_lattices for listed in candidates for tag, _ in listed)
+    tags = Vocab.from_counts(tag_counts)
     encoded = [(words.encode(item.forms), tags.encode(listed), np.array(oracle(node, actions), dtype=np.int32))
                for item, listed, node in zip(train_trees, train_tags, binarized)]
     weights = Weights(actions.n_actions)
     templates = template_array()
     n_labels, n_unaries = len(actions.labels), len(actions.unaries)
+    lattices = [lattice_example(tags, item.gold_tags, candidates) for item, candidates in zip(train_trees, train_lattices)] \
+        if options.lattice else []
 
     def learn(index: int) -> bool:
         w, t, gold = encoded[index]
         n = len(w) - 1
         weights.reserve(2 * len(gold) * len(TEMPLATES))
-        search = _dp.search if options.dp else _search.search
-        predicted, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
-                                              n_unaries, gold, mode)
-        if length < len(gold) or not np.array_equal(predicted, gold):
+        if options.lattice:
+            candidates, counts, logp, t = lattices[index]
+            predicted, length, _, predicted_tags = _lattice.search(w, candidates, counts, logp, options.lattice_weight, n,
+                                                                   options.beam, templates, weights.table, weights.rows,
+                                                                   n_labels, n_unaries, gold, t, mode)
+        else:
+            search = _dp.search if options.dp else _search.search
+            predicted, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
+                                          n_unaries, gold, mode)
+            predicted_tags = t
+        if length < len(gold) or not np.array_equal(predicted, gold) or not np.array_equal(predicted_tags[:n + 1], t[:n + 1]):
             _search.update(w, t, n, gold, predicted, length, templates, weights.table, weights.n_used, weights.rows,
-                           weights.sums, weights.counts, weights.counter, n_labels)
+                           weights.sums, weights.counts, weights.counter, n_labels, predicted_tags)
             return True
         return False
 
     def evaluate_model(averaged):
-        parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table, dp=options.dp)
+        parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table, dp=options.dp,
+                                    lattice=options.lattice, lattice_weight=options.lattice_weight)
         if not dev_trees:
             return parser, None, None, {}
-        f1, detail = dev_f1(parser, dev_trees, dev_tags)
+        f1, detail = dev_f1(parser, dev_trees, dev_lattices if options.lattice else dev_tags)
         return parser, f1, f1, detail
 
     return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+
+
+def lattice_example(tags: Vocab, gold_tags: list[str], candidates: Candidates) -> tuple:
+    """A training sentence's lattice and its gold path's tags: the gold tag where it is a candidate,
+    else the best candidate (the parser cannot choose a tag the tagger did not offer)."""
+    candidate_ids, counts, logp = encode_lattice(tags, candidates)
+    gold = np.zeros(len(gold_tags) + 2, dtype=np.int64)
+    for k, (tag, listed) in enumerate(zip(gold_tags, candidates), 1):
+        offered = [candidate for candidate, _ in listed]
+        gold[k] = candidate_ids[k, offered.index(tag)] if tag in offered else candidate_ids[k, 0]
+    return candidate_ids, counts, logp, gold

@@ -421,3 +421,13 @@ def test_cli_lattice_model_chooses_among_its_taggers_candidates(wsj_files, tmp_p
         assert result.exit_code == 0, result.output
         trees = [clean(tree.root) for tree in parse_trees(out.read_text())]
         assert [len(tree.leaves()) for tree in trees] == [9, 2]
+
+
+def test_bracketed_output_escapes_brackets_and_spaces_so_it_reads_back():
+    from hetdep.constituency.parser import bracketed
+    from hetdep.treebank.ptb import Node
+
+    root = Node("NP", [Node("-LRB-", word="("), Node("NNP", word="new york"), Node("-RRB-", word=")")])
+    text = bracketed(root)
+    assert text == "(TOP (NP (-LRB- -LRB-) (NNP new_york) (-RRB- -RRB-)))"
+    assert [leaf.word for leaf in clean(next(parse_trees(text)).root).leaves()] == ["-LRB-", "new_york", "-RRB-"]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES
+from conftest import SAMPLES, SHARED_DATA, needs_shared
 
 from hetdep.cli import main
 from hetdep.treebank.conllu import read_conllu
@@ -186,3 +186,28 @@ def test_a_cached_model_this_version_cannot_read_is_trained_again(tmp_path):
     with pytest.raises(ZeroDivisionError):
         cached_model(directory, TrainOptions(), unreadable, messages.append, "training", lambda: 1 / 0)
     assert messages == ["retraining a cached model this hetdep cannot use: m: trained with other features", "training"]
+
+
+@needs_shared
+def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
+    """Every table of the report, from a sample cut to its first three trees a file (the splits go by file)."""
+    import re
+    import zipfile
+
+    source = SHARED_DATA / "en-wsj-sample" / "treebank.zip"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(tmp_path / "treebank.zip", "w") as small:
+        for name in sorted(n for n in archive.namelist() if n.endswith(".mrg")):
+            text = archive.read(name).decode()
+            trees = re.split(r"\n(?=\( ?\()", text.strip())
+            small.writestr(name, "\n".join(trees[:3]) + "\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["experiment", "constituency", "--data", str(tmp_path), "--out", str(out), "--beam", "2",
+                                       "--iterations", "1", "--dependency-iterations", "1", "--folds", "2"])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text()
+    for row in ("| 1 |", "plain beam, gold tags", "DP beam, gold tags", "predicted tags (1-best)", "tag lattice (3 best tags)",
+                "then Penn2Malt", "arc-standard, beam 64"):
+        assert row in report, row
+    assert (out / "dev-f1.png").is_file()
+    for model in ("plain-gold-tags", "dp-gold-tags", "plain-predicted-tags", "lattice-predicted-tags", "arc-standard-penn2malt"):
+        assert (out / "models" / model / "config.json").is_file(), model

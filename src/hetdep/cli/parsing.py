@@ -108,6 +108,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
                                           to_dependency, beam, threads, lattice_k, lattice_weight)
         click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
+        _warn_unknown_tags(stats)
         return
     if to_dependency:
         raise HetdepError(f"--to-dependency is for constituency models; {model_dir} is a '{read_kind(model_dir)}' model")
@@ -149,6 +150,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
 
         click.echo(f"warning: {stats.first_order_only} sentences are longer than {SECOND_ORDER_MAX_WORDS} words: "
                    "dep2 parsed them with its arc scores only (the second-order decoder needs O(n^3) memory)", err=True)
+    _warn_unknown_tags(stats)
+
+
+def _warn_unknown_tags(stats) -> None:
     if stats.unknown_tags:
         examples = ", ".join(sorted(stats.unknown_tag_examples)[:10])
         click.echo(f"warning: {stats.unknown_tags} words have tags the model never saw ({examples}); "

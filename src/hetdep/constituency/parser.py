@@ -17,6 +17,7 @@ from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import debinarize
 from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
 from hetdep.constituency.system import Actions, to_tree
+from hetdep.errors import HetdepError
 from hetdep.learn.keys import template_rows
 from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width
 from hetdep.learn.perceptron import DECODE
@@ -35,9 +36,21 @@ def template_array() -> np.ndarray:
     return template_rows(TEMPLATES, MAX_ATOMS_PER_TEMPLATE)
 
 
+ESCAPES = {"(": "-LRB-", ")": "-RRB-"}  # the Penn Treebank's names for brackets in words and tags
+
+
 def bracketed(root: Node) -> str:
-    """One line of brackets, the tree under a ``TOP`` node (as EVALB's parameter files expect)."""
-    return f"(TOP {root.to_text()})"
+    """One line of brackets, the tree under a ``TOP`` node (as EVALB's parameter files expect).
+    Brackets in words and tags are written as the Penn Treebank writes them (``-LRB-``, ``-RRB-``),
+    and white space inside a word, which the format cannot hold, as ``_``."""
+    return f"(TOP {_escaped(root).to_text()})"
+
+
+def _escaped(node: Node) -> Node:
+    if node.is_leaf:
+        word = "_".join(ESCAPES.get(node.word, node.word).split()) or "_"
+        return Node(ESCAPES.get(node.label, node.label), word=word)
+    return Node(node.label, [_escaped(child) for child in node.children])
 
 
 class ConstituencyParser(SavedModel):
@@ -63,6 +76,8 @@ class ConstituencyParser(SavedModel):
 
     def parse_tokens(self, forms: list[str], tags: list[str], beam: int | None = None) -> Node:
         """The phrase-structure tree of tagged words."""
+        if not forms:
+            raise HetdepError("a sentence without words has no tree")
         words, tag_ids = self.words.encode(forms), self.tags.encode(tags)
         self.stats.record(words, tag_ids, tags)
         n = len(forms)
@@ -75,6 +90,8 @@ class ConstituencyParser(SavedModel):
     def parse_candidates(self, forms: list[str], options: list[list[tuple[str, float]]], beam: int | None = None) -> Node:
         """The phrase-structure tree of words each with candidate tags (best first, with their
         probabilities); the tags chosen with the tree are its words' tags."""
+        if not forms:
+            raise HetdepError("a sentence without words has no tree")
         n = len(forms)
         words = self.words.encode(forms)
         candidates, counts, logp = encode_lattice(self.tags, options)

@@ -7,7 +7,8 @@ from pathlib import Path
 from hetdep.learn.model_files import read_config
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
-                "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger"}
+                "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger",
+                "constituency": "shift-reduce constituency parser"}
 
 
 def summary(model_dir: str | Path) -> dict:
@@ -20,6 +21,8 @@ def summary(model_dir: str | Path) -> dict:
     best_report = next((report for report in history if report.get("iteration") == best), None)
     labels = ([len(config.get("labels_a", [])), len(config.get("labels_b", []))] if kind == "joint"
               else [len(config.get("labels", config.get("tags", [])))])
+    if kind == "constituency":
+        labels = [len(config["labels"]), len(config["unaries"])]
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" else []),
@@ -33,11 +36,17 @@ def summary(model_dir: str | Path) -> dict:
         "training_options": config.get("training_options"), "training_files": config.get("training_files", []),
         "best_iteration": best, "iterations": len(history),
         "training_seconds": round(sum(report.get("seconds", 0.0) for report in history), 1),
-        "dev": ({"UAS": best_report.get("dev_uas"), "LAS": best_report.get("dev_las"), **best_report.get("dev_detail", {})}
-                if best_report else None),
+        "dev": (_dev_scores(kind, best_report) if best_report else None),
         "weights_bytes": (directory / "weights.npz").stat().st_size if (directory / "weights.npz").exists() else None,
     }
     return {key: value for key, value in facts.items() if value not in (None, [], {})}
+
+
+def _dev_scores(kind: str, report: dict) -> dict:
+    """A best iteration's dev scores: UAS and LAS (and a joint model's per scheme), or a constituency parser's bracket scores."""
+    if kind == "constituency":  # its loop carries F1 where the others carry UAS
+        return dict(report.get("dev_detail", {}))
+    return {"UAS": report.get("dev_uas"), "LAS": report.get("dev_las"), **report.get("dev_detail", {})}
 
 
 def _training_tags(pipeline: dict | None) -> str | None:
@@ -58,7 +67,8 @@ def describe(model_dir: str | Path) -> list[str]:
         lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",
              f"{facts['words']:,} known words" if facts.get("words") else "",
-             f"{' / '.join(map(str, facts['labels']))} labels" if facts.get("labels") else ""]
+             (f"{facts['labels'][0]} phrase labels, {facts['labels'][1]} unary chains" if facts["kind"] == "constituency"
+              else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
     lines.append("reads: " + ", ".join(part for part in reads if part))
     search = [f"beam {facts['beam']}" if facts.get("beam") else "", f"t = {facts['t']}" if facts.get("t") else "",
               f"{facts['guide']} guide" if facts.get("guide") else "", "tag lattices" if facts.get("lattice") else "",
@@ -82,6 +92,6 @@ def describe(model_dir: str | Path) -> list[str]:
     if facts.get("iterations"):
         lines.append(f"training: {facts['iterations']} iterations, {facts['training_seconds']:,} s; best iteration "
                      f"{facts.get('best_iteration')}")
-    if facts.get("dev") and facts["dev"].get("UAS") is not None:
+    if facts.get("dev") and any(value is not None for value in facts["dev"].values()):
         lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items()))
     return lines

@@ -17,6 +17,9 @@ class InputError(HetdepError):
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):  # rebuilt from its parts when it crosses processes (a Dask worker's error)
+        return type(self), (self.path, self.line, self.message)
+
 
 class MismatchError(InputError):
     """Two files meant to hold the same sentences and words do not (the first difference is named)."""
@@ -36,4 +39,8 @@ class OutputError(HetdepError):
 
     def __init__(self, path: str, message: str):
         self.path = str(path)
+        self.message = message
         super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.message)

@@ -84,25 +84,31 @@ def _spooled_stdin() -> str:
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences tagged and parsed at once, sharing one copy of the model (about 2x faster on 2 cores); the output is the same for any number. More threads than cores do not help.")
+@click.option("--workers", type=click.IntRange(1, 256), default=None, help="Parse on a local Dask cluster of this many worker processes: the input is cut into chunks of whole sentences, each worker loads the model once and parses whole chunks, and the output is the same as one process's (by default one process, no Dask).")
+@click.option("--scheduler", help="Parse on an existing Dask cluster, reached at this address (tcp://HOST:PORT); its workers must see the output's folder, where the chunks are written.")
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
-                  treebank, threads, to_dependency):
+                  treebank, threads, workers, scheduler, to_dependency):
     """Parse raw text, tokenized text or CoNLL-U with a trained model: exactly one output tree per
     input sentence (per scheme); raw text is split into sentences, tokens and words by the model's
     tokenizer and tagged by its tagger first. A constituency model writes one bracketed tree a
     line (or, with --to-dependency, CoNLL-U)."""
     from tqdm import tqdm
 
+    from hetdep.cluster.connect import ClusterChoice
     from hetdep.learn.model_files import read_kind
     from hetdep.models import CONSTITUENCY
     from hetdep.models.parsing import ParseChoice, open_models
 
+    cluster = ClusterChoice(workers or 0, scheduler)
+    cluster.check()
     if read_kind(model_dir) == CONSTITUENCY:
         from hetdep.cli.constituency import parse_constituency, refuse_options
 
         refuse_options({"--output-b": output_b_path, "--gold-a": gold_a_path, "--gold-b": gold_b_path, "--with": with_model,
-                        "--treebank": treebank}, "a constituency model")
+                        "--treebank": treebank, "--workers": workers, "--scheduler": scheduler},
+                       "a constituency model (it parses in one process)")
         if not input_path:
             raise click.UsageError("give --input")
         count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
@@ -133,10 +139,17 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         raise click.UsageError("--output and --output-b cannot both be standard output ('-')")
     sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
-    parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
-    count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
+    if cluster.wanted:
+        from hetdep.cluster.parsing import parse_on_cluster
+
+        with tqdm(unit="sent", mininterval=1.0, disable=None) as bar:
+            count, stats = parse_on_cluster(model_dir, choice, sentences, [output_path, output_b_path] if models.pairs
+                                            else [output_path], cluster, progress=bar.update)
+    else:
+        parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
+        count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
+        stats = models.stats
     taggers = models.taggers
-    stats = models.stats
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
     if stats.unknown_labels:

@@ -84,6 +84,21 @@ class ParseStats:
             for name, increment in increments.items():
                 setattr(self, name, getattr(self, name) + increment)
 
+    def add(self, other: "ParseStats") -> None:
+        """Add another run's counts (a chunk parsed elsewhere)."""
+        self.count(**{name: getattr(other, name) for name in COUNTERS})
+        with self._lock:
+            self.unknown_tag_examples.update(other.unknown_tag_examples)
+
+    def __getstate__(self) -> dict:  # the lock stays behind when the counts travel to another process
+        return {name: getattr(self, name) for name in (*COUNTERS, "unknown_tag_examples")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(**state)
+
+
+COUNTERS = ("sentences", "words", "unknown_words", "unknown_tags", "unknown_labels", "first_order_only", "lattice_words")
+
 
 def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:
     column = TAG_COLUMNS[options.tag_column]

@@ -1,0 +1,1 @@
+"""Beyond one process: parsing and training on a Dask cluster (``dask.distributed``)."""

@@ -1,0 +1,73 @@
+"""Reaching a Dask cluster: a local one of N worker processes, or an existing one by its address.
+
+Dask is imported only here, and only when a command asks for workers: a one-process run starts
+no cluster and pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+from hetdep.errors import HetdepError
+
+
+@dataclass(frozen=True)
+class ClusterChoice:
+    """``workers``: a local cluster of that many worker processes (one thread each); ``scheduler``:
+    the address of an existing cluster (``tcp://HOST:PORT``) instead."""
+
+    workers: int = 0
+    scheduler: str | None = None
+
+    @property
+    def wanted(self) -> bool:
+        return self.workers > 0 or self.scheduler is not None
+
+    def check(self) -> None:
+        if self.workers and self.scheduler:
+            raise HetdepError("give --workers (a local cluster) or --scheduler (an existing one), not both")
+
+
+@contextmanager
+def connect(choice: ClusterChoice, timeout: float = 10.0) -> Iterator[object]:
+    """A ``distributed.Client`` for the chosen cluster, closed (and a local cluster stopped) at the end."""
+    choice.check()
+    from distributed import Client, LocalCluster
+
+    if choice.scheduler:
+        try:
+            client = Client(choice.scheduler, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as error:
+            raise HetdepError(f"cannot reach the Dask scheduler at {choice.scheduler}: {error}") from None
+        try:
+            if not client.scheduler_info().get("workers"):
+                client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as error:
+            client.close()
+            raise HetdepError(f"the Dask scheduler at {choice.scheduler} has no workers ({error})") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    cluster = LocalCluster(n_workers=choice.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def worker_memory(client) -> dict[str, int]:
+    """Each worker's resident memory in bytes, by address."""
+    def rss() -> int:
+        import psutil
+
+        return psutil.Process().memory_info().rss
+
+    return client.run(rss)

@@ -1,0 +1,138 @@
+"""Parsing on Dask: a local cluster, an existing scheduler with its workers, a worker killed
+mid-run, and the errors a user must get."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES, write
+
+from hetdep.cli import main
+from hetdep.cluster.connect import ClusterChoice, connect
+from hetdep.cluster.parsing import parse_on_cluster
+from hetdep.errors import HetdepError, OutputError
+from hetdep.models.parsing import ParseChoice
+from hetdep.treebank.conllu import read_conllu
+
+DEV = SAMPLES / "dev.ud.conllu"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cluster") / "model"
+    result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", directory, "--beam", "4",
+                 "--iterations", "1", "--gold-tags", "--no-tokenizer")
+    assert result.exit_code == 0, result.output
+    return directory
+
+
+@pytest.fixture(scope="module")
+def one_process(model, tmp_path_factory):
+    out = tmp_path_factory.mktemp("one") / "one.conllu"
+    assert run("parse", "--model", model, "--input", DEV, "--output", out).exit_code == 0
+    return out.read_bytes()
+
+
+def test_cli_workers_give_the_one_process_output(model, one_process, tmp_path):
+    out = tmp_path / "two.conllu"
+    result = run("parse", "--model", model, "--input", DEV, "--output", out, "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == one_process
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hetdep-chunks")]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_existing_scheduler_and_worker_processes_give_the_one_process_output(model, one_process, tmp_path):
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
+    assert dask, "the dask command comes with distributed"
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(2):
+            processes.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        out = tmp_path / "remote.conllu"
+        result = run("parse", "--model", model, "--input", DEV, "--output", out, "--scheduler", address)
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes() == one_process
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+
+
+def test_a_worker_killed_mid_run_loses_no_sentence_and_writes_none_twice(model, one_process, tmp_path):
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+        killed = threading.Event()
+
+        def progress(_sentences: int) -> None:
+            if not killed.is_set():  # after the first chunk: one worker dies, its chunks run again elsewhere
+                killed.set()
+                os.kill(pids[0], signal.SIGKILL)
+
+        out = tmp_path / "killed.conllu"
+        count, stats = parse_on_cluster(str(model), ParseChoice(), read_conllu(DEV), [str(out)],
+                                        ClusterChoice(scheduler=cluster.scheduler_address), chunk_words=300,
+                                        progress=progress)
+        assert killed.is_set()
+        assert count == stats.sentences == 200
+        assert out.read_bytes() == one_process
+
+
+def test_an_unreachable_scheduler_is_a_clear_error():
+    port = _free_port()
+    started = time.perf_counter()
+    with pytest.raises(HetdepError, match=f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"):
+        with connect(ClusterChoice(scheduler=f"tcp://127.0.0.1:{port}"), timeout=2):
+            pass
+    assert time.perf_counter() - started < 30
+
+
+def test_an_untagged_word_deep_in_a_chunk_names_the_input_line_and_writes_nothing(model, tmp_path):
+    sentences = DEV.read_text(encoding="utf-8").split("\n\n")
+    lines = sentences[150].split("\n")
+    word = next(i for i, line in enumerate(lines) if line and line[0].isdigit())
+    fields = lines[word].split("\t")
+    fields[3] = "_"
+    lines[word] = "\t".join(fields)
+    sentences[150] = "\n".join(lines)
+    source = write(tmp_path, "input.conllu", "\n\n".join(sentences))
+    first_line = "\n\n".join(sentences[:150]).count("\n") + 3
+    out = tmp_path / "out.conllu"
+    result = run("parse", "--model", model, "--input", source, "--output", out, "--workers", "2")
+    assert result.exit_code == 2, result.output
+    assert f"input.conllu:{first_line}" in result.output and "has no UPOS tag" in result.output
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hetdep-chunks")]
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(model, tmp_path):
+    with pytest.raises(OutputError, match="does not exist"):
+        parse_on_cluster(str(model), ParseChoice(), read_conllu(DEV), [str(tmp_path / "missing" / "out.conllu")],
+                         ClusterChoice(workers=1))

@@ -61,7 +61,8 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_an_existing_scheduler_and_worker_processes_give_the_one_process_output(model, one_process, tmp_path):
+def test_an_existing_scheduler_and_worker_processes_parse_as_one_process_and_train_as_a_local_cluster(model, one_process,
+                                                                                                   tmp_path):
     dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
     assert dask, "the dask command comes with distributed"
     port = _free_port()
@@ -76,6 +77,12 @@ def test_an_existing_scheduler_and_worker_processes_give_the_one_process_output(
         result = run("parse", "--model", model, "--input", DEV, "--output", out, "--scheduler", address)
         assert result.exit_code == 0, result.output
         assert out.read_bytes() == one_process
+        remote, local = tmp_path / "remote-model", tmp_path / "local-model"
+        for directory, where in ((remote, ("--scheduler", address)), (local, ("--workers", "1"))):
+            result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", directory, "--beam", "4",
+                         "--iterations", "2", "--gold-tags", "--no-tokenizer", "--shards", "2", *where)
+            assert result.exit_code == 0, result.output
+        assert (remote / "weights.npz").read_bytes() == (local / "weights.npz").read_bytes()
     finally:
         for process in reversed(processes):
             process.terminate()
@@ -136,3 +143,53 @@ def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(mode
     with pytest.raises(OutputError, match="does not exist"):
         parse_on_cluster(str(model), ParseChoice(), read_conllu(DEV), [str(tmp_path / "missing" / "out.conllu")],
                          ClusterChoice(workers=1))
+
+
+def test_mixing_averages_by_feature_and_action_in_shard_order():
+    import numpy as np
+
+    from hetdep.cluster.mixing import mix, running_mean
+    from hetdep.learn.weights import WeightEntries
+
+    def entries(pairs, w, averaged):
+        keys, actions = zip(*pairs)
+        return WeightEntries(np.array(keys, dtype=np.uint64), np.array(actions, dtype=np.int32),
+                             np.array(w, dtype=np.float32), np.array(averaged, dtype=np.float32))
+
+    a = entries([(7, 1), (3, 0)], [2.0, 4.0], [1.0, 2.0])
+    b = entries([(3, 0), (3, 2)], [-2.0, 6.0], [0.0, 3.0])
+    mixed = mix([a, b])
+    assert list(zip(mixed.keys.tolist(), mixed.actions.tolist())) == [(3, 0), (3, 2), (7, 1)]
+    assert mixed.w.tolist() == [1.0, 3.0, 1.0] and mixed.averaged.tolist() == [1.0, 1.5, 0.5]
+    later = running_mean(mixed, entries([(3, 0)], [0.0], [4.0]), 2)  # (epoch 1's mean + epoch 2's) / 2
+    assert later.averaged.tolist() == [2.5, 0.75, 0.25]
+
+
+def test_parameter_mixing_learns_is_deterministic_and_trains_the_joint_model(tmp_path):
+    models = {}
+    for name, workers in (("two", "2"), ("one", "1")):
+        models[name] = tmp_path / name
+        result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", models[name], "--beam", "4",
+                     "--iterations", "3", "--gold-tags", "--no-tokenizer", "--workers", workers, "--shards", "2")
+        assert result.exit_code == 0, result.output
+    assert (models["two"] / "weights.npz").read_bytes() == (models["one"] / "weights.npz").read_bytes()
+    assert "dev UAS" in result.output and float(result.output.split("dev UAS ")[-1].split()[0]) > 70.0
+    joint = tmp_path / "joint"
+    result = run("train", "--train", SAMPLES / "train.sud.conllu", "--train-b", SAMPLES / "train.ud.conllu", "--dev",
+                 SAMPLES / "dev.sud.conllu", "--dev-b", DEV, "--model", joint, "--beam", "4", "--iterations", "2",
+                 "--gold-tags", "--no-tokenizer", "--workers", "2")
+    assert result.exit_code == 0, result.output
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    assert run("parse", "--model", joint, "--input", DEV, "--output", out_a, "--output-b", out_b).exit_code == 0
+    assert len(list(read_conllu(out_b))) == 200
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--parser", "dep1", "--workers", "2"), "training on a cluster (--workers, --scheduler) is for the arc-standard"),
+    (("--shards", "2"), "--shards is for training on a cluster"),
+    (("--workers", "2", "--scheduler", "tcp://127.0.0.1:1"), "not both"),
+])
+def test_training_on_a_cluster_refuses_what_it_cannot_do(tmp_path, args, message):
+    result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", tmp_path / "m", "--gold-tags",
+                 "--no-tokenizer", "--iterations", "1", *args)
+    assert result.exit_code == 2 and message in result.output, result.output

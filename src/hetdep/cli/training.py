@@ -45,10 +45,13 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
 @click.option("--feature-copies", is_flag=True, help="With --concatenate: every feature gets an unlabeled copy shared by the treebanks and a labeled copy per treebank (Daume 2007).")
 @click.option("--names", default="a,b", show_default=True, help="With --concatenate: names of the --train and --train-b treebanks (for 'hetdep parse --treebank').")
+@click.option("--workers", type=click.IntRange(1, 256), default=None, help="Train the parser (arc-standard or joint) by iterative parameter mixing on a local Dask cluster of this many worker processes: each epoch every shard of the training set trains from the mixed weights, then the weights are averaged (McDonald et al. 2010); the same model for a fixed seed and shard count.")
+@click.option("--scheduler", help="The same on an existing Dask cluster, reached at this address (tcp://HOST:PORT).")
+@click.option("--shards", type=click.IntRange(2, 1024), default=None, help="With --workers/--scheduler: shards of the training set  [default: the number of workers, at least 2]")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
-                  feature_copies, names, schemes, gold_tags, folds, threads, no_tokenizer):
+                  feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks; with it, by default, a tokenizer and a tagger, so the model parses raw text.
@@ -70,7 +73,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
         refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
                         "--no-guided": no_guided, "--tagger": tagger_dir, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
-                        "--schemes": schemes, "--projective-encoding": projective_encoding != "head",
+                        "--schemes": schemes, "--projective-encoding": projective_encoding != "head", "--workers": workers,
+                        "--scheduler": scheduler, "--shards": shards,
                         "--tag-column": tag_column != "upos"},
                        "--parser constituency (it reads the treebank's own tags, XPOS)")
         options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp, lattice=lattice,
@@ -91,8 +95,14 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     names_given = tuple(name.strip() for name in schemes.split(",")) if schemes else None
     check_schemes(choice, names_given)
     check(choice, options)
+    from hetdep.cluster.connect import ClusterChoice
+
+    cluster = ClusterChoice(workers or 0, scheduler)
+    cluster.check()
+    if shards and not cluster.wanted:
+        raise HetdepError("--shards is for training on a cluster: give --workers or --scheduler")
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
-                              folds=folds, threads=threads)
+                              folds=folds, threads=threads, cluster=cluster if cluster.wanted else None, shards=shards or 0)
     result = train_pipeline(model_dir, choice, pipeline, options, TrainingFiles(train_path, dev_path, train_b_path, dev_b_path),
                             names_given)
     for report in result.history:

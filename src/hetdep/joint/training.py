@@ -11,7 +11,7 @@ from hetdep.evaluation.attachment import evaluate
 from hetdep.joint import _lattice, _search
 from hetdep.joint.parser import JointParser, guided_templates, is_rich
 from hetdep.joint.schedule import INFINITE, interleave, schedule
-from hetdep.learn.perceptron import TrainOptions, TrainResult, perceptron_loop, update_mode
+from hetdep.learn.perceptron import Learner, TrainOptions, TrainResult, perceptron_loop, update_mode
 from hetdep.learn.vocab import vocabularies
 from hetdep.learn.weights import Weights
 from hetdep.transition.training import lattice_example, scheme_oracles
@@ -29,6 +29,13 @@ def train_joint(
     progress: Callable | None = None,
 ) -> TrainResult:
     """Train the joint model; the best iteration is the one with the best mean dev UAS of the two schemes."""
+    prepared = joint_learner(train_pairs, dev_pairs, options, t=t, guide=guide)
+    return perceptron_loop(prepared.examples, prepared.learn, prepared.evaluate_model, prepared.weights, options, progress)
+
+
+def joint_learner(train_pairs: Sequence[Pair], dev_pairs: Sequence[Pair], options: TrainOptions = TrainOptions(), *,
+                  t: int = INFINITE, guide: str = "rich") -> Learner:
+    """The joint model's training, ready for a loop (see ``hetdep.transition.training.learner``)."""
     if not train_pairs:
         raise HetdepError("no training sentences")
     templates = guided_templates(guide)  # an unknown guide is refused before any work
@@ -85,4 +92,4 @@ def train_joint(
         detail = {"UAS_a": a.uas, "LAS_a": a.las, "UAS_b": b.uas, "LAS_b": b.las}
         return parser, (a.uas + b.uas) / 2, (a.las + b.las) / 2, detail
 
-    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    return Learner(len(encoded), learn, evaluate_model, weights)

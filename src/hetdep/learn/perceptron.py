@@ -41,6 +41,18 @@ class TrainOptions:
 
 
 @dataclass
+class Learner:
+    """What a parser's training gives the loop: ``learn(i)`` searches example i and updates
+    ``weights`` (returns whether it did); ``evaluate_model(averaged weights)`` returns (model, dev
+    score, second dev score, details), the scores None without a dev set."""
+
+    examples: int
+    learn: Callable[[int], bool]
+    evaluate_model: Callable
+    weights: Weights
+
+
+@dataclass
 class IterationReport:
     iteration: int
     seconds: float

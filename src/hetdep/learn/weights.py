@@ -125,6 +125,38 @@ class Weights:
         """The averaged weights, non-zero ones only (new arrays)."""
         return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions))
 
+    def entries(self) -> "WeightEntries":
+        """Every (feature, action) weight and its averaged value, as flat arrays (for mixing
+        weights trained in several processes: :mod:`hetdep.cluster.mixing`)."""
+        count = _weights.count_entries(self.table, self.rows, self.sums)
+        out = WeightEntries(np.zeros(count, dtype=np.uint64), np.zeros(count, dtype=np.int32), np.zeros(count, dtype=np.float32),
+                            np.zeros(count, dtype=np.float32))
+        _weights.entries(self.table, self.rows, self.sums, np.float32(self.counter), *out)
+        return out
+
+    def reset(self, keys: np.ndarray, actions: np.ndarray, values: np.ndarray) -> None:
+        """Start again from these weights, in place (a learner's closures keep this object), with
+        no averaging history: the averaged weights are then those of the training that follows."""
+        self.__init__(self.n_actions)
+        self.reserve(len(keys))
+        _weights.load(self.table, self.n_used, self.rows, self.sums, self.counts, keys, actions, values)
+
+    @classmethod
+    def trained(cls, n_actions: int, keys: np.ndarray, actions: np.ndarray, values: np.ndarray) -> TrainedWeights:
+        """Trained weights holding exactly these values (a mixed model's)."""
+        weights = cls(n_actions)
+        weights.reset(keys, actions, values)
+        return weights.averaged()
+
+
+class WeightEntries(NamedTuple):
+    """Weights as flat arrays: feature keys, actions, raw weights, averaged weights."""
+
+    keys: np.ndarray
+    actions: np.ndarray
+    w: np.ndarray
+    averaged: np.ndarray
+
 
 def _grown(array: np.ndarray, needed: int) -> np.ndarray:
     """The array, or a zero-padded copy at least twice as long with room for ``needed`` rows."""

@@ -41,6 +41,8 @@ class PipelineChoice:
     folds: int = 10
     fold_iterations: int = 10
     threads: int = 1  # jackknifing folds trained at once
+    cluster: object = None  # a ClusterChoice: the parser trained by parameter mixing there (hetdep.cluster.mixing)
+    shards: int = 0  # its shards (0: as many as local workers, at least 2)
 
 
 @dataclass
@@ -142,7 +144,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         if train_b is not None:
             train_b, dev_b = _copy_tags(train, train_b, columns), _copy_tags(dev, dev_b, columns)
     display.start("parser")
-    result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"))
+    result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
+                         cluster=pipeline.cluster, shards=pipeline.shards)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
     model_dir = Path(model_dir)

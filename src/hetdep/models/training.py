@@ -79,10 +79,15 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
 
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
                 train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
-                progress: Callable | None = None) -> TrainResult:
+                progress: Callable | None = None, cluster=None, shards: int = 0) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
-    lists of sentences."""
+    lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
+    ``shards`` shards on it (:mod:`hetdep.cluster.mixing`)."""
     check(choice, options)
+    mixing = cluster is not None and cluster.wanted
+    if mixing and (choice.parser != "arc-standard" or choice.concatenate):
+        raise HetdepError("training on a cluster (--workers, --scheduler) is for the arc-standard parser and the joint "
+                          f"model, not --parser {choice.parser}" + (" --concatenate" if choice.concatenate else ""))
     if (train_b is None) != (dev_b is None) or choice.second_treebank != (train_b is not None):
         raise HetdepError("a second treebank needs both --train-b and --dev-b")
 
@@ -100,6 +105,23 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
         treebanks = {choice.names[0]: (read(train), read(dev)), choice.names[1]: (read(train_b), read(dev_b))}
         return train_concatenated(treebanks, options, progress=progress, order=KINDS[choice.parser],
                                   augmented=choice.feature_copies)
+    if mixing:
+        from functools import partial
+
+        from hetdep.cluster.mixing import train_mixed
+
+        if choice.joint:
+            from hetdep.joint.training import joint_learner
+
+            train_pairs, dev_pairs = pairs(train, train_b), pairs(dev, dev_b)
+            make = partial(joint_learner, train_pairs, [], options, t=choice.t, guide=choice.guide)
+            local = joint_learner(train_pairs, dev_pairs, options, t=choice.t, guide=choice.guide)
+        else:
+            from hetdep.transition.training import learner
+
+            train_sentences = read(train)
+            make, local = partial(learner, train_sentences, [], options), learner(train_sentences, read(dev), options)
+        return train_mixed(make, local, options, cluster, shards or max(cluster.workers, 2), progress=progress)
     if choice.joint:
         from hetdep.joint.training import train_joint
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import (
+    Learner,
     TrainOptions,
     TrainResult,
     dev_scores,
@@ -79,6 +80,14 @@ def train(
 ) -> TrainResult:
     """Train on ``train_sentences``, choosing the iteration by dev UAS; ``clock`` profiles the plain
     beam's search and updates (see :mod:`hetdep.transition._clock`)."""
+    prepared = learner(train_sentences, dev_sentences, options, clock)
+    return perceptron_loop(prepared.examples, prepared.learn, prepared.evaluate_model, prepared.weights, options, progress)
+
+
+def learner(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence], options: TrainOptions = TrainOptions(),
+            clock: np.ndarray | None = None) -> Learner:
+    """The arc-standard parser's training, ready for a loop (:func:`perceptron_loop`, or parameter
+    mixing across processes: :mod:`hetdep.cluster.mixing`)."""
     if not train_sentences:
         raise HetdepError("no training sentences")
     mode = update_mode(options)
@@ -119,4 +128,4 @@ def train(
                                             projective_encoding=options.projective_encoding),
                           dev_sentences)
 
-    return perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
+    return Learner(len(encoded), learn, evaluate_model, weights)

@@ -1,0 +1,132 @@
+"""Perceptron training by iterative parameter mixing on a Dask cluster (McDonald, Hall & Mann 2010).
+
+The training examples are cut into ``shards`` (example i in shard i mod shards). Each epoch,
+every shard trains one pass of the ordinary perceptron over its examples, in an order drawn
+from (seed, epoch, shard), starting from the mixed weights of the previous epoch; the shards'
+weights are then averaged (uniform mixing). Averaging as the serial perceptron does: each shard
+also returns its weights averaged over its pass, and the model of epoch t is the mean of the
+mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
+shard count give the same model on any cluster.
+
+Workers prepare the training data (vocabularies, oracles) once, from the examples sent to them
+once; each epoch ships the mixed weights out and each shard's weights back. The dev set is
+scored here, as in serial training, and the best epoch kept (with the same patience).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from hetdep.cluster.connect import ClusterChoice, connect
+from hetdep.errors import is_interrupt
+from hetdep.learn.perceptron import IterationReport, Learner, TrainOptions, TrainResult
+from hetdep.learn.weights import WeightEntries, Weights
+
+_learners: dict = {}  # a worker process's prepared learners, by training run
+_lock = threading.Lock()
+
+
+def _learner(run: str, make: Callable[[], Learner]) -> Learner:
+    with _lock:
+        if run not in _learners:
+            _learners.clear()  # one run at a time keeps a worker's memory to one copy of the data
+            _learners[run] = make()
+        return _learners[run]
+
+
+def shard_epoch(run: str, make: Callable[[], Learner], shard: int, shards: int, epoch: int, seed: int,
+                mixed: WeightEntries | None) -> tuple[WeightEntries, int]:
+    """A worker's task: one pass over a shard from the mixed weights; its weights and how many updates it made."""
+    learner = _learner(run, make)
+    weights = learner.weights
+    if mixed is None:
+        weights.__init__(weights.n_actions)
+    else:
+        weights.reset(mixed.keys, mixed.actions, mixed.w)
+    examples = np.arange(shard, learner.examples, shards)
+    order = np.random.default_rng([seed, epoch, shard]).permutation(examples)
+    updates = 0
+    for index in order:
+        updates += bool(learner.learn(int(index)))
+        weights.counter += 1
+    return weights.entries(), updates
+
+
+def mix(parts: list[WeightEntries]) -> WeightEntries:
+    """The uniform mean of the shards' weights (raw and averaged), by (feature, action), in shard order."""
+    share = [1.0 / len(parts)] * len(parts)
+    keys, actions, (w, averaged) = _weighted_sums(parts, ("w", "averaged"), share)
+    return WeightEntries(keys, actions, w, averaged)
+
+
+def running_mean(total: WeightEntries | None, new: WeightEntries, epoch: int) -> WeightEntries:
+    """The mean of the pass averages of epochs 1..epoch, given their mean over 1..epoch-1 (``total``)."""
+    if total is None:
+        return new
+    keys, actions, (averaged,) = _weighted_sums([total, new], ("averaged",), [(epoch - 1) / epoch, 1 / epoch])
+    return WeightEntries(keys, actions, averaged, averaged)
+
+
+def _weighted_sums(parts: list[WeightEntries], fields: tuple[str, ...], factors: list[float]):
+    """Per (feature, action) over the parts: sum of factor * value, for each field (float32, parts in order)."""
+    keys = np.concatenate([part.keys for part in parts])
+    actions = np.concatenate([part.actions for part in parts])
+    order = np.lexsort((actions, keys))  # stable: a pair's values keep the parts' order
+    keys, actions = keys[order], actions[order]
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]) | (actions[1:] != actions[:-1])])
+    sums = []
+    for field in fields:
+        values = np.concatenate([getattr(part, field) * np.float32(factor) for part, factor in zip(parts, factors)])[order]
+        sums.append(np.add.reduceat(values, starts).astype(np.float32) if len(values) else values)
+    return keys[starts], actions[starts], sums
+
+
+def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptions, cluster: ClusterChoice, shards: int,
+                progress: Callable | None = None, log: Callable[[str], None] | None = None) -> TrainResult:
+    """Train by iterative parameter mixing: ``make`` builds the learner on a worker (a picklable
+    callable over the training data), ``local`` is the same learner here, whose ``evaluate_model``
+    scores dev. ``progress``: as the serial loop's (one bar an epoch, in examples)."""
+    history: list[IterationReport] = []
+    best = None
+    run = f"hetdep-train-{time.time_ns()}"
+    with connect(cluster) as client:
+        maker = client.scatter(make, broadcast=True)
+        mixed = total = None
+        for epoch in range(1, options.iterations + 1):
+            started = time.perf_counter()
+            bar = progress(total=local.examples, desc=f"iteration {epoch}", unit="sent") if progress else None
+            try:
+                shipped = client.scatter(mixed, broadcast=True) if mixed is not None else None
+                futures = [client.submit(shard_epoch, run, maker, shard, shards, epoch, options.seed, shipped, pure=False,
+                                         key=f"{run}-epoch{epoch}-shard{shard}") for shard in range(shards)]
+                results = []
+                for shard, future in enumerate(futures):
+                    results.append(future.result())
+                    if bar:
+                        bar.update(len(range(shard, local.examples, shards)))
+                mixed = mix([entries for entries, _ in results])
+                total = running_mean(total, mixed, epoch)
+                averaged = Weights.trained(local.weights.n_actions, total.keys, total.actions, total.averaged)
+                model, uas, las, detail = local.evaluate_model(averaged)
+            except BaseException as error:
+                if bar:
+                    bar.close()
+                if best is None or not is_interrupt(error):
+                    raise
+                return TrainResult(best[1], best[0].iteration, history, interrupted=True)
+            report = IterationReport(epoch, time.perf_counter() - started, sum(updates for _, updates in results),
+                                     averaged.features, uas, las, detail)
+            history.append(report)
+            if bar:
+                if uas is not None:
+                    bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
+                bar.close()
+            if best is None or uas is None or uas > best[0].dev_uas:
+                best = (report, model)
+            elif epoch - best[0].iteration >= options.patience:
+                break
+    return TrainResult(best[1], best[0].iteration, history)

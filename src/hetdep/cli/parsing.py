@@ -143,8 +143,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         from hetdep.cluster.parsing import parse_on_cluster
 
         with tqdm(unit="sent", mininterval=1.0, disable=None) as bar:
-            count, stats = parse_on_cluster(model_dir, choice, sentences, [output_path, output_b_path] if models.pairs
-                                            else [output_path], cluster, progress=bar.update)
+            count, stats, memory = parse_on_cluster(model_dir, choice, sentences, [output_path, output_b_path] if models.pairs
+                                                    else [output_path], cluster, progress=bar.update)
+        click.echo(f"{len(memory)} Dask workers, peak memory " + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in memory.values()),
+                   err=True)
     else:
         parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
         count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)

@@ -63,11 +63,12 @@ def connect(choice: ClusterChoice, timeout: float = 10.0) -> Iterator[object]:
         cluster.close()
 
 
-def worker_memory(client) -> dict[str, int]:
-    """Each worker's resident memory in bytes, by address."""
-    def rss() -> int:
-        import psutil
+def worker_peak_memory(client) -> dict[str, int]:
+    """Each worker process's peak resident memory so far, in bytes, by worker address."""
+    return client.run(_peak_memory)
 
-        return psutil.Process().memory_info().rss
 
-    return client.run(rss)
+def _peak_memory() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux counts in KiB

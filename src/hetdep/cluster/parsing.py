@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from hetdep.cluster.connect import ClusterChoice, connect
+from hetdep.cluster.connect import ClusterChoice, connect, worker_peak_memory
 from hetdep.errors import OutputError
 from hetdep.learn.vocab import ParseStats
 from hetdep.treebank.conllu import Sentence, output_files, read_conllu
@@ -111,10 +111,11 @@ def _check_writable(path: str) -> Path:
 
 def parse_on_cluster(model_dir: str, choice, sentences: Iterable[Sentence], output_paths: list[str | None],
                      cluster: ClusterChoice, chunk_words: int = CHUNK_WORDS,
-                     progress: Callable[[int], None] | None = None) -> tuple[int, ParseStats]:
+                     progress: Callable[[int], None] | None = None) -> tuple[int, ParseStats, dict[str, int]]:
     """Parse ``sentences`` with the model in ``model_dir`` (opened as ``choice``, a ``ParseChoice``)
     on the cluster; write the trees to ``output_paths`` (one, or two for a pair of schemes; None:
-    discarded). Returns the sentence count and the summed counts; ``progress(n)``: n more sentences done."""
+    discarded). Returns the sentence count, the summed counts and each worker's peak memory in
+    bytes; ``progress(n)``: n more sentences done."""
     from distributed import as_completed
 
     written = [path for path in output_paths if path not in (None, "-")]
@@ -139,11 +140,12 @@ def parse_on_cluster(model_dir: str, choice, sentences: Iterable[Sentence], outp
             except BaseException:
                 client.cancel(futures)
                 raise
+            memory = worker_peak_memory(client)
         with output_files(*output_paths) as outs:
             for chunk in chunks:
                 for out, part in zip(outs, chunk.outputs):
                     with open(part, encoding="utf-8") as data:
                         shutil.copyfileobj(data, out)
-        return sum(chunk.sentences for chunk in chunks), stats
+        return sum(chunk.sentences for chunk in chunks), stats, memory
     finally:
         shutil.rmtree(folder, ignore_errors=True)

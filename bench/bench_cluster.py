@@ -1,0 +1,100 @@
+"""Beyond one process (issue 23): corpus parsing and parameter-mixing training on a local Dask cluster.
+
+    python bench/bench_cluster.py parse --model EN_EWT_MODEL [--data ../shared/data] [--copies 5] [--workers 2]
+    python bench/bench_cluster.py train [--data ../shared/data] [--beam 64] [--iterations 15] [--workers 2]
+
+parse: en-ewt train repeated ``--copies`` times (about 1M words for 5) parsed by whole ``hetdep
+parse`` processes, one process then ``--workers`` local Dask workers, in turn; prints words/second,
+the speed ratio, whether the outputs are byte-identical, and the workers' peak memory.
+
+train: the arc-standard parser on fr-sequoia UD (gold tags), serial then by parameter mixing over
+``--workers`` shards, whole ``hetdep train`` processes; prints seconds per epoch (median over the
+epochs, dev scoring included, as each training reports it), the best dev UAS and its iteration,
+and test UAS/LAS of each model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def hetdep(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hetdep", *args], check=True, capture_output=True, text=True)
+
+
+def bench_parse(args) -> None:
+    source = (args.data / "en-ewt" / "train.ud.conllu").read_text(encoding="utf-8")
+    words = sum(1 for line in source.splitlines() if line and line.split("\t", 1)[0].isdigit())
+    with tempfile.TemporaryDirectory() as folder:
+        corpus = Path(folder) / "corpus.conllu"
+        corpus.write_text(source * args.copies, encoding="utf-8")
+        timings = {}
+        outputs = {}
+        for name, extra in (("one process", ()), (f"{args.workers} Dask workers", ("--workers", str(args.workers)))):
+            out = Path(folder) / f"{len(outputs)}.conllu"
+            start = time.perf_counter()
+            result = hetdep("parse", "--model", str(args.model), "--input", str(corpus), "--output", str(out), *extra)
+            timings[name] = time.perf_counter() - start
+            outputs[name] = out.read_bytes()
+            memory = [line for line in result.stderr.splitlines() if "peak memory" in line]
+            print(f"{name}: {timings[name]:.1f} s, {words * args.copies / timings[name]:,.0f} words/s"
+                  + (f"; {memory[0]}" if memory else ""), flush=True)
+        one, many = timings.values()
+        print(f"corpus: en-ewt train x {args.copies} = {words * args.copies:,} words; speed-up {one / many:.2f}x; outputs "
+              + ("byte-identical" if len(set(outputs.values())) == 1 else "DIFFERENT"))
+
+
+def bench_train(args) -> None:
+    folder = args.data / "fr-sequoia"
+    with tempfile.TemporaryDirectory() as work:
+        rows = []
+        for name, extra in (("serial", ()), (f"mixing, {args.workers} shards", ("--workers", str(args.workers)))):
+            model = Path(work) / name.split(",")[0]
+            start = time.perf_counter()
+            hetdep("train", "--train", str(folder / "train.ud.conllu"), "--dev", str(folder / "dev.ud.conllu"), "--model",
+                   str(model), "--beam", str(args.beam), "--iterations", str(args.iterations), "--gold-tags", "--no-tokenizer",
+                   *extra)
+            seconds = time.perf_counter() - start
+            config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+            history = config["history"]
+            best = next(r for r in history if r["iteration"] == config["best_iteration"])
+            parsed = Path(work) / f"{model.name}.test.conllu"
+            hetdep("parse", "--model", str(model), "--input", str(folder / "test.ud.conllu"), "--output", str(parsed))
+            test = json.loads(hetdep("eval", str(folder / "test.ud.conllu"), str(parsed), "--json").stdout)
+            epoch = statistics.median(r["seconds"] for r in history)
+            rows.append((name, epoch, len(history), best, test, seconds))
+            print(f"{name}: {epoch:.1f} s an epoch (median of {len(history)}), best dev UAS {best['dev_uas']:.2f} at "
+                  f"iteration {best['iteration']}, test UAS {test['UAS']:.2f} LAS {test['LAS']:.2f}; whole run {seconds:.0f} s",
+                  flush=True)
+        serial, mixed = rows
+        print(f"per epoch: {serial[1] / mixed[1]:.2f}x faster; best dev UAS {mixed[3]['dev_uas'] - serial[3]['dev_uas']:+.2f}, "
+              f"test UAS {mixed[4]['UAS'] - serial[4]['UAS']:+.2f} against serial training")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="task", required=True)
+    parse = sub.add_parser("parse")
+    parse.add_argument("--model", type=Path, required=True)
+    parse.add_argument("--copies", type=int, default=5)
+    train = sub.add_parser("train")
+    train.add_argument("--beam", type=int, default=64)
+    train.add_argument("--iterations", type=int, default=15)
+    for each in (parse, train):
+        each.add_argument("--data", type=Path, default=DEFAULT)
+        each.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    bench_parse(args) if args.task == "parse" else bench_train(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from conftest import SAMPLES, write
 
 from hetdep.cli import main
+from hetdep.cluster.chunks import ParseJob, run_on_cluster
 from hetdep.cluster.connect import ClusterChoice, connect
-from hetdep.cluster.parsing import parse_on_cluster
 from hetdep.errors import HetdepError, OutputError
 from hetdep.models.parsing import ParseChoice
 from hetdep.treebank.conllu import read_conllu
@@ -53,6 +53,16 @@ def test_cli_workers_give_the_one_process_output(model, one_process, tmp_path):
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == one_process
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hetdep-chunks")]
+
+
+def test_tagging_on_workers_gives_the_one_process_output(pipeline_model, tmp_path):
+    outputs = []
+    for extra in ((), ("--workers", "2")):
+        out = tmp_path / f"tagged{len(outputs)}.conllu"
+        result = run("tag", "--model", pipeline_model, "--input", DEV, "--output", out, "--k", "2", *extra)
+        assert result.exit_code == 0, result.output
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and b"TagKBest=" in outputs[0]
 
 
 def _free_port() -> int:
@@ -104,7 +114,7 @@ def test_a_worker_killed_mid_run_loses_no_sentence_and_writes_none_twice(model, 
                 os.kill(pids[0], signal.SIGKILL)
 
         out = tmp_path / "killed.conllu"
-        count, stats, memory = parse_on_cluster(str(model), ParseChoice(), read_conllu(DEV), [str(out)],
+        count, stats, memory = run_on_cluster(ParseJob(str(model), ParseChoice()), read_conllu(DEV), [str(out)],
                                         ClusterChoice(scheduler=cluster.scheduler_address), chunk_words=300,
                                         progress=progress)
         assert killed.is_set()
@@ -142,8 +152,8 @@ def test_an_untagged_word_deep_in_a_chunk_names_the_input_line_and_writes_nothin
 
 def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(model, tmp_path):
     with pytest.raises(OutputError, match="does not exist"):
-        parse_on_cluster(str(model), ParseChoice(), read_conllu(DEV), [str(tmp_path / "missing" / "out.conllu")],
-                         ClusterChoice(workers=1))
+        run_on_cluster(ParseJob(str(model), ParseChoice()), read_conllu(DEV), [str(tmp_path / "missing" / "out.conllu")],
+                       ClusterChoice(workers=1))
 
 
 def test_mixing_averages_by_feature_and_action_in_shard_order():

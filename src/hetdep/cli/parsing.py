@@ -30,6 +30,18 @@ INPUT_FORMAT = click.option(
 STDIN = "<stdin>"
 
 
+CLUSTER_OPTIONS = (
+    click.option("--workers", type=click.IntRange(1, 256), default=None, help="Run on a local Dask cluster of this many worker processes: the input is cut into chunks of whole sentences, each worker loads the model once and works through whole chunks, and the output is the same as one process's (by default one process, no Dask)."),
+    click.option("--scheduler", help="Run on an existing Dask cluster, reached at this address (tcp://HOST:PORT); its workers must see the output's folder, where the chunks are written."),
+)
+
+
+def cluster_options(command):
+    for option in reversed(CLUSTER_OPTIONS):
+        command = option(command)
+    return command
+
+
 def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = "") -> Iterator[Sentence]:
     """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the sniffing finds."""
     name = None
@@ -84,8 +96,7 @@ def _spooled_stdin() -> str:
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences tagged and parsed at once, sharing one copy of the model (about 2x faster on 2 cores); the output is the same for any number. More threads than cores do not help.")
-@click.option("--workers", type=click.IntRange(1, 256), default=None, help="Parse on a local Dask cluster of this many worker processes: the input is cut into chunks of whole sentences, each worker loads the model once and parses whole chunks, and the output is the same as one process's (by default one process, no Dask).")
-@click.option("--scheduler", help="Parse on an existing Dask cluster, reached at this address (tcp://HOST:PORT); its workers must see the output's folder, where the chunks are written.")
+@cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
@@ -140,13 +151,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     if cluster.wanted:
-        from hetdep.cluster.parsing import parse_on_cluster
+        from hetdep.cluster.chunks import ParseJob
 
-        with tqdm(unit="sent", mininterval=1.0, disable=None) as bar:
-            count, stats, memory = parse_on_cluster(model_dir, choice, sentences, [output_path, output_b_path] if models.pairs
-                                                    else [output_path], cluster, progress=bar.update)
-        click.echo(f"{len(memory)} Dask workers, peak memory " + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in memory.values()),
-                   err=True)
+        outputs = [output_path, output_b_path] if models.pairs else [output_path]
+        count, stats = _on_cluster(ParseJob(str(model_dir), choice), sentences, outputs, cluster)
     else:
         parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
         count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
@@ -175,6 +183,19 @@ def _warn_unknown_tags(stats) -> None:
                    "they were parsed as unknown tags", err=True)
 
 
+def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
+    """Run a job on the cluster with a progress bar; report the workers' memory."""
+    from tqdm import tqdm
+
+    from hetdep.cluster.chunks import run_on_cluster
+
+    with tqdm(unit="sent", mininterval=1.0, disable=None) as bar:
+        count, stats, memory = run_on_cluster(job, sentences, outputs, cluster, progress=bar.update)
+    click.echo(f"{len(memory)} Dask workers, peak memory " + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in memory.values()),
+               err=True)
+    return count, stats
+
+
 def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
     """Write the first tree of each pair to output_path and the second to output_b_path (if given), both or neither."""
     count = 0
@@ -194,16 +215,28 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @INPUT_FORMAT
-def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format):
+@cluster_options
+def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format, workers, scheduler):
     """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence (raw text:
     per sentence the model's tokenizer finds)."""
     from tqdm import tqdm
 
+    from hetdep.cluster.connect import ClusterChoice
     from hetdep.models.parsing import load_tokenizer
     from hetdep.tagger.tagger import load_taggers
 
+    cluster = ClusterChoice(workers or 0, scheduler)
+    cluster.check()
     bundled = Path(model_dir) / "tagger"
     taggers = load_taggers(bundled if bundled.is_dir() else model_dir)
+    if cluster.wanted:
+        from hetdep.cluster.chunks import TagJob
+
+        count, stats = _on_cluster(TagJob(str(model_dir), beam, k, threshold),
+                                   read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), [output_path],
+                                   cluster)
+        click.echo(f"tagged {count} sentences, {stats.words} words with {', '.join(t.column for t in taggers)}", err=True)
+        return
     sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
                      mininterval=1.0, disable=None)
     for tagger in taggers:

@@ -1,11 +1,12 @@
-"""Parsing a corpus on a Dask cluster, disk to disk in chunks of whole sentences.
+"""Parsing (or tagging) a corpus on a Dask cluster, disk to disk in chunks of whole sentences.
 
 The input is read (and raw text tokenized) in this process and cut into chunks of about
 ``chunk_words`` words, written as CoNLL-U files into a work folder beside the output; each
-worker parses whole chunks (coarse tasks, not one a sentence) with its own copy of the model,
-loaded once, and writes each chunk's trees to a file of its own, whole or not at all. When every
-chunk is done, the chunk outputs are joined in input order into the output, which is then
-byte-identical to a one-process run's, and the work folder is removed.
+worker runs a job (:class:`ParseJob`, :class:`TagJob`) over whole chunks (coarse tasks, not one
+a sentence) with its own copy of the model, loaded once, and writes each chunk's result to a file
+of its own, whole or not at all. When every chunk is done, the chunk outputs are joined in input
+order into the output, which is then byte-identical to a one-process run's, and the work folder
+is removed.
 
 A worker lost in the middle: the scheduler runs its chunks again elsewhere, and since a chunk's
 output is replaced whole, no sentence is lost or written twice. An error in a chunk names the
@@ -45,34 +46,71 @@ class Chunk:
         return len(self.lines)
 
 
-_models = threading.local()  # a worker thread's open models, by (model directory, choice)
+@dataclass(frozen=True)
+class ParseJob:
+    """Parse with the model in ``model_dir``, opened as ``choice`` (a ``ParseChoice``)."""
+
+    model_dir: str
+    choice: object
+
+    def open(self):
+        from hetdep.models.parsing import open_models
+
+        return open_models(self.model_dir, self.choice)
+
+    def run(self, models, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        models.parser.stats = ParseStats()
+        parsed = models.parse(sentences)
+        return (pair if models.pairs else (pair,) for pair in parsed), models.parser.stats
 
 
-def _open(model_dir: str, choice):
-    """The models of a worker thread, loaded on its first chunk."""
-    from hetdep.models.parsing import open_models
+@dataclass(frozen=True)
+class TagJob:
+    """Tag with the tagger(s) of ``model_dir`` (a tagger, or a model with its tagger), as ``hetdep tag`` does."""
 
-    cache = getattr(_models, "cache", None)
+    model_dir: str
+    beam: int | None = None
+    k: int = 0
+    threshold: float = 0.0
+
+    def open(self):
+        from hetdep.tagger.tagger import load_taggers
+
+        bundled = Path(self.model_dir) / "tagger"
+        return load_taggers(bundled if bundled.is_dir() else self.model_dir)
+
+    def run(self, taggers, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        tagged: Iterable[Sentence] = sentences
+        for tagger in taggers:
+            tagged = tagger.tag(tagged, self.beam, self.k if tagger is taggers[0] else 0, self.threshold)
+        return ((sentence,) for sentence in tagged), ParseStats(sentences=len(sentences),
+                                                                 words=sum(len(sentence) for sentence in sentences))
+
+
+_opened = threading.local()  # a worker thread's open models, by job
+
+
+def _open(job):
+    """The models of a job in this worker thread, loaded on its first chunk."""
+    cache = getattr(_opened, "cache", None)
     if cache is None:
-        cache = _models.cache = {}
-    key = (model_dir, choice)
-    if key not in cache:
-        cache[key] = open_models(model_dir, choice)
-    return cache[key]
+        cache = _opened.cache = {}
+    if job not in cache:
+        cache[job] = job.open()
+    return cache[job]
 
 
-def parse_chunk(model_dir: str, choice, chunk: Chunk) -> ParseStats:
-    """A worker's task: parse one chunk file into its output file(s); returns the chunk's counts."""
-    models = _open(model_dir, choice)
-    models.parser.stats = ParseStats()
+def process_chunk(job, chunk: Chunk) -> ParseStats:
+    """A worker's task: run the job over one chunk file into its output file(s); returns the chunk's counts."""
     sentences = list(read_conllu(chunk.source))
     for sentence, line in zip(sentences, chunk.lines, strict=True):
         sentence.path, sentence.line = chunk.path, line
+    results, stats = job.run(_open(job), sentences)
     with output_files(*chunk.outputs) as outs:
-        for parsed in models.parse(sentences):
-            for out, tree in zip(outs, parsed if models.pairs else (parsed,)):
+        for result in results:
+            for out, tree in zip(outs, result):
                 out.write(tree.to_text())
-    return models.parser.stats
+    return stats
 
 
 def chunks_of(sentences: Iterable[Sentence], folder: Path, outputs: int, chunk_words: int) -> Iterator[Chunk]:
@@ -109,13 +147,13 @@ def _check_writable(path: str) -> Path:
     return folder
 
 
-def parse_on_cluster(model_dir: str, choice, sentences: Iterable[Sentence], output_paths: list[str | None],
-                     cluster: ClusterChoice, chunk_words: int = CHUNK_WORDS,
-                     progress: Callable[[int], None] | None = None) -> tuple[int, ParseStats, dict[str, int]]:
-    """Parse ``sentences`` with the model in ``model_dir`` (opened as ``choice``, a ``ParseChoice``)
-    on the cluster; write the trees to ``output_paths`` (one, or two for a pair of schemes; None:
-    discarded). Returns the sentence count, the summed counts and each worker's peak memory in
-    bytes; ``progress(n)``: n more sentences done."""
+def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | None], cluster: ClusterChoice,
+                   chunk_words: int = CHUNK_WORDS,
+                   progress: Callable[[int], None] | None = None) -> tuple[int, ParseStats, dict[str, int]]:
+    """Run ``job`` (a :class:`ParseJob` or :class:`TagJob`) over ``sentences`` on the cluster; write
+    its output to ``output_paths`` (one, or two for a pair of schemes; None: discarded). Returns
+    the sentence count, the summed counts and each worker's peak memory in bytes;
+    ``progress(n)``: n more sentences done."""
     from distributed import as_completed
 
     written = [path for path in output_paths if path not in (None, "-")]
@@ -129,8 +167,7 @@ def parse_on_cluster(model_dir: str, choice, sentences: Iterable[Sentence], outp
             futures, chunks = [], []
             for chunk in chunks_of(sentences, folder, len(output_paths), chunk_words):
                 chunks.append(chunk)
-                futures.append(client.submit(parse_chunk, str(model_dir), choice, chunk, key=f"hetdep-parse-{folder.name}-"
-                                             f"{chunk.number}", pure=False))
+                futures.append(client.submit(process_chunk, job, chunk, key=f"hetdep-{folder.name}-{chunk.number}", pure=False))
             try:
                 for future in as_completed(futures):
                     chunk_stats = future.result()

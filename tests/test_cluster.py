@@ -18,10 +18,10 @@ from click.testing import CliRunner
 from conftest import SAMPLES, write
 
 from hetdep.cli import main
-from hetdep.cluster.chunks import ParseJob, run_on_cluster
+from hetdep.cluster.chunks import run_on_cluster
 from hetdep.cluster.connect import ClusterChoice, connect
 from hetdep.errors import HetdepError, OutputError
-from hetdep.models.parsing import ParseChoice
+from hetdep.models.parsing import ParseChoice, ParseJob
 from hetdep.treebank.conllu import read_conllu
 
 DEV = SAMPLES / "dev.ud.conllu"

@@ -151,7 +151,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     if cluster.wanted:
-        from hetdep.cluster.chunks import ParseJob
+        from hetdep.models.parsing import ParseJob
 
         outputs = [output_path, output_b_path] if models.pairs else [output_path]
         count, stats = _on_cluster(ParseJob(str(model_dir), choice), sentences, outputs, cluster)
@@ -230,7 +230,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     bundled = Path(model_dir) / "tagger"
     taggers = load_taggers(bundled if bundled.is_dir() else model_dir)
     if cluster.wanted:
-        from hetdep.cluster.chunks import TagJob
+        from hetdep.models.parsing import TagJob
 
         count, stats = _on_cluster(TagJob(str(model_dir), beam, k, threshold),
                                    read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), [output_path],

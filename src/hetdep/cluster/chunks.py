@@ -2,7 +2,9 @@
 
 The input is read (and raw text tokenized) in this process and cut into chunks of about
 ``chunk_words`` words, written as CoNLL-U files into a work folder beside the output; each
-worker runs a job (:class:`ParseJob`, :class:`TagJob`) over whole chunks (coarse tasks, not one
+worker runs a job (``hetdep.models.parsing.ParseJob``, ``TagJob``: an object with ``open()``, which
+loads its models, and ``run(models, sentences)``, which gives each sentence's output sentences and
+the counts) over whole chunks (coarse tasks, not one
 a sentence) with its own copy of the model, loaded once, and writes each chunk's result to a file
 of its own, whole or not at all. When every chunk is done, the chunk outputs are joined in input
 order into the output, which is then byte-identical to a one-process run's, and the work folder
@@ -44,47 +46,6 @@ class Chunk:
     @property
     def sentences(self) -> int:
         return len(self.lines)
-
-
-@dataclass(frozen=True)
-class ParseJob:
-    """Parse with the model in ``model_dir``, opened as ``choice`` (a ``ParseChoice``)."""
-
-    model_dir: str
-    choice: object
-
-    def open(self):
-        from hetdep.models.parsing import open_models
-
-        return open_models(self.model_dir, self.choice)
-
-    def run(self, models, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
-        models.parser.stats = ParseStats()
-        parsed = models.parse(sentences)
-        return (pair if models.pairs else (pair,) for pair in parsed), models.parser.stats
-
-
-@dataclass(frozen=True)
-class TagJob:
-    """Tag with the tagger(s) of ``model_dir`` (a tagger, or a model with its tagger), as ``hetdep tag`` does."""
-
-    model_dir: str
-    beam: int | None = None
-    k: int = 0
-    threshold: float = 0.0
-
-    def open(self):
-        from hetdep.tagger.tagger import load_taggers
-
-        bundled = Path(self.model_dir) / "tagger"
-        return load_taggers(bundled if bundled.is_dir() else self.model_dir)
-
-    def run(self, taggers, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
-        tagged: Iterable[Sentence] = sentences
-        for tagger in taggers:
-            tagged = tagger.tag(tagged, self.beam, self.k if tagger is taggers[0] else 0, self.threshold)
-        return ((sentence,) for sentence in tagged), ParseStats(sentences=len(sentences),
-                                                                 words=sum(len(sentence) for sentence in sentences))
 
 
 _opened = threading.local()  # a worker thread's open models, by job
@@ -150,7 +111,7 @@ def _check_writable(path: str) -> Path:
 def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | None], cluster: ClusterChoice,
                    chunk_words: int = CHUNK_WORDS,
                    progress: Callable[[int], None] | None = None) -> tuple[int, ParseStats, dict[str, int]]:
-    """Run ``job`` (a :class:`ParseJob` or :class:`TagJob`) over ``sentences`` on the cluster; write
+    """Run ``job`` (see the module docstring) over ``sentences`` on the cluster; write
     its output to ``output_paths`` (one, or two for a pair of schemes; None: discarded). Returns
     the sentence count, the summed counts and each worker's peak memory in bytes;
     ``progress(n)``: n more sentences done."""

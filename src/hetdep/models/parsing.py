@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_files import read_config, read_kind
+from hetdep.learn.vocab import ParseStats
 from hetdep.models import GRAPH_KINDS
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
@@ -176,3 +177,43 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     if choice.lattice_weight is not None and kind not in GRAPH_KINDS and choice.given is None:
         opened.parser.lattice_weight = choice.lattice_weight
     return opened
+
+
+@dataclass(frozen=True)
+class ParseJob:
+    """Parse with the model in ``model_dir``, opened as ``choice``: a job for Dask workers
+    (:mod:`hetdep.cluster.chunks`), each opening the model once."""
+
+    model_dir: str
+    choice: object
+
+    def open(self):
+        return open_models(self.model_dir, self.choice)
+
+    def run(self, models, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        models.parser.stats = ParseStats()
+        parsed = models.parse(sentences)
+        return (pair if models.pairs else (pair,) for pair in parsed), models.parser.stats
+
+
+@dataclass(frozen=True)
+class TagJob:
+    """Tag with the tagger(s) of ``model_dir`` (a tagger, or a model with its tagger), as ``hetdep tag`` does."""
+
+    model_dir: str
+    beam: int | None = None
+    k: int = 0
+    threshold: float = 0.0
+
+    def open(self):
+        from hetdep.tagger.tagger import load_taggers
+
+        bundled = Path(self.model_dir) / "tagger"
+        return load_taggers(bundled if bundled.is_dir() else self.model_dir)
+
+    def run(self, taggers, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        tagged: Iterable[Sentence] = sentences
+        for tagger in taggers:
+            tagged = tagger.tag(tagged, self.beam, self.k if tagger is taggers[0] else 0, self.threshold)
+        return ((sentence,) for sentence in tagged), ParseStats(sentences=len(sentences),
+                                                                 words=sum(len(sentence) for sentence in sentences))

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED_DATA, needs_shared, write
+from conftest import SAMPLES, SHARED_DATA, needs_shared, write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -431,3 +431,18 @@ def test_bracketed_output_escapes_brackets_and_spaces_so_it_reads_back():
     text = bracketed(root)
     assert text == "(TOP (NP (-LRB- -LRB-) (NNP new_york) (-RRB- -RRB-)))"
     assert [leaf.word for leaf in clean(next(parse_trees(text)).root).leaves()] == ["-LRB-", "new_york", "-RRB-"]
+
+
+def test_constituency_options_on_other_inputs_are_clear_errors(tmp_path):
+    conllu_file = write(tmp_path, "t.conllu", "1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n")
+    result = run("eval", "--const", conllu_file, conllu_file)
+    assert result.exit_code == 2 and "t.conllu:1" in result.output and "outside any bracket" in result.output
+    result = run("eval", conllu_file, conllu_file, "--max-length", "40")
+    assert result.exit_code == 2 and "--max-length is for --const" in result.output
+    model = tmp_path / "dependency-model"
+    assert run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", SAMPLES / "dev.ud.conllu", "--model", model,
+               "--beam", "2", "--iterations", "1", "--gold-tags", "--no-tokenizer").exit_code == 0
+    result = run("parse", "--model", model, "--input", SAMPLES / "dev.ud.conllu", "--output", tmp_path / "o.conllu",
+                 "--to-dependency", "penn2malt")
+    assert result.exit_code == 2 and "--to-dependency is for constituency models" in result.output
+    assert not (tmp_path / "o.conllu").exists()

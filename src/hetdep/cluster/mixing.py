@@ -23,7 +23,7 @@ import numpy as np
 
 from hetdep.cluster.connect import ClusterChoice, connect
 from hetdep.errors import is_interrupt
-from hetdep.learn.perceptron import IterationReport, Learner, TrainOptions, TrainResult
+from hetdep.learn.perceptron import IterationReport, Learner, TrainOptions, TrainResult, close_iteration
 from hetdep.learn.weights import WeightEntries, Weights
 
 _learners: dict = {}  # a worker process's prepared learners, by training run
@@ -86,23 +86,32 @@ def _weighted_sums(parts: list[WeightEntries], fields: tuple[str, ...], factors:
 
 
 def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptions, cluster: ClusterChoice, shards: int,
-                progress: Callable | None = None, log: Callable[[str], None] | None = None) -> TrainResult:
+                progress: Callable | None = None) -> TrainResult:
     """Train by iterative parameter mixing: ``make`` builds the learner on a worker (a picklable
     callable over the training data), ``local`` is the same learner here, whose ``evaluate_model``
-    scores dev. ``progress``: as the serial loop's (one bar an epoch, in examples)."""
+    scores dev. ``progress``: as the serial loop's (one bar an epoch, in examples).
+
+    Each epoch's model is scored on dev here while the workers already train the next epoch from
+    its mixed weights (which scoring does not change); an epoch's seconds run from the end of the
+    one before.
+    """
     history: list[IterationReport] = []
     best = None
     run = f"hetdep-train-{time.time_ns()}"
     with connect(cluster) as client:
         maker = client.scatter(make, broadcast=True)
-        mixed = total = None
+
+        def start_epoch(epoch: int, mixed: WeightEntries | None) -> list:
+            shipped = client.scatter(mixed, broadcast=True) if mixed is not None else None
+            return [client.submit(shard_epoch, run, maker, shard, shards, epoch, options.seed, shipped, pure=False,
+                                  key=f"{run}-epoch{epoch}-shard{shard}") for shard in range(shards)]
+
+        total = None
+        futures = start_epoch(1, None)
+        started = time.perf_counter()
         for epoch in range(1, options.iterations + 1):
-            started = time.perf_counter()
             bar = progress(total=local.examples, desc=f"iteration {epoch}", unit="sent") if progress else None
             try:
-                shipped = client.scatter(mixed, broadcast=True) if mixed is not None else None
-                futures = [client.submit(shard_epoch, run, maker, shard, shards, epoch, options.seed, shipped, pure=False,
-                                         key=f"{run}-epoch{epoch}-shard{shard}") for shard in range(shards)]
                 results = []
                 for shard, future in enumerate(futures):
                     results.append(future.result())
@@ -110,9 +119,11 @@ def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptio
                         bar.update(len(range(shard, local.examples, shards)))
                 mixed = mix([entries for entries, _ in results])
                 total = running_mean(total, mixed, epoch)
+                futures = start_epoch(epoch + 1, mixed) if epoch < options.iterations else []
                 averaged = Weights.trained(local.weights.n_actions, total.keys, total.actions, total.averaged)
                 model, uas, las, detail = local.evaluate_model(averaged)
             except BaseException as error:
+                client.cancel(futures)
                 if bar:
                     bar.close()
                 if best is None or not is_interrupt(error):
@@ -120,13 +131,9 @@ def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptio
                 return TrainResult(best[1], best[0].iteration, history, interrupted=True)
             report = IterationReport(epoch, time.perf_counter() - started, sum(updates for _, updates in results),
                                      averaged.features, uas, las, detail)
-            history.append(report)
-            if bar:
-                if uas is not None:
-                    bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
-                bar.close()
-            if best is None or uas is None or uas > best[0].dev_uas:
-                best = (report, model)
-            elif epoch - best[0].iteration >= options.patience:
+            started = time.perf_counter()
+            best, stop = close_iteration(history, best, report, model, bar, options)
+            if stop:
+                client.cancel(futures)
                 break
     return TrainResult(best[1], best[0].iteration, history)

@@ -42,6 +42,7 @@ from hetdep.constituency._search import (
 )
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
+from hetdep.transition._dp import union_predecessors
 
 START, SHIFTED, UNARIED, REDUCED = 0, 1, 2, 3
 KERNEL = 27  # 24 stack atoms, s0's head side, the next word, s0's first word
@@ -274,22 +275,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 if inside[node] > inside[target]:
                     inside[target] = inside[node]
                     in_q[target], in_p[target], in_a[target] = in_q[node], in_p[node], in_a[node]
-                entry_n = pred_head[node]
-                while entry_n >= 0:
-                    q = pool_node[entry_n]
-                    seen = False
-                    other_entry = pred_head[target]
-                    while other_entry >= 0:
-                        if pool_node[other_entry] == q:
-                            seen = True
-                            break
-                        other_entry = pool_next[other_entry]
-                    if not seen and pool_used < pool:
-                        pool_node[pool_used] = q
-                        pool_next[pool_used] = pred_head[target]
-                        pred_head[target] = pool_used
-                        pool_used += 1
-                    entry_n = pool_next[entry_n]
+                pool_used = union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
                 built[j] = target
             elif count < beam:
                 kept[count] = node

@@ -134,7 +134,12 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
     models = out / "models"
     test_items = splits["test"]
     test_words = sum(len(item.forms) for item in test_items)
+    import os
+    import platform
+
     lines = ["# Shift-reduce constituency parsing on the WSJ sample (mi-huang2015)", "",
+             f"`hetdep experiment constituency --out OUT --beam {options.beam} --iterations {options.iterations} --patience "
+             f"{options.patience}` on {platform.machine()} Linux, {os.cpu_count()} cores, Python {platform.python_version()}.", "",
              f"Training {len(splits['train'])} trees (wsj_0001-0159), dev {len(splits['dev'])} (wsj_0160-0179), test "
              f"{len(test_items)} (wsj_0180-0199, {test_words:,} words). Beam {options.beam}, {options.update} update, at most "
              f"{options.iterations} iterations (patience {options.patience}), the iteration kept by dev F1. Scores as EVALB "
@@ -176,6 +181,11 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
                         ("arc-standard, beam 64, trained on the Penn2Malt conversion", list(arc_standard.parse(gold_deps)))):
         result = evaluate(gold_deps, trees)
         lines.append(f"| {name} | {result.uas:.2f} | {result.las:.2f} | {result.cm:.2f} |")
+    lines += ["", "## Models", "", "| model | iterations | best iteration | training wall time (s) |", "|---|---|---|---|"]
+    for directory in sorted(models.iterdir()):
+        history = _history(directory)
+        best = json.loads((directory / "config.json").read_text(encoding="utf-8")).get("best_iteration")
+        lines.append(f"| {directory.name} | {len(history)} | {best} | {sum(r['seconds'] for r in history):.0f} |")
     return lines
 
 

@@ -136,13 +136,21 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
                 raise
             return TrainResult(best[1], best[0].iteration, history, interrupted=True)
         report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
-        history.append(report)
-        if bar:
-            if uas is not None:
-                bar.set_postfix(dev_UAS=f"{uas:.2f}", dev_LAS=f"{las:.2f}")
-            bar.close()
-        if best is None or uas is None or uas > best[0].dev_uas:
-            best = (report, model)
-        elif iteration - best[0].iteration >= options.patience:
+        best, stop = close_iteration(history, best, report, model, bar, options)
+        if stop:
             break
     return TrainResult(best[1], best[0].iteration, history)
+
+
+def close_iteration(history: list[IterationReport], best: tuple | None, report: IterationReport, model, bar,
+                    options: TrainOptions) -> tuple[tuple, bool]:
+    """Record an iteration (and show its dev scores on its bar): the best (report, model) so far,
+    and whether training stops (no better dev score for ``options.patience`` iterations)."""
+    history.append(report)
+    if bar:
+        if report.dev_uas is not None:
+            bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
+        bar.close()
+    if best is None or report.dev_uas is None or report.dev_uas > best[0].dev_uas:
+        return (report, model), False
+    return best, report.iteration - best[0].iteration >= options.patience

@@ -55,6 +55,29 @@ def _same_kernel(rec, clip, nxt, left, a, b):
     return True
 
 
+@njit(cache=True, inline="always")
+def union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target):
+    """Merging ``node`` into ``target``: node's predecessors that target lacks are prepended to
+    target's list (immutable linked lists in one pool, shared between nodes); returns the pool's fill."""
+    entry = pred_head[node]
+    while entry >= 0:
+        q = pool_node[entry]
+        seen = False
+        other_entry = pred_head[target]
+        while other_entry >= 0:
+            if pool_node[other_entry] == q:
+                seen = True
+                break
+            other_entry = pool_next[other_entry]
+        if not seen and pool_used < pool_node.shape[0]:
+            pool_node[pool_used] = q
+            pool_next[pool_used] = pred_head[target]
+            pred_head[target] = pool_used
+            pool_used += 1
+        entry = pool_next[entry]
+    return pool_used
+
+
 @njit(cache=True)
 def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
     """The best action sequence reaching ``node``, written into ``out`` (returns its length)."""
@@ -248,23 +271,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 if kind[node] == REDUCED and (kind[target] != REDUCED or inside[node] > inside[target]):
                     inside[target] = inside[node]
                     in_q[target], in_p[target], in_a[target] = in_q[node], in_p[node], in_a[node]
-                # The union of the predecessor lists: node's entries that target lacks, prepended.
-                entry = pred_head[node]
-                while entry >= 0:
-                    q = pool_node[entry]
-                    seen = False
-                    other_entry = pred_head[target]
-                    while other_entry >= 0:
-                        if pool_node[other_entry] == q:
-                            seen = True
-                            break
-                        other_entry = pool_next[other_entry]
-                    if not seen and pool_used < pool:
-                        pool_node[pool_used] = q
-                        pool_next[pool_used] = pred_head[target]
-                        pred_head[target] = pool_used
-                        pool_used += 1
-                    entry = pool_next[entry]
+                pool_used = union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
                 built[j] = target
             elif count < beam:
                 kept[count] = node

@@ -6,8 +6,6 @@ an empty slot of the weight table, so no feature hashes to it.
 
 from __future__ import annotations
 
-import numpy as np
-
 MASK64 = (1 << 64) - 1
 SEED = 0x9E3779B97F4A7C15
 MULTIPLIER = 0xBF58476D1CE4E5B9
@@ -23,8 +21,12 @@ def feature_hash(template: int, values) -> int:
     return h or 1
 
 
-def template_rows(templates, width: int) -> np.ndarray:
-    """Templates (tuples of atom ids) as rows padded with -1 to ``width``, for the compiled feature code."""
+def template_rows(templates, width: int):
+    """Templates (tuples of atom ids) as an int64 array of rows padded with -1 to ``width``, for the
+    compiled feature code. (numpy is imported here: the command line's option lists import this
+    module, and ``hetdep --help`` should not wait for numpy.)"""
+    import numpy as np
+
     out = np.full((len(templates), width), -1, dtype=np.int64)
     for t, atoms in enumerate(templates):
         out[t, : len(atoms)] = atoms

@@ -118,8 +118,8 @@ def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptio
                     if bar:
                         bar.update(len(range(shard, local.examples, shards)))
                 mixed = mix([entries for entries, _ in results])
+                futures = start_epoch(epoch + 1, mixed) if epoch < options.iterations else []  # the workers go on at once
                 total = running_mean(total, mixed, epoch)
-                futures = start_epoch(epoch + 1, mixed) if epoch < options.iterations else []
                 averaged = Weights.trained(local.weights.n_actions, total.keys, total.actions, total.averaged)
                 model, uas, las, detail = local.evaluate_model(averaged)
             except BaseException as error:

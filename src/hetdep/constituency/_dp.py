@@ -42,9 +42,8 @@ from hetdep.constituency._search import (
 )
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
-from hetdep.transition._dp import union_predecessors
+from hetdep.transition._dp import REDUCED, SHIFTED, STEPPED, derivation, union_predecessors
 
-START, SHIFTED, UNARIED, REDUCED = 0, 1, 2, 3
 KERNEL = 27  # 24 stack atoms, s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 
@@ -71,53 +70,6 @@ def _same(kernels, a, b):
         if kernels[a, i] != kernels[b, i]:
             return False
     return True
-
-
-@njit(cache=True)
-def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
-    """The best action sequence reaching ``node``, written into ``out`` (returns its length).
-
-    Collected backwards: a shifted node is full(q) + [SH] (inside: [SH]); a unary step's node
-    full(p) + [a] (inside(p) + [a]); a reduced node full(q) + inside(p) + [a] (inside(q) + inside(p) + [a]).
-    """
-    work_node = np.zeros(2 * out.shape[0] + 8, dtype=np.int64)
-    work_full = np.zeros(2 * out.shape[0] + 8, dtype=np.bool_)
-    backwards = np.zeros(out.shape[0], dtype=np.int32)
-    count = 0
-    top = 1
-    work_node[0], work_full[0] = node, True
-    while top > 0:
-        top -= 1
-        v, whole = work_node[top], work_full[top]
-        k = kind[v]
-        if k == START:
-            continue
-        if k == SHIFTED:
-            backwards[count] = SHIFT
-            count += 1
-            if whole:
-                work_node[top], work_full[top] = full_q[v], True
-                top += 1
-        elif k == UNARIED:
-            backwards[count] = full_a[v] if whole else in_a[v]
-            count += 1
-            work_node[top], work_full[top] = (full_p[v] if whole else in_p[v]), whole
-            top += 1
-        elif whole:
-            backwards[count] = full_a[v]
-            count += 1
-            work_node[top], work_full[top] = full_q[v], True
-            work_node[top + 1], work_full[top + 1] = full_p[v], False
-            top += 2
-        else:
-            backwards[count] = in_a[v]
-            count += 1
-            work_node[top], work_full[top] = in_q[v], False
-            work_node[top + 1], work_full[top + 1] = in_p[v], False
-            top += 2
-    for i in range(count):
-        out[i] = backwards[count - 1 - i]
-    return count
 
 
 @njit(cache=True, nogil=True)
@@ -247,7 +199,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 nxt[node] = nxt[p]
                 left[node] = left[p]
                 inside[node] = inside[p] + np.float64(item_scores[bi, a])
-                kind[node] = UNARIED
+                kind[node] = STEPPED
                 full_p[node], full_a[node] = p, a
                 in_p[node], in_a[node] = p, a
                 pred_head[node] = pred_head[p]
@@ -297,7 +249,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         size = count
         hist_best[step] = kept[0]
         if mode == EARLY and gold_node < 0:
-            length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions)
+            length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SHIFT)
             return actions, length, prefix[kept[0]]
         note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
     if mode == MAX_VIOLATION:
@@ -305,8 +257,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         if worst_step < 0:
             actions[:] = gold
             return actions, steps, trail.violation[0]
-        length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions)
+        length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions, SHIFT)
         return actions, length, prefix[hist_best[worst_step]]
     best = current[0]
-    length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions)
+    length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions, SHIFT)
     return actions, length, prefix[best]

@@ -369,32 +369,10 @@ def unpack(table, rows, n_actions):
 
 
 @njit(cache=True)
-def count_entries(table, rows, sums):
-    """How many (feature, action) weights a training table holds (a weight or its averaging sum non-zero)."""
-    enext, eact, ew, dense = rows
-    eu, dense_u = sums
-    count = 0
-    for slot in range(table.shape[0]):
-        payload = table[slot, 1]
-        if table[slot, 0] == 0 or payload == 0:
-            continue
-        if payload & DENSE:
-            d = np.int64(payload & _INDEX)
-            for a in range(dense.shape[1]):
-                if dense[d, a] != 0.0 or dense_u[d, a] != 0.0:
-                    count += 1
-            continue
-        e = np.int64(payload) - 1
-        while e >= 0:
-            count += 1
-            e = enext[e]
-    return count
-
-
-@njit(cache=True)
 def entries(table, rows, sums, c, keys, actions, w, averaged):
-    """Every (feature, action) weight of a training table, with its averaged value (w - u / c),
-    into the arrays (sized by ``count_entries``), in slot order."""
+    """Every (feature, action) weight of a training table (its weight or its averaging sum non-zero),
+    with its averaged value (w - u / c), into the arrays, in slot order, as far as they reach;
+    returns how many there are (so arrays of length 0 count them)."""
     enext, eact, ew, dense = rows
     eu, dense_u = sums
     i = 0
@@ -406,14 +384,17 @@ def entries(table, rows, sums, c, keys, actions, w, averaged):
             d = np.int64(payload & _INDEX)
             for a in range(dense.shape[1]):
                 if dense[d, a] != 0.0 or dense_u[d, a] != 0.0:
-                    keys[i], actions[i], w[i], averaged[i] = table[slot, 0], a, dense[d, a], dense[d, a] - dense_u[d, a] / c
+                    if i < keys.shape[0]:
+                        keys[i], actions[i], w[i], averaged[i] = table[slot, 0], a, dense[d, a], dense[d, a] - dense_u[d, a] / c
                     i += 1
             continue
         e = np.int64(payload) - 1
         while e >= 0:
-            keys[i], actions[i], w[i], averaged[i] = table[slot, 0], eact[e], ew[e], ew[e] - eu[e] / c
+            if i < keys.shape[0]:
+                keys[i], actions[i], w[i], averaged[i] = table[slot, 0], eact[e], ew[e], ew[e] - eu[e] / c
             i += 1
             e = enext[e]
+    return i
 
 
 @njit(cache=True)

@@ -128,10 +128,9 @@ class Weights:
     def entries(self) -> "WeightEntries":
         """Every (feature, action) weight and its averaged value, as flat arrays (for mixing
         weights trained in several processes: :mod:`hetdep.cluster.mixing`)."""
-        count = _weights.count_entries(self.table, self.rows, self.sums)
-        out = WeightEntries(np.zeros(count, dtype=np.uint64), np.zeros(count, dtype=np.int32), np.zeros(count, dtype=np.float32),
-                            np.zeros(count, dtype=np.float32))
-        _weights.entries(self.table, self.rows, self.sums, np.float32(self.counter), *out)
+        c = np.float32(self.counter)
+        out = WeightEntries.zeros(_weights.entries(self.table, self.rows, self.sums, c, *WeightEntries.zeros(0)))
+        _weights.entries(self.table, self.rows, self.sums, c, *out)
         return out
 
     def reset(self, keys: np.ndarray, actions: np.ndarray, values: np.ndarray) -> None:
@@ -156,6 +155,11 @@ class WeightEntries(NamedTuple):
     actions: np.ndarray
     w: np.ndarray
     averaged: np.ndarray
+
+    @classmethod
+    def zeros(cls, count: int) -> "WeightEntries":
+        return cls(np.zeros(count, dtype=np.uint64), np.zeros(count, dtype=np.int32), np.zeros(count, dtype=np.float32),
+                   np.zeros(count, dtype=np.float32))
 
 
 def _grown(array: np.ndarray, needed: int) -> np.ndarray:

@@ -28,7 +28,7 @@ from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, forget_groups, gold_step, new_group_memo, score_item
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
 
-START, SHIFTED, REDUCED, POPPED = 0, 1, 2, 3
+START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of DP nodes (see derivation)
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -79,9 +79,14 @@ def union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
 
 
 @njit(cache=True)
-def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
-    """The best action sequence reaching ``node``, written into ``out`` (returns its length)."""
-    # Collected backwards: full(r) = full(q) + inside(p) + [a]; inside(r) = inside(q') + inside(p') + [a'].
+def derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out, shift):
+    """The best action sequence reaching ``node``, written into ``out`` (returns its length); every
+    DP search's nodes are of the four kinds, ``shift`` being its shift action's id.
+
+    Collected backwards: a SHIFTED node is full(q) + [shift] (inside: [shift]); a STEPPED node, made
+    by an action on its s0 alone (pop-root, a unary step), full(p) + [a] (inside(p) + [a]); a
+    REDUCED node full(q) + inside(p) + [a] (inside(q') + inside(p') + [a']).
+    """
     work_node = np.zeros(4 * out.shape[0] + 8, dtype=np.int64)
     work_full = np.zeros(4 * out.shape[0] + 8, dtype=np.bool_)
     backwards = np.zeros(out.shape[0], dtype=np.int32)
@@ -95,15 +100,15 @@ def _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out):
         if k == START:
             continue
         if k == SHIFTED:
-            backwards[count] = SH
+            backwards[count] = shift
             count += 1
             if whole:
                 work_node[top], work_full[top] = full_q[v], True
                 top += 1
-        elif k == POPPED:
-            backwards[count] = PR
+        elif k == STEPPED:
+            backwards[count] = full_a[v] if whole else in_a[v]
             count += 1
-            work_node[top], work_full[top] = full_q[v], True
+            work_node[top], work_full[top] = (full_p[v] if whole else in_p[v]), whole
             top += 1
         elif whole:
             backwards[count] = full_a[v]
@@ -239,8 +244,9 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 clip[node] = 0
                 nxt[node] = nxt[p]
                 left[node] = left[p]
-                kind[node] = POPPED
-                full_q[node] = p
+                kind[node] = STEPPED
+                full_p[node], full_a[node] = p, PR
+                in_p[node], in_a[node] = p, PR
             else:
                 q = pool_node[entry]
                 rec[node, :, :] = rec[p, :, :]
@@ -293,7 +299,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         size = count
         hist_best[step] = kept[0]
         if mode == EARLY and gold_node < 0:
-            length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions)
+            length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SH)
             return actions, length, prefix[kept[0]]
         note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
     if mode == MAX_VIOLATION:
@@ -301,8 +307,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         if worst_step < 0:  # the gold sequence ends best: nothing to learn
             actions[:] = gold
             return actions, steps, trail.violation[0]
-        length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions)
+        length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions, SH)
         return actions, length, prefix[hist_best[worst_step]]
     best = current[0] if steps else 0
-    length = _derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions)
+    length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions, SH)
     return actions, length, prefix[best]

@@ -1,7 +1,7 @@
 """Beyond one process (issue 23): corpus parsing and parameter-mixing training on a local Dask cluster.
 
     python bench/bench_cluster.py parse --model EN_EWT_MODEL [--data ../shared/data] [--copies 5] [--workers 2]
-    python bench/bench_cluster.py train [--data ../shared/data] [--beam 64] [--iterations 15] [--workers 2]
+    python bench/bench_cluster.py train [--data ../shared/data] [--beam 64] [--iterations 15] [--seeds 1] [--workers 2]
 
 parse: en-ewt train repeated ``--copies`` times (about 1M words for 5) parsed by whole ``hetdep
 parse`` processes, one process then ``--workers`` local Dask workers, in turn; prints words/second,
@@ -10,7 +10,7 @@ the speed ratio, whether the outputs are byte-identical, and the workers' peak m
 train: the arc-standard parser on fr-sequoia UD (gold tags), serial then by parameter mixing over
 ``--workers`` shards, whole ``hetdep train`` processes; prints seconds per epoch (median over the
 epochs, dev scoring included, as each training reports it), the best dev UAS and its iteration,
-and test UAS/LAS of each model.
+and test UAS/LAS of each model; with ``--seeds N``, for seeds 1..N and the mean differences.
 """
 
 from __future__ import annotations
@@ -55,29 +55,35 @@ def bench_parse(args) -> None:
 
 def bench_train(args) -> None:
     folder = args.data / "fr-sequoia"
+    gaps = []
     with tempfile.TemporaryDirectory() as work:
-        rows = []
-        for name, extra in (("serial", ()), (f"mixing, {args.workers} shards", ("--workers", str(args.workers)))):
-            model = Path(work) / name.split(",")[0]
-            start = time.perf_counter()
-            hetdep("train", "--train", str(folder / "train.ud.conllu"), "--dev", str(folder / "dev.ud.conllu"), "--model",
-                   str(model), "--beam", str(args.beam), "--iterations", str(args.iterations), "--gold-tags", "--no-tokenizer",
-                   *extra)
-            seconds = time.perf_counter() - start
-            config = json.loads((model / "config.json").read_text(encoding="utf-8"))
-            history = config["history"]
-            best = next(r for r in history if r["iteration"] == config["best_iteration"])
-            parsed = Path(work) / f"{model.name}.test.conllu"
-            hetdep("parse", "--model", str(model), "--input", str(folder / "test.ud.conllu"), "--output", str(parsed))
-            test = json.loads(hetdep("eval", str(folder / "test.ud.conllu"), str(parsed), "--json").stdout)
-            epoch = statistics.median(r["seconds"] for r in history)
-            rows.append((name, epoch, len(history), best, test, seconds))
-            print(f"{name}: {epoch:.1f} s an epoch (median of {len(history)}), best dev UAS {best['dev_uas']:.2f} at "
-                  f"iteration {best['iteration']}, test UAS {test['UAS']:.2f} LAS {test['LAS']:.2f}; whole run {seconds:.0f} s",
-                  flush=True)
-        serial, mixed = rows
-        print(f"per epoch: {serial[1] / mixed[1]:.2f}x faster; best dev UAS {mixed[3]['dev_uas'] - serial[3]['dev_uas']:+.2f}, "
-              f"test UAS {mixed[4]['UAS'] - serial[4]['UAS']:+.2f} against serial training")
+        for seed in range(1, args.seeds + 1):
+            rows = []
+            for name, extra in (("serial", ()), (f"mixing, {args.workers} shards", ("--workers", str(args.workers)))):
+                model = Path(work) / f"{name.split(',')[0]}-{seed}"
+                start = time.perf_counter()
+                hetdep("train", "--train", str(folder / "train.ud.conllu"), "--dev", str(folder / "dev.ud.conllu"),
+                       "--model", str(model), "--beam", str(args.beam), "--iterations", str(args.iterations),
+                       "--seed", str(seed), "--gold-tags", "--no-tokenizer", *extra)
+                seconds = time.perf_counter() - start
+                config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+                history = config["history"]
+                best = next(r for r in history if r["iteration"] == config["best_iteration"])
+                parsed = Path(work) / f"{model.name}.test.conllu"
+                hetdep("parse", "--model", str(model), "--input", str(folder / "test.ud.conllu"), "--output", str(parsed))
+                test = json.loads(hetdep("eval", str(folder / "test.ud.conllu"), str(parsed), "--json").stdout)
+                epoch = statistics.median(r["seconds"] for r in history)
+                rows.append((epoch, best["dev_uas"], test["UAS"]))
+                print(f"seed {seed}, {name}: {epoch:.1f} s an epoch (median of {len(history)}), best dev UAS "
+                      f"{best['dev_uas']:.2f} at iteration {best['iteration']}, test UAS {test['UAS']:.2f} LAS "
+                      f"{test['LAS']:.2f}; whole run {seconds:.0f} s", flush=True)
+            (serial, mixed) = rows
+            gaps.append((serial[0] / mixed[0], mixed[1] - serial[1], mixed[2] - serial[2]))
+            print(f"seed {seed}: per epoch {gaps[-1][0]:.2f}x faster; best dev UAS {gaps[-1][1]:+.2f}, test UAS "
+                  f"{gaps[-1][2]:+.2f} against serial training", flush=True)
+    speed, dev, test = (statistics.mean(column) for column in zip(*gaps))
+    print(f"mean over {len(gaps)} seed(s): per epoch {speed:.2f}x faster; best dev UAS {dev:+.2f}, test UAS {test:+.2f} "
+          "against serial training")
 
 
 def main() -> None:
@@ -89,6 +95,7 @@ def main() -> None:
     train = sub.add_parser("train")
     train.add_argument("--beam", type=int, default=64)
     train.add_argument("--iterations", type=int, default=15)
+    train.add_argument("--seeds", type=int, default=1, help="train with seeds 1..N and average the differences")
     for each in (parse, train):
         each.add_argument("--data", type=Path, default=DEFAULT)
         each.add_argument("--workers", type=int, default=2)

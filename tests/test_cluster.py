@@ -156,24 +156,49 @@ def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(mode
                        ClusterChoice(workers=1))
 
 
-def test_mixing_averages_by_feature_and_action_in_shard_order():
+def _entries(pairs, w, averaged):
     import numpy as np
 
-    from hetdep.cluster.mixing import mix, running_mean
     from hetdep.learn.weights import WeightEntries
 
-    def entries(pairs, w, averaged):
-        keys, actions = zip(*pairs)
-        return WeightEntries(np.array(keys, dtype=np.uint64), np.array(actions, dtype=np.int32),
-                             np.array(w, dtype=np.float32), np.array(averaged, dtype=np.float32))
+    keys, actions = zip(*pairs) if pairs else ((), ())
+    return WeightEntries(np.array(keys, dtype=np.uint64), np.array(actions, dtype=np.int32),
+                         np.array(w, dtype=np.float32), np.array(averaged, dtype=np.float32))
 
-    a = entries([(7, 1), (3, 0)], [2.0, 4.0], [1.0, 2.0])
-    b = entries([(3, 0), (3, 2)], [-2.0, 6.0], [0.0, 3.0])
+
+def test_mixing_averages_by_feature_and_action_in_shard_order():
+    from hetdep.cluster.mixing import mix, running_mean
+
+    a = _entries([(7, 1), (3, 0)], [2.0, 4.0], [1.0, 2.0])
+    b = _entries([(3, 0), (3, 2)], [-2.0, 6.0], [0.0, 3.0])
     mixed = mix([a, b])
-    assert list(zip(mixed.keys.tolist(), mixed.actions.tolist())) == [(3, 0), (3, 2), (7, 1)]
-    assert mixed.w.tolist() == [1.0, 3.0, 1.0] and mixed.averaged.tolist() == [1.0, 1.5, 0.5]
-    later = running_mean(mixed, entries([(3, 0)], [0.0], [4.0]), 2)  # (epoch 1's mean + epoch 2's) / 2
-    assert later.averaged.tolist() == [2.5, 0.75, 0.25]
+    assert list(zip(mixed.keys.tolist(), mixed.actions.tolist())) == [(7, 1), (3, 0), (3, 2)]  # as first seen
+    assert mixed.w.tolist() == [1.0, 1.0, 3.0] and mixed.averaged.tolist() == [0.5, 1.0, 1.5]
+    later = running_mean(mixed, _entries([(3, 0)], [0.0], [4.0]), 2)  # (epoch 1's mean + epoch 2's) / 2
+    assert later.averaged.tolist() == [0.25, 2.5, 0.75]
+    assert len(mix([_entries([], [], []), _entries([], [], [])]).keys) == 0
+
+
+def test_compiled_weighted_sums_equal_the_reference():
+    """Parts that share most pairs, keys crowding the same slots (equal low bits) and factors that
+    do not round evenly: the compiled sums are the reference's, bit for bit."""
+    import numpy as np
+
+    from hetdep.cluster import reference
+    from hetdep.cluster.mixing import _weighted_sums
+
+    rng = np.random.default_rng(7)
+    pool = [(int(k) << 20 | 5, int(a)) for k, a in zip(rng.integers(1, 1 << 40, 300), rng.integers(0, 90, 300))]
+    parts = []
+    for _ in range(3):
+        chosen = sorted(set(rng.choice(len(pool), 200).tolist()))
+        parts.append(_entries([pool[i] for i in chosen], rng.normal(size=len(chosen)), rng.normal(size=len(chosen))))
+    factors = [1 / 3, 0.7, -2.1]
+    keys, actions, (w, averaged) = _weighted_sums(parts, ("w", "averaged"), factors)
+    expected = reference.weighted_sums(parts, ("w", "averaged"), factors)
+    assert list(zip(keys.tolist(), actions.tolist())) == list(expected)
+    assert w.tolist() == [float(v[0]) for v in expected.values()]
+    assert averaged.tolist() == [float(v[1]) for v in expected.values()]
 
 
 def test_parameter_mixing_learns_is_deterministic_and_trains_the_joint_model(tmp_path):

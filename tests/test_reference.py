@@ -24,6 +24,31 @@ def trained():
     return result.parser, sentences[150:]
 
 
+def test_trained_layout_sorts_a_chain_and_packs_a_dense_row_with_few_averaged_weights():
+    """Averaged weights, not raw ones, decide the layout: a dense row (nine actions trained) whose
+    averages are mostly zero is packed like a chain, and packed entries go by ascending action
+    whatever order the chain holds them in."""
+    from hetdep.learn import _weights
+
+    weights = Weights(20)
+    weights.reserve(20)
+    dense_slot = _weights.insert(weights.table, weights.n_used, np.uint64(11))
+    for action in range(9):  # the averaging sum equals the weight (c = counter = 1) from action 3 on: average 0
+        _weights.add(weights.table, dense_slot, weights.rows, weights.sums, weights.counts, action, 1.0,
+                     np.float32(0.0 if action < 3 else 1.0))
+    chain_slot = _weights.insert(weights.table, weights.n_used, np.uint64(12))
+    for action in (9, 2, 5):
+        _weights.add(weights.table, chain_slot, weights.rows, weights.sums, weights.counts, action, float(action),
+                     np.float32(0.0))
+    assert weights.table[dense_slot, 1] & DENSE
+    trained = weights.averaged()
+    assert len(trained.dense) == 0
+    assert [int(e) >> 32 for e in trained.packed] == [0, 1, 2, 2, 5, 9]  # key 11's slot comes before key 12's
+    rows = trained.dense_rows(20)
+    assert np.flatnonzero(rows[11]).tolist() == [0, 1, 2] and rows[11][:3].tolist() == [1.0, 1.0, 1.0]
+    assert np.flatnonzero(rows[12]).tolist() == [2, 5, 9] and rows[12][[2, 5, 9]].tolist() == [2.0, 5.0, 9.0]
+
+
 def test_search_matches_reference_scores_and_actions(trained):
     parser, sentences = trained
     moves = Moves(parser.labels)

@@ -1,9 +1,11 @@
 """Perceptron training by iterative parameter mixing on a Dask cluster (McDonald, Hall & Mann 2010).
 
-The training examples are cut into ``shards`` (example i in shard i mod shards). Each epoch,
-every shard trains one pass of the ordinary perceptron over its examples, in an order drawn
-from (seed, epoch, shard), starting from the mixed weights of the previous epoch; the shards'
-weights are then averaged (uniform mixing). Averaging as the serial perceptron does: each shard
+Each epoch the training examples are dealt anew into ``shards`` (a permutation drawn from
+(seed, epoch), every shards-th example to a shard), and every shard trains one pass of the
+ordinary perceptron over its examples, in an order drawn from (seed, epoch, shard), starting
+from the mixed weights of the previous epoch; the shards' weights are then averaged (uniform
+mixing). Dealing anew, rather than keeping each shard's examples, reached a better dev score
+on fr-sequoia (bench/bench_cluster.py). Averaging as the serial perceptron does: each shard
 also returns its weights averaged over its pass, and the model of epoch t is the mean of the
 mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
 shard count give the same model on any cluster.
@@ -21,8 +23,10 @@ from typing import Callable
 
 import numpy as np
 
+from hetdep.cluster import _mixing
 from hetdep.cluster.connect import ClusterChoice, connect
 from hetdep.errors import is_interrupt
+from hetdep.learn._weights import half_full_size
 from hetdep.learn.perceptron import IterationReport, Learner, TrainOptions, TrainResult, close_iteration
 from hetdep.learn.weights import WeightEntries, Weights
 
@@ -47,8 +51,8 @@ def shard_epoch(run: str, make: Callable[[], Learner], shard: int, shards: int, 
         weights.__init__(weights.n_actions)
     else:
         weights.reset(mixed.keys, mixed.actions, mixed.w)
-    examples = np.arange(shard, learner.examples, shards)
-    order = np.random.default_rng([seed, epoch, shard]).permutation(examples)
+    dealt = np.random.default_rng([seed, epoch]).permutation(learner.examples)[shard::shards]
+    order = np.random.default_rng([seed, epoch, shard]).permutation(dealt)
     updates = 0
     for index in order:
         updates += bool(learner.learn(int(index)))
@@ -72,17 +76,19 @@ def running_mean(total: WeightEntries | None, new: WeightEntries, epoch: int) ->
 
 
 def _weighted_sums(parts: list[WeightEntries], fields: tuple[str, ...], factors: list[float]):
-    """Per (feature, action) over the parts: sum of factor * value, for each field (float32, parts in order)."""
-    keys = np.concatenate([part.keys for part in parts])
-    actions = np.concatenate([part.actions for part in parts])
-    order = np.lexsort((actions, keys))  # stable: a pair's values keep the parts' order
-    keys, actions = keys[order], actions[order]
-    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]) | (actions[1:] != actions[:-1])])
-    sums = []
-    for field in fields:
-        values = np.concatenate([getattr(part, field) * np.float32(factor) for part, factor in zip(parts, factors)])[order]
-        sums.append(np.add.reduceat(values, starts).astype(np.float32) if len(values) else values)
-    return keys[starts], actions[starts], sums
+    """Per (feature, action) over the parts: sum of factor * value, for each field (float32, parts
+    in order; :mod:`hetdep.cluster._mixing`). Returns keys, actions and one array per field."""
+    total = sum(len(part.keys) for part in parts)
+    slots = np.full(half_full_size(total), -1, dtype=np.int64)
+    keys = np.zeros(total, dtype=np.uint64)
+    actions = np.zeros(total, dtype=np.int32)
+    sums = np.zeros((len(fields), total), dtype=np.float32)
+    n = np.zeros(1, dtype=np.int64)
+    for part, factor in zip(parts, factors):
+        values = np.stack([getattr(part, field) for field in fields]) if len(part.keys) else sums[:, :0]
+        _mixing.accumulate(slots, n, keys, actions, sums, part.keys, part.actions, values, np.float32(factor))
+    used = int(n[0])
+    return keys[:used].copy(), actions[:used].copy(), [row[:used].copy() for row in sums]
 
 
 def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptions, cluster: ClusterChoice, shards: int,

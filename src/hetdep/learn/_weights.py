@@ -306,6 +306,29 @@ def _averaged(payload, rows, sums, c, out):
 
 
 @njit(cache=True)
+def _sparse_averaged(payload, rows, sums, c, acts, values):
+    """A chained feature's non-zero averaged weights into ``acts``/``values`` (room for
+    ``DENSE_AFTER``), by ascending action; returns how many (no pass over all actions)."""
+    enext, eact, ew, _ = rows
+    eu, _ = sums
+    count = 0
+    e = np.int64(payload) - 1
+    while e >= 0:
+        value = ew[e] - eu[e] / c
+        if value != 0.0:
+            i = count
+            while i > 0 and acts[i - 1] > eact[e]:
+                acts[i] = acts[i - 1]
+                values[i] = values[i - 1]
+                i -= 1
+            acts[i] = eact[e]
+            values[i] = value
+            count += 1
+        e = enext[e]
+    return count
+
+
+@njit(cache=True)
 def compact(table, rows, sums, counter, n_actions):
     """Averaged weights (w - u / c) laid out for reading (see the module's docstring): zeros and
     features without weights dropped, one weight inline, two to ``DENSE_AFTER`` packed side by
@@ -313,19 +336,26 @@ def compact(table, rows, sums, counter, n_actions):
     """
     c = np.float32(counter)
     averaged = np.zeros(n_actions, dtype=np.float32)
+    acts = np.zeros(DENSE_AFTER, dtype=np.int64)
+    values = np.zeros(DENSE_AFTER, dtype=np.float32)
     features = 0
     total = 0
     n_dense = 0
     for i in range(table.shape[0]):
-        if table[i, 0] != 0:
-            _averaged(table[i, 1], rows, sums, c, averaged)
+        payload = table[i, 1]
+        if table[i, 0] == 0 or payload == 0:
+            continue
+        if payload & DENSE:
+            _averaged(payload, rows, sums, c, averaged)
             count = np.count_nonzero(averaged)
-            if count > 0:
-                features += 1
-            if count > DENSE_AFTER:
-                n_dense += 1
-            elif count > 1:
-                total += count
+        else:
+            count = _sparse_averaged(payload, rows, sums, c, acts, values)
+        if count > 0:
+            features += 1
+        if count > DENSE_AFTER:
+            n_dense += 1
+        elif count > 1:
+            total += count
     kept = np.zeros((features, 2), dtype=np.uint64)  # (key, payload) of each feature with a weight
     packed = np.zeros(total, dtype=np.int64)
     dense = np.zeros((n_dense, n_actions), dtype=np.float32)
@@ -333,26 +363,38 @@ def compact(table, rows, sums, counter, n_actions):
     k = 0
     nd = 0
     for i in range(table.shape[0]):
-        if table[i, 0] == 0:
+        payload = table[i, 1]
+        if table[i, 0] == 0 or payload == 0:
             continue
-        _averaged(table[i, 1], rows, sums, c, averaged)
-        count = np.count_nonzero(averaged)
-        if count == 0:
-            continue
-        kept[f, 0] = table[i, 0]
-        if count > DENSE_AFTER:
-            dense[nd, :] = averaged
-            kept[f, 1] = DENSE | np.uint64(nd)
-            nd += 1
-        elif count == 1:
-            a = np.flatnonzero(averaged)[0]
-            kept[f, 1] = INLINE | np.uint64(_entry(a, averaged[a]))
+        if payload & DENSE:
+            _averaged(payload, rows, sums, c, averaged)
+            count = np.count_nonzero(averaged)
+            if count == 0:
+                continue
+            kept[f, 0] = table[i, 0]
+            if count > DENSE_AFTER:
+                dense[nd, :] = averaged
+                kept[f, 1] = DENSE | np.uint64(nd)
+                nd += 1
+            else:  # a dense row whose averaged weights are mostly zero: as few as a chain's
+                count = 0
+                for a in range(n_actions):
+                    if averaged[a] != 0.0:
+                        acts[count] = a
+                        values[count] = averaged[a]
+                        count += 1
         else:
+            count = _sparse_averaged(payload, rows, sums, c, acts, values)
+            if count == 0:
+                continue
+            kept[f, 0] = table[i, 0]
+        if count == 1:
+            kept[f, 1] = INLINE | np.uint64(_entry(acts[0], values[0]))
+        elif count <= DENSE_AFTER:
             kept[f, 1] = (np.uint64(count) << _COUNT_SHIFT) | np.uint64(k)
-            for a in range(n_actions):
-                if averaged[a] != 0.0:
-                    packed[k] = _entry(a, averaged[a])
-                    k += 1
+            for j in range(count):
+                packed[k] = _entry(acts[j], values[j])
+                k += 1
         f += 1
     return spread(kept), packed, dense
 

@@ -179,6 +179,20 @@ def test_mixing_averages_by_feature_and_action_in_shard_order():
     assert len(mix([_entries([], [], []), _entries([], [], [])]).keys) == 0
 
 
+def test_dealing_gives_every_example_once_and_shards_of_nearly_equal_words():
+    import numpy as np
+
+    from hetdep.cluster.mixing import deal
+
+    sizes = np.random.default_rng(3).integers(1, 60, 500).tolist()
+    order = np.random.default_rng(4).permutation(500)
+    shards = deal(order, sizes, 3)
+    assert sorted(i for shard in shards for i in shard) == list(range(500))
+    loads = [sum(sizes[i] for i in shard) for shard in shards]
+    assert max(loads) - min(loads) <= max(sizes)  # every shard's pass the same work, to one sentence
+    assert all(shard == [i for i in order.tolist() if i in set(shard)] for shard in shards)  # the order kept
+
+
 def test_compiled_weighted_sums_equal_the_reference():
     """Parts that share most pairs, keys crowding the same slots (equal low bits) and factors that
     do not round evenly: the compiled sums are the reference's, bit for bit."""

@@ -1,11 +1,11 @@
 """Perceptron training by iterative parameter mixing on a Dask cluster (McDonald, Hall & Mann 2010).
 
-Each epoch the training examples are dealt anew into ``shards`` (a permutation drawn from
-(seed, epoch), every shards-th example to a shard), and every shard trains one pass of the
+Each epoch the training examples are dealt anew into ``shards`` (in an order drawn from (seed,
+epoch), each to the shard with the fewest words so far), and every shard trains one pass of the
 ordinary perceptron over its examples, in an order drawn from (seed, epoch, shard), starting
 from the mixed weights of the previous epoch; the shards' weights are then averaged (uniform
-mixing). Dealing anew, rather than keeping each shard's examples, reached a better dev score
-on fr-sequoia (bench/bench_cluster.py). Averaging as the serial perceptron does: each shard
+mixing). Dealt anew, the shards mix their examples from epoch to epoch as serial training's
+shuffling does; dealt by words, the workers finish together instead of waiting at the mix. Averaging as the serial perceptron does: each shard
 also returns its weights averaged over its pass, and the model of epoch t is the mean of the
 mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
 shard count give the same model on any cluster.
@@ -43,21 +43,34 @@ def _learner(run: str, make: Callable[[], Learner]) -> Learner:
 
 
 def shard_epoch(run: str, make: Callable[[], Learner], shard: int, shards: int, epoch: int, seed: int,
-                mixed: WeightEntries | None) -> tuple[WeightEntries, int]:
-    """A worker's task: one pass over a shard from the mixed weights; its weights and how many updates it made."""
+                mixed: WeightEntries | None) -> tuple[WeightEntries, int, int]:
+    """A worker's task: one pass over a shard from the mixed weights; its weights, how many updates
+    it made and how many examples it saw."""
     learner = _learner(run, make)
     weights = learner.weights
     if mixed is None:
         weights.__init__(weights.n_actions)
     else:
         weights.reset(mixed.keys, mixed.actions, mixed.w)
-    dealt = np.random.default_rng([seed, epoch]).permutation(learner.examples)[shard::shards]
+    dealt = deal(np.random.default_rng([seed, epoch]).permutation(learner.examples), learner.sizes, shards)[shard]
     order = np.random.default_rng([seed, epoch, shard]).permutation(dealt)
     updates = 0
     for index in order:
         updates += bool(learner.learn(int(index)))
         weights.counter += 1
-    return weights.entries(), updates
+    return weights.entries(), updates, len(order)
+
+
+def deal(order: np.ndarray, sizes: list[int], shards: int) -> list[list[int]]:
+    """The examples in this order, each to the shard with the fewest words so far (the lowest on a
+    tie): shards of nearly equal work, so that no worker waits long for the others at the mix."""
+    dealt: list[list[int]] = [[] for _ in range(shards)]
+    loads = [0] * shards
+    for index in order.tolist():
+        shard = loads.index(min(loads))
+        dealt[shard].append(index)
+        loads[shard] += sizes[index]
+    return dealt
 
 
 def mix(parts: list[WeightEntries]) -> WeightEntries:
@@ -119,11 +132,11 @@ def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptio
             bar = progress(total=local.examples, desc=f"iteration {epoch}", unit="sent") if progress else None
             try:
                 results = []
-                for shard, future in enumerate(futures):
+                for future in futures:
                     results.append(future.result())
                     if bar:
-                        bar.update(len(range(shard, local.examples, shards)))
-                mixed = mix([entries for entries, _ in results])
+                        bar.update(results[-1][2])
+                mixed = mix([entries for entries, _, _ in results])
                 futures = start_epoch(epoch + 1, mixed) if epoch < options.iterations else []  # the workers go on at once
                 total = running_mean(total, mixed, epoch)
                 averaged = Weights.trained(local.weights.n_actions, total.keys, total.actions, total.averaged)
@@ -135,7 +148,7 @@ def train_mixed(make: Callable[[], Learner], local: Learner, options: TrainOptio
                 if best is None or not is_interrupt(error):
                     raise
                 return TrainResult(best[1], best[0].iteration, history, interrupted=True)
-            report = IterationReport(epoch, time.perf_counter() - started, sum(updates for _, updates in results),
+            report = IterationReport(epoch, time.perf_counter() - started, sum(updates for _, updates, _ in results),
                                      averaged.features, uas, las, detail)
             started = time.perf_counter()
             best, stop = close_iteration(history, best, report, model, bar, options)

@@ -92,4 +92,4 @@ def joint_learner(train_pairs: Sequence[Pair], dev_pairs: Sequence[Pair], option
         detail = {"UAS_a": a.uas, "LAS_a": a.las, "UAS_b": b.uas, "LAS_b": b.las}
         return parser, (a.uas + b.uas) / 2, (a.las + b.las) / 2, detail
 
-    return Learner(len(encoded), learn, evaluate_model, weights)
+    return Learner([len(w) - 1 for w, *_ in encoded], learn, evaluate_model, weights)

@@ -44,12 +44,17 @@ class TrainOptions:
 class Learner:
     """What a parser's training gives the loop: ``learn(i)`` searches example i and updates
     ``weights`` (returns whether it did); ``evaluate_model(averaged weights)`` returns (model, dev
-    score, second dev score, details), the scores None without a dev set."""
+    score, second dev score, details), the scores None without a dev set. ``sizes``: each
+    example's words, the measure of its work (parameter mixing deals shards of equal work)."""
 
-    examples: int
+    sizes: list[int]
     learn: Callable[[int], bool]
     evaluate_model: Callable
     weights: Weights
+
+    @property
+    def examples(self) -> int:
+        return len(self.sizes)
 
 
 @dataclass

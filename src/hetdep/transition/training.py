@@ -128,4 +128,4 @@ def learner(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentenc
                                             projective_encoding=options.projective_encoding),
                           dev_sentences)
 
-    return Learner(len(encoded), learn, evaluate_model, weights)
+    return Learner([len(w) - 1 for w, *_ in encoded], learn, evaluate_model, weights)

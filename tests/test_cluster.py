@@ -103,9 +103,9 @@ def test_an_existing_scheduler_and_worker_processes_parse_as_one_process_and_tra
 def test_a_worker_killed_mid_run_loses_no_sentence_and_writes_none_twice(model, one_process, tmp_path):
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        pids = list(client.run(os.getpid).values())
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:  # closed before the run's own client: one client at a time in this process
+            pids = list(client.run(os.getpid).values())
         killed = threading.Event()
 
         def progress(_sentences: int) -> None:

@@ -220,7 +220,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
                                                 templates, parser.rich, table, rows,
                                                 np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64),
                                                 np.zeros(len(templates), dtype=np.uint64), acc, guided,
-                                                _search.joint_memo(1, len(acc), parser.rich))
+                                                _search.joint_memo(1, 1, len(acc), parser.rich))
         atoms = np.zeros(_search.N_JOINT_ATOMS, dtype=np.int64)
         known = _search.joint_atoms(stk, slen, nxt, other_nxt, items.hd, items.lb, 0, s, words, tags, n, True, atoms)
         stop = len(templates) if known else _search.N_BASELINE_TEMPLATES

@@ -187,6 +187,6 @@ def test_items_with_the_same_atoms_reuse_the_scores_of_the_first(trained, sample
     args = (n, words, tags, parser.templates, parser.weights.table, parser.weights.rows, atoms, keys)
     _beam.score_item(stack, depth, queue, 0, *args, fresh, memo)
     _beam.score_item(stack, depth, queue, 1, *args, recalled, memo)
-    _beam.score_item(stack, depth, queue, 1, *args, alone, _beam.new_group_memo(0, width))
-    assert list(memo[3][:-1]) == [1] * _beam.N_GROUPS  # each group's sum remembered once
+    _beam.score_item(stack, depth, queue, 1, *args, alone, _beam.new_group_memo(1, width))
+    assert list(memo[3][:_beam.N_GROUPS]) == [1] * _beam.N_GROUPS  # each group's sum remembered once
     assert np.array_equal(fresh, recalled) and np.array_equal(recalled, alone) and np.abs(alone).sum() > 0

@@ -9,7 +9,7 @@ from conftest import SAMPLES
 from hetdep.learn._weights import DENSE, INLINE
 from hetdep.learn.perceptron import EARLY, TrainOptions
 from hetdep.learn.weights import TrainedWeights, Weights
-from hetdep.transition import _beam, reference
+from hetdep.transition import _beam, features, reference
 from hetdep.transition.features import TEMPLATES
 from hetdep.transition.parser import template_array
 from hetdep.transition.system import Moves
@@ -61,6 +61,32 @@ def test_search_matches_reference_scores_and_actions(trained):
                                                           parser.root_label, table)
         assert actions.tolist() == ref_actions
         assert score == ref_score
+
+
+def test_a_group_memo_that_fills_up_starts_again_with_the_same_sums(trained):
+    """A memo for whole searches keeps at most its capacity per group, then forgets and starts
+    again: recalled or computed after forgetting, every state's scores are its own."""
+    parser, sentences = trained
+    moves = Moves(parser.labels)
+    table = reference.DictWeights.from_trained(parser.weights, moves.n_actions)
+    templates = template_array()
+    keys = np.zeros(templates.shape[0], dtype=np.uint64)
+    small = _beam.new_group_memo(3, moves.n_actions)
+    states = []
+    for sentence in sentences[:3]:
+        words, tags = parser.encode(sentence)
+        actions, _, _ = parser.search(words, tags, 8)
+        state = reference.State(len(sentence))
+        for action in actions[:6].tolist():
+            states.append((state.copy(), words.tolist(), tags.tolist()))
+            reference.apply(state, action, moves, parser.root_label)
+    assert len(states) > 3 * 3
+    for state, words, tags in states + states[::-1]:  # recalled, and computed again after forgetting
+        atoms = np.array(features.atoms(state, words, tags), dtype=np.int64)
+        acc = np.zeros(moves.n_actions, dtype=np.float32)
+        _beam.add_group_scores(0, atoms, templates, parser.weights.table, parser.weights.rows, keys, acc, small, None)
+        assert np.array_equal(acc, reference.action_scores(state, words, tags, table))
+    assert small[3][_beam.N_GROUPS:].max() > 1  # some group forgot its entries on the way
 
 
 def test_training_matches_reference_weights():

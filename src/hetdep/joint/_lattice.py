@@ -53,7 +53,7 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ri
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width, rich)
+    memo = joint_memo(steps, beam, width, rich)
     trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE

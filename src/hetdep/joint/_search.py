@@ -39,7 +39,7 @@ from hetdep.transition._beam import (
     feature_keys,
     fill_atoms,
     forget,
-    forget_groups,
+    group_memo_capacity,
     new_group_memo,
     new_memo,
     valid_actions,
@@ -173,8 +173,8 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
 
     ``acc`` and ``guided`` hold exactly scheme s's actions (see :func:`scheme_scores`); ``memo``
     is a :func:`joint_memo`. The baseline and the guided templates are memoized apart: the
-    baseline templates by groups, per step (``_beam.group_scores``: items that differ only in
-    the other scheme's tree share them all), and items with the same S0 and S1 (all of them,
+    baseline templates by groups, for the whole search (``_beam.group_scores``: items that differ
+    only in the other scheme's tree share them all), and items with the same S0 and S1 (all of them,
     before the other tree has any arc) share the guided scores.
     """
     baseline_memo, guided_memo, seen = memo
@@ -201,17 +201,18 @@ def guided_templates_fire(n_templates, rich, known):
 
 
 @njit(cache=True)
-def joint_memo(beam, width, rich):
-    """Memos for :func:`joint_score`: baseline scores by template groups, guided scores by
-    the atoms the guide's templates read (all of GUIDE_SEEN for the rich guide, the paper's
-    prefix otherwise), and room to gather those."""
+def joint_memo(steps, beam, width, rich):
+    """Memos for :func:`joint_score`: baseline scores by template groups (for the whole search,
+    ``_beam.new_group_memo``), guided scores by the atoms the guide's templates read (all of
+    GUIDE_SEEN for the rich guide, the paper's prefix otherwise; per step), and room to gather those."""
     n_seen = GUIDE_SEEN.shape[0] if rich else N_PAPER_SEEN
-    return (new_group_memo(beam + 1, width), new_memo(beam + 1, n_seen, width), np.zeros(n_seen, dtype=np.int64))
+    return (new_group_memo(group_memo_capacity(steps, beam, width), width), new_memo(beam + 1, n_seen, width),
+            np.zeros(n_seen, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
 def forget_joint(memo):
-    forget_groups(memo[0])
+    """A new step: the guided scores are forgotten (the group sums are kept for the whole search)."""
     forget(memo[1])
 
 
@@ -280,7 +281,7 @@ def joint_search(words, tags, n, beam, templates, rich, table, rows, n_labels_a,
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc_a, acc_b = scheme_scores(n_labels_a, n_labels_b)
     guided_a, guided_b = scheme_scores(n_labels_a, n_labels_b)
-    memo = joint_memo(beam, width, rich)
+    memo = joint_memo(steps, beam, width, rich)
     trail = new_trail(steps, beam)
     is_gold[0] = True
     length, best = _joint_steps(words, tags, n, beam, templates, rich, table, rows, n_labels_a, n_labels_b, who, gold, mode, forced,

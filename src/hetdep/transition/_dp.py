@@ -25,7 +25,18 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, forget_groups, gold_step, new_group_memo, score_item
+from hetdep.transition._beam import (
+    FIELDS,
+    N_ATOMS,
+    PR,
+    SH,
+    WORD,
+    apply,
+    gold_step,
+    group_memo_capacity,
+    new_group_memo,
+    score_item,
+)
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
 
 START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of DP nodes (see derivation)
@@ -162,7 +173,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
-    memo = new_group_memo(beam + 1, n_actions)
+    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
     trail = new_trail(steps, wide)  # heap and max-violation record (DP items backtrack through their own derivations)
     hs, ho = trail.heap_score, trail.heap_order
     built = np.zeros(wide, dtype=np.int64)  # node each survivor became (after merging)
@@ -180,7 +191,6 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     hist_best = np.zeros(steps, dtype=np.int64)  # best node of each step (max-violation)
     actions = trail.actions
     for step in range(steps):
-        forget_groups(memo)
         if mode == MAX_VIOLATION:
             add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
                                             gold[step], n_labels))

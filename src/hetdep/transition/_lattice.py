@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, forget_groups, gold_step, new_group_memo, score_item
+from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, gold_step, group_memo_capacity, new_group_memo, score_item
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -107,7 +107,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
-    memo = new_group_memo(beam + 1, n_actions)
+    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
     trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE
@@ -119,7 +119,6 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         add_gold_score(trail, gold_start_cost(candidates, counts, logp, weight, n, gold_tags))
     worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
-        forget_groups(memo)
         if mode == MAX_VIOLATION:
             entering = gnxt[0] + 2
             if gold[step] == SH and entering <= n and counts[entering] > 1:

@@ -48,7 +48,7 @@ def template_groups(templates: tuple = TEMPLATES) -> tuple[tuple[int, ...], ...]
     An item's score is the sum of its groups' scores, each the sum of its templates' rows. The
     items of one beam step share much of their state: over en-ewt dev at beam 64, distinct
     groups need 2.4 times fewer feature lookups than distinct whole states. So the compiled
-    search computes each distinct group's sum once per step (``hetdep.transition._beam``), and
+    search computes each distinct group's sum once per search (``hetdep.transition._beam``), and
     the reference sums the same way, so that both give the same float32 scores.
     """
     groups: dict[tuple[str, ...], list[int]] = {}

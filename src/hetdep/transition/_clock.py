@@ -16,7 +16,7 @@ from numba.extending import intrinsic
 
 STAGES = (
     "feature atoms",  # reading an item's stack and queue into its atom vector
-    "memo",  # the per-step memo of equal atom vectors: signature, recall, remember
+    "memo",  # the memo of equal atom vectors (group sums): signature, recall, remember
     "hashing",  # feature keys from atoms
     "weight lookups",  # table probes and adding each feature's action scores
     "beam selection",  # offering candidates to the heap, sorting survivors

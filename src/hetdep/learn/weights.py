@@ -108,10 +108,11 @@ class Weights:
     def counts(self) -> tuple:
         return self.n_entries, self.n_dense
 
-    def reserve(self, new: int) -> None:
-        """Make room for ``new`` more features, entries and dense rows before a compiled update."""
+    def reserve(self, new: int, entries: int | None = None) -> None:
+        """Make room for ``new`` more features and dense rows, and ``entries`` more entries (as many
+        as features unless given), before a compiled update."""
         for name in ("enext", "eact", "ew", "eu"):
-            setattr(self, name, _grown(getattr(self, name), int(self.n_entries[0]) + new))
+            setattr(self, name, _grown(getattr(self, name), int(self.n_entries[0]) + (new if entries is None else entries)))
         dense_needed = int(self.n_dense[0]) + min(new, self.features + new)
         self.dense = _grown(self.dense, dense_needed)
         self.dense_u = _grown(self.dense_u, dense_needed)
@@ -137,7 +138,7 @@ class Weights:
         """Start again from these weights, in place (a learner's closures keep this object), with
         no averaging history: the averaged weights are then those of the training that follows."""
         self.__init__(self.n_actions)
-        self.reserve(len(keys))
+        self.reserve(len(np.unique(keys)), entries=len(keys))  # a table sized by features, as training grows it
         _weights.load(self.table, self.n_used, self.rows, self.sums, self.counts, keys, actions, values)
 
     @classmethod

@@ -5,9 +5,9 @@ epoch), each to the shard with the fewest words so far), and every shard trains 
 ordinary perceptron over its examples, in an order drawn from (seed, epoch, shard), starting
 from the mixed weights of the previous epoch; the shards' weights are then averaged (uniform
 mixing). Dealt anew, the shards mix their examples from epoch to epoch as serial training's
-shuffling does; dealt by words, the workers finish together instead of waiting at the mix. Averaging as the serial perceptron does: each shard
-also returns its weights averaged over its pass, and the model of epoch t is the mean of the
-mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
+shuffling does; dealt by words, the workers finish together instead of waiting at the mix.
+Averaging as the serial perceptron does: each shard also returns its weights averaged over its
+pass, and the model of epoch t is the mean of the mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
 shard count give the same model on any cluster.
 
 Workers prepare the training data (vocabularies, oracles) once, from the examples sent to them
@@ -98,7 +98,7 @@ def _weighted_sums(parts: list[WeightEntries], fields: tuple[str, ...], factors:
     sums = np.zeros((len(fields), total), dtype=np.float32)
     n = np.zeros(1, dtype=np.int64)
     for part, factor in zip(parts, factors):
-        values = np.stack([getattr(part, field) for field in fields]) if len(part.keys) else sums[:, :0]
+        values = np.stack([getattr(part, field) for field in fields])
         _mixing.accumulate(slots, n, keys, actions, sums, part.keys, part.actions, values, np.float32(factor))
     used = int(n[0])
     return keys[:used].copy(), actions[:used].copy(), [row[:used].copy() for row in sums]

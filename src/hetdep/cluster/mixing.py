@@ -7,8 +7,9 @@ from the mixed weights of the previous epoch; the shards' weights are then avera
 mixing). Dealt anew, the shards mix their examples from epoch to epoch as serial training's
 shuffling does; dealt by words, the workers finish together instead of waiting at the mix.
 Averaging as the serial perceptron does: each shard also returns its weights averaged over its
-pass, and the model of epoch t is the mean of the mixed pass averages of epochs 1..t. Everything is summed in shard order, so a fixed seed and
-shard count give the same model on any cluster.
+pass, and the model of epoch t is the mean of the mixed pass averages of epochs 1..t.
+Everything is summed in shard order, so a fixed seed and shard count give the same model on any
+cluster.
 
 Workers prepare the training data (vocabularies, oracles) once, from the examples sent to them
 once; each epoch ships the mixed weights out and each shard's weights back. The dev set is

@@ -329,6 +329,23 @@ def _sparse_averaged(payload, rows, sums, c, acts, values):
 
 
 @njit(cache=True)
+def _nonzero_averaged(payload, rows, sums, c, averaged, acts, values):
+    """How many of a feature's averaged weights are non-zero: up to ``DENSE_AFTER`` of them are in
+    ``acts``/``values`` by ascending action; a dense row's are all in ``averaged`` as well."""
+    if not payload & DENSE:
+        return _sparse_averaged(payload, rows, sums, c, acts, values)
+    _averaged(payload, rows, sums, c, averaged)
+    count = 0
+    for a in range(averaged.shape[0]):
+        if averaged[a] != 0.0:
+            if count < DENSE_AFTER:
+                acts[count] = a
+                values[count] = averaged[a]
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def compact(table, rows, sums, counter, n_actions):
     """Averaged weights (w - u / c) laid out for reading (see the module's docstring): zeros and
     features without weights dropped, one weight inline, two to ``DENSE_AFTER`` packed side by
@@ -345,11 +362,7 @@ def compact(table, rows, sums, counter, n_actions):
         payload = table[i, 1]
         if table[i, 0] == 0 or payload == 0:
             continue
-        if payload & DENSE:
-            _averaged(payload, rows, sums, c, averaged)
-            count = np.count_nonzero(averaged)
-        else:
-            count = _sparse_averaged(payload, rows, sums, c, acts, values)
+        count = _nonzero_averaged(payload, rows, sums, c, averaged, acts, values)
         if count > 0:
             features += 1
         if count > DENSE_AFTER:
@@ -366,31 +379,17 @@ def compact(table, rows, sums, counter, n_actions):
         payload = table[i, 1]
         if table[i, 0] == 0 or payload == 0:
             continue
-        if payload & DENSE:
-            _averaged(payload, rows, sums, c, averaged)
-            count = np.count_nonzero(averaged)
-            if count == 0:
-                continue
-            kept[f, 0] = table[i, 0]
-            if count > DENSE_AFTER:
-                dense[nd, :] = averaged
-                kept[f, 1] = DENSE | np.uint64(nd)
-                nd += 1
-            else:  # a dense row whose averaged weights are mostly zero: as few as a chain's
-                count = 0
-                for a in range(n_actions):
-                    if averaged[a] != 0.0:
-                        acts[count] = a
-                        values[count] = averaged[a]
-                        count += 1
-        else:
-            count = _sparse_averaged(payload, rows, sums, c, acts, values)
-            if count == 0:
-                continue
-            kept[f, 0] = table[i, 0]
-        if count == 1:
+        count = _nonzero_averaged(payload, rows, sums, c, averaged, acts, values)
+        if count == 0:
+            continue
+        kept[f, 0] = table[i, 0]
+        if count > DENSE_AFTER:
+            dense[nd, :] = averaged
+            kept[f, 1] = DENSE | np.uint64(nd)
+            nd += 1
+        elif count == 1:
             kept[f, 1] = INLINE | np.uint64(_entry(acts[0], values[0]))
-        elif count <= DENSE_AFTER:
+        else:
             kept[f, 1] = (np.uint64(count) << _COUNT_SHIFT) | np.uint64(k)
             for j in range(count):
                 packed[k] = _entry(acts[j], values[j])

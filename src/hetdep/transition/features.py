@@ -36,24 +36,32 @@ TEMPLATE_NAMES = tuple(_TEMPLATES_TEXT.split())
 TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLATE_NAMES)
 
 
-def _elements(template: tuple[int, ...]) -> tuple[str, ...]:
-    """Which of S0, S1 and the queue (N0, N1 alike) a template reads."""
-    return tuple(sorted({"N" if ATOMS[a].startswith("N") else ATOMS[a][:2] for a in template}))
+_LABEL_ATOMS = frozenset(A[name] for name in ATOMS if name[2:] in ("ll", "rl", "l2l", "r2l", "sl", "sr"))
+
+
+def _group_of(template: tuple[int, ...]) -> tuple[str, ...]:
+    """Which of S0, S1 and the queue (N0, N1 alike) a template reads, and whether it reads arc labels."""
+    elements = sorted({"N" if ATOMS[a].startswith("N") else ATOMS[a][:2] for a in template})
+    return tuple(elements) + (("labels",) if _LABEL_ATOMS.intersection(template) else ())
 
 
 def template_groups(templates: tuple = TEMPLATES) -> tuple[tuple[int, ...], ...]:
     """Template ids grouped by the elements they read (S0 alone, S1 alone, the queue, S0 with
-    S1, S0 with the queue), groups in order of first appearance, template order within each.
+    S1, S0 with the queue) and, apart, those of S0 or S1 that read arc labels; groups in order
+    of first appearance, template order within each.
 
     An item's score is the sum of its groups' scores, each the sum of its templates' rows. The
-    items of one beam step share much of their state: over en-ewt dev at beam 64, distinct
-    groups need 2.4 times fewer feature lookups than distinct whole states. So the compiled
-    search computes each distinct group's sum once per search (``hetdep.transition._beam``), and
-    the reference sums the same way, so that both give the same float32 scores.
+    items of one beam step share much of their state, so the compiled search computes each
+    distinct group's sum once per search (``hetdep.transition._beam``), and the reference sums
+    the same way, so that both give the same float32 scores. The labels have groups of their
+    own because an arc's label is what most items of a step differ in (the same arc under
+    each label): over en-ewt dev at beam 64, S0's 25 templates in one group were computed for
+    41% of the items, its 17 without labels for 4.5%, and the search made 16.6M weight
+    lookups instead of 39.6M.
     """
     groups: dict[tuple[str, ...], list[int]] = {}
     for t, template in enumerate(templates):
-        groups.setdefault(_elements(template), []).append(t)
+        groups.setdefault(_group_of(template), []).append(t)
     return tuple(tuple(ids) for ids in groups.values())
 
 

@@ -162,6 +162,24 @@ def spread(features):
 
 
 @njit(cache=True)
+def sparse_summary(table, packed):
+    """(the highest action of a sparse weight, -1 if none; whether every sparse weight is a
+    finite number): a model file's checks, in one pass over a trained table's inline weights
+    and its packed entries."""
+    widest = -1
+    finite = True
+    for i in range(table.shape[0]):
+        payload = table[i, 1]
+        if table[i, 0] != 0 and payload & INLINE and not payload & DENSE:
+            widest = max(widest, _entry_action(payload))
+            finite = finite and np.isfinite(_entry_weight(payload))
+    for e in range(packed.shape[0]):
+        widest = max(widest, _entry_action(packed[e]))
+        finite = finite and np.isfinite(_entry_weight(packed[e]))
+    return widest, finite
+
+
+@njit(cache=True)
 def rehash(table, new_size):
     grown = np.zeros((new_size, 2), dtype=np.uint64)
     mask = new_size - 1

@@ -50,19 +50,11 @@ class TrainedWeights(NamedTuple):
 
     def widest_action(self) -> int:
         """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
-        actions = self._sparse_entries() >> np.uint64(32) & np.uint64((1 << 30) - 1)
-        return int(actions.max()) if actions.size else -1
+        return int(_weights.sparse_summary(self.table, self.packed)[0])
 
     def finite(self) -> bool:
         """No weight is NaN or infinite."""
-        sparse = self._sparse_entries()
-        return bool(np.isfinite((sparse & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)).all()
-                    and np.isfinite(self.dense).all())
-
-    def _sparse_entries(self) -> np.ndarray:
-        """Every sparse weight as its 64-bit entry (action << 32 | float bits): inline ones, then packed."""
-        payload = self.table[self.table[:, 0] != 0, 1]
-        return np.concatenate([payload[(payload & _weights.INLINE) != 0], self.packed.view(np.uint64)])
+        return bool(_weights.sparse_summary(self.table, self.packed)[1]) and bool(np.isfinite(self.dense).all())
 
     def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:
         """Feature key -> full row of action scores (for the reference and for tests)."""

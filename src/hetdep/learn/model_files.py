@@ -5,9 +5,11 @@ and ``weights.npz`` (the arrays of :class:`TrainedWeights`); no pickle anywhere.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -139,15 +141,21 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{directory}: weights.npz is missing")
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a weights archive (numpy's .npz, a zip file)")
-    if "weights_sha256" in config and config["weights_sha256"] != file_sha256(path):
-        raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
-                             "the model directory mixes two models, or the file is damaged")
-    try:
-        with np.load(path, allow_pickle=False) as arrays:
-            fields = CHAINED_FIELDS if version == 1 else STORED_FIELDS
-            loaded = tuple(arrays[name] for name in fields)
-    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
-        raise ModelFileError(f"{path}: damaged weights file ({error})") from None
+    data = path.read_bytes()
+    with ThreadPoolExecutor(1) as pool:  # hashing releases the GIL: the digest is made while the arrays are read
+        digest = pool.submit(lambda: hashlib.sha256(data).hexdigest())
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+                fields = CHAINED_FIELDS if version == 1 else STORED_FIELDS
+                loaded, damage = tuple(arrays[name] for name in fields), None
+        except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
+            loaded, damage = None, error
+        if "weights_sha256" in config and config["weights_sha256"] != digest.result():
+            raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
+                                 "the model directory mixes two models, or the file is damaged")
+    del data  # before the table is spread: the file's bytes would add to the peak
+    if damage is not None:
+        raise ModelFileError(f"{path}: damaged weights file ({damage})")
     if not (_consistent_chains(loaded) if version == 1 else _consistent(loaded)):
         raise ModelFileError(f"{path}: weight arrays do not fit together")
     weights = TrainedWeights.from_chains(*loaded) if version == 1 else TrainedWeights.from_stored(*loaded)

@@ -84,7 +84,11 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
 
 
 def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_hex(path.read_bytes())
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def beam_size(config: dict, directory: Path, key: str = "beam") -> int:
@@ -143,7 +147,7 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{path}: not a weights archive (numpy's .npz, a zip file)")
     data = path.read_bytes()
     with ThreadPoolExecutor(1) as pool:  # hashing releases the GIL: the digest is made while the arrays are read
-        digest = pool.submit(lambda: hashlib.sha256(data).hexdigest())
+        digest = pool.submit(sha256_hex, data)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
                 fields = CHAINED_FIELDS if version == 1 else STORED_FIELDS

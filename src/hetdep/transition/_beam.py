@@ -197,7 +197,8 @@ def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
 GROUP_TEMPLATES, GROUP_ATOMS = _group_arrays(TEMPLATE_GROUPS)
 N_GROUPS = len(TEMPLATE_GROUPS)
 # A group's memo signature is a sum of its atoms times these (odd, fixed) factors, then mixed.
-POSITION_FACTORS = np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.shape[1], dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+POSITION_FACTORS = (np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.shape[1], dtype=np.uint64) * np.uint64(2)
+                    + np.uint64(1))
 
 
 MEMO_BYTES = 8 << 20  # the group memo's score rows, at most: they stay in the last-level cache

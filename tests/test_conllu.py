@@ -279,3 +279,20 @@ def test_generated_damage_is_named_or_read_never_a_crash(tmp_path, lines):
         assert len(sentences) == good and not problems
         for sentence in sentences:
             assert len(sentence.heads) == len(sentence)
+
+
+_VALUE = st.text(alphabet="a_1 \u00a0\u3000\r\x1f", max_size=4)
+
+
+@given(column=st.integers(0, 9), value=_VALUE, others=st.sampled_from(["a", "a b", "_"]))
+def test_field_check_finds_exactly_the_empty_padded_or_carriage_return_fields(column, value, others):
+    """The field check's one-regex shortcut (no problem unless the line looks suspect) never
+    hides a problem the field-by-field check names, with any kind of whitespace."""
+    from hetdep.treebank.conllu import _field_problem
+
+    fields = [others] * 10
+    fields[column] = value
+    may_be_padded = [position not in (1, 2) for position in range(10)]  # FORM and LEMMA may hold spaces
+    wrong = any(field == "" or "\r" in field or (padded and field != field.strip())
+                for field, padded in zip(fields, may_be_padded))
+    assert (_field_problem("\t".join(fields), fields) is not None) == wrong

@@ -96,3 +96,44 @@ def test_cli_train_dp_and_refusals(tmp_path):
 
     with pytest.raises(HetdepError, match="no dynamic-programming beam"):
         train_joint(read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu"), [], TrainOptions(dp=True))
+
+
+
+def test_a_gold_state_reached_by_a_better_derivation_is_a_violation():
+    """The gold state is a merged one: a derivation that built another tree below the same kernel
+    can reach it with a higher prefix score, and max-violation must count that step."""
+    from hetdep.learn.perceptron import MAX_VIOLATION
+    from hetdep.transition._core import new_trail, note_violation
+
+    trail = new_trail(4, 4)
+    trail.violation[0] = 10.0  # the gold prefix's score
+    assert _dp.best_is_gold(trail, 3, 3, 10.0 + 1e-12)  # the gold derivation itself, summed in another order
+    assert not _dp.best_is_gold(trail, 3, 3, 10.5)  # the gold node, led by another derivation
+    assert not _dp.best_is_gold(trail, 2, 3, 9.0)
+    assert note_violation(MAX_VIOLATION, trail, 1, 10.5, _dp.best_is_gold(trail, 3, 3, 10.5))
+    assert trail.violation[1] == pytest.approx(0.5) and trail.violation[2] == 1
+
+
+def test_max_violation_updates_whenever_a_derivation_outscores_the_gold_one(parser):
+    """Whenever the search ends on a derivation that scores above the gold sequence, training gets
+    a wrong sequence to learn from (merged states may not hide it)."""
+    from hetdep.learn.perceptron import MAX_VIOLATION
+    from hetdep.transition.system import Moves, oracle
+
+    moves = Moves(parser.labels)
+    outscored = 0
+    for sentence in DEV[:100]:
+        if any(label not in moves.index for label in sentence.deprels):
+            continue
+        try:
+            gold = np.array(oracle(sentence.heads, [moves.index[label] for label in sentence.deprels], moves), dtype=np.int32)
+        except ValueError:  # not projective
+            continue
+        if search(parser, _dp, sentence, 4)[2] <= replayed_score(parser, sentence, gold) + 1e-3:
+            continue
+        outscored += 1
+        words, tags = parser.encode(sentence)
+        actions, length, _ = _dp.search(words, tags, len(words) - 1, 4, parser.templates, parser.weights.table,
+                                        parser.weights.rows, parser.n_labels, gold, MAX_VIOLATION)
+        assert length < len(gold) or not np.array_equal(actions[:length], gold)
+    assert outscored >= 20

@@ -42,7 +42,7 @@ from hetdep.constituency._search import (
 )
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
-from hetdep.transition._dp import REDUCED, SHIFTED, STEPPED, derivation, union_predecessors
+from hetdep.transition._dp import REDUCED, SHIFTED, STEPPED, best_is_gold, derivation, union_predecessors
 
 KERNEL = 27  # 24 stack atoms, s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -251,7 +251,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         if mode == EARLY and gold_node < 0:
             length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SHIFT)
             return actions, length, prefix[kept[0]]
-        note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
+        note_violation(mode, trail, step, prefix[kept[0]], best_is_gold(trail, kept[0], gold_node, prefix[kept[0]]))
     if mode == MAX_VIOLATION:
         worst_step = int(trail.violation[2])
         if worst_step < 0:

@@ -89,6 +89,17 @@ def union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
     return pool_used
 
 
+@njit(cache=True, inline="always")
+def best_is_gold(trail, best, gold_node, best_prefix):
+    """Whether the best node's best derivation is the gold sequence's prefix. The gold node is a
+    merged state: another derivation with the same kernel (another tree below the stack's top)
+    can reach it with a higher prefix score than the gold one, and that is a violation to learn
+    from even though the gold kernel leads the beam. Scores are compared with a tolerance for
+    the different order in which a node's prefix and the gold prefix add the same steps."""
+    gold_score = trail.violation[0]
+    return best == gold_node and best_prefix <= gold_score + 1e-9 * max(1.0, abs(gold_score))
+
+
 @njit(cache=True)
 def derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out, shift):
     """The best action sequence reaching ``node``, written into ``out`` (returns its length); every
@@ -311,7 +322,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         if mode == EARLY and gold_node < 0:
             length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SH)
             return actions, length, prefix[kept[0]]
-        note_violation(mode, trail, step, prefix[kept[0]], kept[0] == gold_node)
+        note_violation(mode, trail, step, prefix[kept[0]], best_is_gold(trail, kept[0], gold_node, prefix[kept[0]]))
     if mode == MAX_VIOLATION:
         worst_step = int(trail.violation[2])
         if worst_step < 0:  # the gold sequence ends best: nothing to learn

@@ -161,26 +161,61 @@ def score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
     Returns (first, last, extra): the valid actions are first..last-1 and ``extra`` (-1: none).
     Inlined into the search, so ``acc`` is known not to alias the weights.
     """
+    entries = memo[3][2 * N_GROUPS:]
+    first, last, extra, _ = item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc.shape[0],
+                                         memo, entries, clock)
+    sum_entries(memo, entries, acc, clock)
+    return first, last, extra
+
+
+@njit(cache=True, inline="always")
+def item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, n_actions, memo, entries, clock):
+    """``score_item`` short of the sum: item b's valid actions (first, last, extra), its groups'
+    memo entries in ``entries``, and a bound on its actions' scores (``group_entries``), so the
+    search can pass over an item none of whose actions can enter a full beam."""
     t = start(clock)
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
-    first, last, extra = valid_actions(slen, nxt, b, n, acc.shape[0])
+    first, last, extra = valid_actions(slen, nxt, b, n, n_actions)
     lap(clock, ATOMS, t)
-    add_group_scores(0, atoms, templates, table, rows, keys, acc, memo, clock)
-    return first, last, extra
+    bound = group_entries(0, atoms, templates, table, rows, keys, memo, entries, clock)
+    return first, last, extra, bound
 
 
 @njit(cache=True, inline="always")
 def add_group_scores(scheme, atoms, templates, table, rows, keys, acc, memo, clock):
     """``acc`` = the sum of the template groups' sums over ``atoms`` (every action's), each group's
     sum recalled from ``memo`` (``new_group_memo``) or computed there (``group_scores``)."""
+    entries = memo[3][2 * N_GROUPS:]
+    group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, clock)
+    sum_entries(memo, entries, acc, clock)
+
+
+@njit(cache=True, inline="always")
+def group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, clock):
+    """Each template group's memo entry for ``atoms`` in ``entries`` (computed where new), and a
+    bound no action's summed score exceeds: the sum of the groups' row maxima, added in the
+    order ``sum_entries`` adds the rows (float32 rounding is monotone, so the bound holds exactly)."""
     slots, seen, scores, counts = memo
-    acc[:] = 0.0
+    width = scores.shape[2] - 1
+    bound = np.float32(0.0)
     for g in range(N_GROUPS):
         e = group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
-        t = start(clock)
+        entries[g] = e
+        bound += scores[g, e, width]
+    return bound
+
+
+@njit(cache=True, inline="always")
+def sum_entries(memo, entries, acc, clock):
+    """``acc`` = the sum of the groups' rows at ``entries`` (``group_entries``), every action's."""
+    scores = memo[2]
+    t = start(clock)
+    acc[:] = 0.0
+    for g in range(N_GROUPS):
+        e = entries[g]
         for a in range(acc.shape[0]):
             acc[a] += scores[g, e, a]
-        lap(clock, MEMO, t)
+    lap(clock, MEMO, t)
 
 
 def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
@@ -223,16 +258,17 @@ def new_group_memo(capacity, width):
 
     Returns (slots, seen, scores, counts): per group an open-addressing table of atom-vector
     signatures, ``slots[g, i] = (stamp, signature, entry)`` (in use when its stamp is the
-    group's), the entries' atoms and score rows, and ``counts``: each group's entries, then
-    each group's stamp. A group whose entries fill ``capacity`` forgets them all (a new stamp)
+    group's), the entries' atoms and score rows (each row's maximum in one more column), and
+    ``counts``: each group's entries, then each group's stamp, then room for one item's entries
+    (``group_entries``). A group whose entries fill ``capacity`` forgets them all (a new stamp)
     and starts again. Few arrays, because numba counts a reference to each one every time it
     is passed on.
     """
     size = _weights.half_full_size(capacity)
-    counts = np.zeros(2 * N_GROUPS, dtype=np.int64)
-    counts[N_GROUPS:] = 1
+    counts = np.zeros(3 * N_GROUPS, dtype=np.int64)
+    counts[N_GROUPS:2 * N_GROUPS] = 1
     return (np.zeros((N_GROUPS, size, 3), dtype=np.int64), np.empty((N_GROUPS, capacity, GROUP_ATOMS.shape[1]), dtype=np.int64),
-            np.empty((N_GROUPS, capacity, width), dtype=np.float32), counts)
+            np.empty((N_GROUPS, capacity, width + 1), dtype=np.float32), counts)
 
 
 @njit(cache=True, inline="always")
@@ -299,13 +335,18 @@ def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, sc
             break
         keys[k] = _weights.lookup(table, keys[k])
         _weights.prefetch_entries(keys[k], entries)
-    row = scores[g, e]
+    width = scores.shape[2] - 1
+    row = scores[g, e, :width]
     row[:] = 0.0
     for j in range(GROUP_TEMPLATES.shape[1]):
         k = GROUP_TEMPLATES[g, j]
         if k < 0:
             break
         _weights.add_row(keys[k], rows, row)
+    most = row[0]
+    for a in range(1, width):  # a loop, not row.max(): the joint search is compiled without numba's reference counting
+        most = max(most, row[a])
+    scores[g, e, width] = most
     lap(clock, WEIGHTS, t)
     return e
 
@@ -461,6 +502,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
+    entries = memo[3][2 * N_GROUPS:]
     trail = new_trail(steps, beam)
     # Max-violation: the gold prefix, scored beside the beam.
     gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
@@ -476,10 +518,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
                                             gold[step], n_labels))
         filled = 0
         for b in range(size):
-            first, last, extra = score_item(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, acc, memo,
-                                            clock)
-            t = start(clock)
+            first, last, extra, bound = item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys,
+                                                     n_actions, memo, entries, clock)
             base = score[b]
+            if filled == beam and base + np.float64(bound) < hs[0]:  # no action of b can enter: skip the sum
+                continue
+            sum_entries(memo, entries, acc, clock)
+            t = start(clock)
             if filled < beam or base + np.float64(best_valid(acc, first, last, extra)) >= hs[0]:  # else none enters
                 for i in range(-1 if extra >= 0 else 0, last - first):
                     a = extra if i < 0 else first + i

@@ -446,3 +446,28 @@ def test_constituency_options_on_other_inputs_are_clear_errors(tmp_path):
                  "--to-dependency", "penn2malt")
     assert result.exit_code == 2 and "--to-dependency is for constituency models" in result.output
     assert not (tmp_path / "o.conllu").exists()
+
+
+def test_dp_kernel_leaves_out_the_one_atom_no_template_reads():
+    """States that differ only in s3's head word score every future action alike (no template reads
+    that atom), so they share a kernel and merge; any atom a template reads keeps them apart."""
+    from hetdep.constituency import _dp
+    from hetdep.constituency._search import N_ATOMS, new_pool
+
+    read = {atom for template in F.TEMPLATES for atom in template}
+    stack_atoms = set(range(12)) | set(range(20, N_ATOMS))  # s0..s3, and the children of s0 and s1
+    assert F.A["s3w"] not in read and stack_atoms - {F.A["s3w"]} <= read
+    nodes, _, _ = new_pool(4)
+    atoms = np.arange(1, N_ATOMS + 1, dtype=np.int64)
+
+    def kernel(values):
+        out = np.zeros(_dp.KERNEL, dtype=np.int64)
+        return _dp._kernel(values, nodes, 1, 5, 3, out), out.tolist()
+
+    other_s3_word = atoms.copy()
+    other_s3_word[F.A["s3w"]] += 100
+    assert kernel(other_s3_word) == kernel(atoms)
+    for atom in stack_atoms - {F.A["s3w"]}:  # the queue's atoms follow from the next word, in the kernel
+        changed = atoms.copy()
+        changed[atom] += 100
+        assert kernel(changed)[1] != kernel(atoms)[1], F.ATOMS[atom]

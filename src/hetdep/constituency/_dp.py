@@ -2,8 +2,8 @@
 Sagae 2010), unary steps included.
 
 Two beam states whose *kernels* are equal -- everything the features and the validity rules read
-(the 24 stack atoms of s0..s3 and the children of s0 and s1, s0's head side), the next word,
-and where s0's span starts -- score every future action alike, so they merge into one node of
+(the stack atoms of s0..s3 and the children of s0 and s1 but s3's head word, which no template
+reads; s0's head side), the next word, and where s0's span starts -- score every future action alike, so they merge into one node of
 a graph-structured stack: it keeps the union of its predecessors (the nodes its s0's first word
 was shifted from), the best prefix score (of any action sequence reaching it) and the best
 inside score (of the actions since that shift), each with a back-pointer.
@@ -44,19 +44,21 @@ from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
 from hetdep.transition._dp import REDUCED, SHIFTED, STEPPED, best_is_gold, derivation, union_predecessors
 
-KERNEL = 27  # 24 stack atoms, s0's head side, the next word, s0's first word
+KERNEL = 26  # 23 stack atoms (all but s3's word, which no template reads), s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True, inline="always")
 def _kernel(atoms, nodes, s0, nxt, left, out):
-    for i in range(12):
+    for i in range(9):
         out[i] = atoms[i]
+    out[9] = atoms[10]  # s3's tag and constituent; its word is read by no template
+    out[10] = atoms[11]
     for i in range(12):
-        out[12 + i] = atoms[20 + i]
-    out[24] = nodes[s0, HEAD_LEFT]
-    out[25] = nxt
-    out[26] = left
+        out[11 + i] = atoms[20 + i]
+    out[23] = nodes[s0, HEAD_LEFT]
+    out[24] = nxt
+    out[25] = left
     h = np.uint64(1)
     for i in range(KERNEL):
         h = (h ^ np.uint64(out[i])) * _MULT

@@ -3,10 +3,11 @@ Sagae 2010), unary steps included.
 
 Two beam states whose *kernels* are equal -- everything the features and the validity rules read
 (the stack atoms of s0..s3 and the children of s0 and s1 but s3's head word, which no template
-reads; s0's head side), the next word, and where s0's span starts -- score every future action alike, so they merge into one node of
-a graph-structured stack: it keeps the union of its predecessors (the nodes its s0's first word
-was shifted from), the best prefix score (of any action sequence reaching it) and the best
-inside score (of the actions since that shift), each with a back-pointer.
+reads; s0's head side), the next word, and where s0's span starts -- score every future action
+alike, so they merge into one node of a graph-structured stack: it keeps the union of its
+predecessors (the nodes its s0's first word was shifted from), the best prefix score (of any
+action sequence reaching it) and the best inside score (of the actions since that shift), each
+with a back-pointer.
 
 - shift from p: prefix(p) + shift score, inside 0, predecessors {p};
 - a unary step (a unary reduce, none, or finish) from p changes s0 alone: prefix(p) + score and

@@ -32,7 +32,7 @@ from hetdep.transition._core import (
     sort_survivors,
     stops_early,
 )
-from hetdep.transition.features import LABEL_BITS, TEMPLATE_GROUPS, TEMPLATES
+from hetdep.transition.features import LABEL_BITS, TEMPLATE_GROUPS, TEMPLATES, A
 
 SH, PR = 0, 1
 # Stack record fields.
@@ -206,16 +206,58 @@ def group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, cl
 
 
 @njit(cache=True, inline="always")
+def sibling_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, n_actions, memo, entries,
+                    leader_entries, head_bound, clock):
+    """``item_entries`` for a label sibling of an item already scored this step (its leader):
+    the groups siblings share (``SHARED_BY_SIBLINGS``) are the leader's ``leader_entries``, the
+    others are looked up. ``head_bound``: the leader's bound over the first ``SHARED_PREFIX``
+    groups; the rest is added in the same order, so the bound is the one ``item_entries`` gives."""
+    t = start(clock)
+    fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
+    first, last, extra = valid_actions(slen, nxt, b, n, n_actions)
+    lap(clock, ATOMS, t)
+    slots, seen, scores, counts = memo
+    width = scores.shape[2] - 1
+    bound = head_bound
+    for g in range(N_GROUPS):
+        if SHARED_BY_SIBLINGS[g]:
+            e = leader_entries[g]
+        else:
+            e = group_scores(g, 0, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
+        entries[g] = e
+        if g >= SHARED_PREFIX:
+            bound += scores[g, e, width]
+    return first, last, extra, bound
+
+
+@njit(cache=True, inline="always")
+def head_bound(memo, entries):
+    """The bound of the first ``SHARED_PREFIX`` groups at ``entries``, added as ``group_entries`` adds it."""
+    scores = memo[2]
+    width = scores.shape[2] - 1
+    bound = np.float32(0.0)
+    for g in range(SHARED_PREFIX):
+        bound += scores[g, entries[g], width]
+    return bound
+
+
+@njit(cache=True, inline="always")
 def sum_entries(memo, entries, acc, clock):
     """``acc`` = the sum of the groups' rows at ``entries`` (``group_entries``), every action's."""
-    scores = memo[2]
     t = start(clock)
     acc[:] = 0.0
-    for g in range(N_GROUPS):
+    add_rows(memo, entries, 0, N_GROUPS, acc)
+    lap(clock, MEMO, t)
+
+
+@njit(cache=True, inline="always")
+def add_rows(memo, entries, first, stop, acc):
+    """Add the rows of groups first..stop-1 at ``entries`` to ``acc``, in group order."""
+    scores = memo[2]
+    for g in range(first, stop):
         e = entries[g]
         for a in range(acc.shape[0]):
             acc[a] += scores[g, e, a]
-    lap(clock, MEMO, t)
 
 
 def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
@@ -236,6 +278,22 @@ POSITION_FACTORS = (np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.
                     + np.uint64(1))
 
 
+
+
+def _shared_by_siblings() -> tuple[np.ndarray, int]:
+    """Which groups label siblings share, and how many groups lead the group order before the
+    first they do not.
+
+    Label siblings: the items one arc action makes from one parent under different labels.
+    They differ only in S0's newest child's label and S0's label set on that side, so every
+    group that reads none of those atoms has the same sum for all of them (``sibling_entries``).
+    """
+    differ = {A[name] for name in ("S0ll", "S0rl", "S0sl", "S0sr")}
+    shared = np.array([not differ.intersection(row[row >= 0].tolist()) for row in GROUP_ATOMS])
+    return shared, int(np.argmin(shared)) if not shared.all() else len(shared)
+
+
+SHARED_BY_SIBLINGS, SHARED_PREFIX = _shared_by_siblings()
 MEMO_BYTES = 8 << 20  # the group memo's score rows, at most: they stay in the last-level cache
 
 
@@ -504,6 +562,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
     memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
     entries = memo[3][2 * N_GROUPS:]
     trail = new_trail(steps, beam)
+    # Label siblings (``sibling_entries``): each item's leader (the first sibling of its parent
+    # and arc direction, or itself); whether an item leads others; a leader's group entries, its
+    # bound and its row sum over the first SHARED_PREFIX groups (made when first needed).
+    leader = np.zeros(beam, dtype=np.int64)
+    nleader = np.zeros(beam, dtype=np.int64)
+    leads = np.zeros(beam, dtype=np.bool_)
+    nleads = np.zeros(beam, dtype=np.bool_)
+    first_sibling = np.zeros((beam, 2), dtype=np.int64)
+    shared = np.zeros((beam, N_GROUPS), dtype=np.int64)
+    shared_bound = np.zeros(beam, dtype=np.float32)
+    head = np.zeros((beam, n_actions), dtype=np.float32)
+    has_head = np.zeros(beam, dtype=np.bool_)
     # Max-violation: the gold prefix, scored beside the beam.
     gstk = np.zeros((1, depth, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
@@ -518,12 +588,32 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
                                             gold[step], n_labels))
         filled = 0
         for b in range(size):
-            first, last, extra, bound = item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys,
-                                                     n_actions, memo, entries, clock)
+            ahead = leader[b]
+            if ahead == b:
+                first, last, extra, bound = item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
+                                                         keys, n_actions, memo, entries, clock)
+                if leads[b]:
+                    shared[b, :] = entries
+                    shared_bound[b] = head_bound(memo, entries)
+                    has_head[b] = False
+            else:
+                first, last, extra, bound = sibling_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms,
+                                                            keys, n_actions, memo, entries, shared[ahead],
+                                                            shared_bound[ahead], clock)
             base = score[b]
             if filled == beam and base + np.float64(bound) < hs[0]:  # no action of b can enter: skip the sum
                 continue
-            sum_entries(memo, entries, acc, clock)
+            if ahead == b and not leads[b]:
+                sum_entries(memo, entries, acc, clock)
+            else:  # the head's rows once for all siblings, then each one's own
+                t = start(clock)
+                if not has_head[ahead]:
+                    head[ahead, :] = 0.0
+                    add_rows(memo, shared[ahead], 0, SHARED_PREFIX, head[ahead])
+                    has_head[ahead] = True
+                acc[:] = head[ahead]
+                add_rows(memo, entries, SHARED_PREFIX, N_GROUPS, acc)
+                lap(clock, MEMO, t)
             t = start(clock)
             if filled < beam or base + np.float64(best_valid(acc, first, last, extra)) >= hs[0]:  # else none enters
                 for i in range(-1 if extra >= 0 else 0, last - first):
@@ -536,9 +626,19 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
         sort_survivors(hs, ho, filled)
         t = lap(clock, SELECTION, t)
         any_gold = False
+        first_sibling[:size, :] = -1
         for j in range(filled):
             parent = ho[j] // n_actions
             action = ho[j] % n_actions
+            nleader[j] = j
+            nleads[j] = False
+            if action >= 2:  # an arc: its label siblings follow the first of them
+                direction = 0 if action < 2 + n_labels else 1
+                if first_sibling[parent, direction] < 0:
+                    first_sibling[parent, direction] = j
+                else:
+                    nleader[j] = first_sibling[parent, direction]
+                    nleads[nleader[j]] = True
             top = slen[parent]
             copy_stack(stk, parent, nstk, j, top)
             nslen[j] = top
@@ -554,6 +654,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
         nxt, nnxt = nnxt, nxt
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
+        leader, nleader = nleader, leader
+        leads, nleads = nleads, leads
         size = filled
         if stops_early(mode, trail, step, any_gold):
             return trail.actions, step + 1, score[0]

@@ -66,10 +66,11 @@ def cycles_per_second() -> float:
 def table(title: str, rows: list[tuple[str, float]]) -> None:
     total = sum(seconds for _, seconds in rows)
     print(f"\n{title}: {total:.2f} s")
-    print(f"| {'part':<34} | {'seconds':>8} | {'share':>6} |")
-    print(f"|{'-' * 36}|{'-' * 10}|{'-' * 8}|")
+    width = max(len("part"), *(len(name) for name, _ in rows))
+    print(f"| {'part':<{width}} | {'seconds':>8} | {'share':>6} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 10}|{'-' * 8}|")
     for name, seconds in rows:
-        print(f"| {name:<34} | {seconds:8.2f} | {100 * seconds / total:5.1f}% |")
+        print(f"| {name:<{width}} | {seconds:8.2f} | {100 * seconds / total:5.1f}% |")
 
 
 def compiled_rows(clock: np.ndarray, rate: float, inside: float, stages: range) -> list[tuple[str, float]]:

@@ -278,8 +278,6 @@ POSITION_FACTORS = (np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.
                     + np.uint64(1))
 
 
-
-
 def _shared_by_siblings() -> tuple[np.ndarray, int]:
     """Which groups label siblings share, and how many groups lead the group order before the
     first they do not.

@@ -35,7 +35,6 @@ from hetdep.transition._beam import (
     add_group_scores,
     add_item_scores,
     apply,
-    best_valid,
     copy_stack,
     feature_keys,
     fill_atoms,
@@ -43,6 +42,7 @@ from hetdep.transition._beam import (
     group_memo_capacity,
     new_group_memo,
     new_memo,
+    offers_none,
     valid_actions,
 )
 from hetdep.transition._core import (
@@ -324,8 +324,8 @@ def _joint_steps(words, tags, n, beam, templates, rich, table, rows, n_labels_a,
             first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur.hd, cur.lb, b, s, n, words, tags, templates, rich, table, rows,
                                              atoms, keys, acc, guided, memo)
             base = score[b]
-            if filled == beam and base + np.float64(best_valid(acc, first, last, extra)) < hs[0]:
-                continue  # no action of b can enter a full beam
+            if offers_none(hs, filled, beam, base, acc, first, last, extra):
+                continue
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
                 value = base + np.float64(acc[a])

@@ -409,8 +409,7 @@ def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, sc
 
 @njit(cache=True, inline="always")
 def best_valid(acc, first, last, extra):
-    """The highest score of a valid action: with a full beam, an item whose best candidate falls
-    below the worst survivor so far offers none (most items, late in a step)."""
+    """The highest score of a valid action in ``acc``."""
     b0 = acc[extra] if extra >= 0 else np.float32(-np.inf)
     b1, b2, b3 = b0, b0, b0
     a = first
@@ -423,6 +422,13 @@ def best_valid(acc, first, last, extra):
     for a in range(a, last):
         b0 = max(b0, acc[a])
     return max(max(b0, b1), max(b2, b3))
+
+
+@njit(cache=True, inline="always")
+def offers_none(hs, filled, beam, base, acc, first, last, extra):
+    """With a full beam, an item whose best valid action falls below the worst survivor so far
+    offers none (most items, late in a step): its actions need not be offered one by one."""
+    return filled == beam and base + np.float64(best_valid(acc, first, last, extra)) < hs[0]
 
 
 @njit(cache=True, inline="always")
@@ -613,7 +619,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
                 add_rows(memo, entries, SHARED_PREFIX, N_GROUPS, acc)
                 lap(clock, MEMO, t)
             t = start(clock)
-            if filled < beam or base + np.float64(best_valid(acc, first, last, extra)) >= hs[0]:  # else none enters
+            if not offers_none(hs, filled, beam, base, acc, first, last, extra):
                 for i in range(-1 if extra >= 0 else 0, last - first):
                     a = extra if i < 0 else first + i
                     value = base + np.float64(acc[a])

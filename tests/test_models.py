@@ -7,6 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SAMPLES
 
@@ -264,6 +265,94 @@ def test_damaged_weights_are_refused(saved, tmp_path):
     without_templates = damaged_copy(saved, tmp_path, "joint", config_change=lambda config: config.pop("templates"))
     with pytest.raises(ModelFileError, match="incomplete or invalid joint model configuration"):
         JointParser.load(without_templates)
+
+
+def _pipeline_copy(pipeline_model, tmp_path, part: str = "tokenizer", arrays_change=None, config_change=None):
+    """A copy of the pipeline model with one part's weight arrays or config changed, its sha256 made
+    to match again (the damage a digest cannot catch)."""
+    import json
+    import shutil
+
+    import numpy as np
+
+    from hetdep.learn.model_files import file_sha256
+
+    target = tmp_path / f"copy-{len(list(tmp_path.iterdir()))}"
+    shutil.copytree(pipeline_model, target)
+    folder = target / part
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    if arrays_change:
+        with np.load(folder / "weights.npz") as loaded:
+            arrays = {name: loaded[name].copy() for name in loaded.files}
+        arrays = arrays_change(arrays) or arrays
+        if isinstance(arrays, bytes):
+            (folder / "weights.npz").write_bytes(arrays)
+        else:
+            np.savez_compressed(folder / "weights.npz", **arrays)
+        config["weights_sha256"] = file_sha256(folder / "weights.npz")
+    if config_change:
+        config_change(config)
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return target
+
+
+def _one_line_refusal(model, tmp_path, *command):
+    """``hetdep parse`` and ``hetdep info`` (and --json) on a damaged model: exit 2, one line naming the model, no traceback."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("Le chat dort. Il fait beau.\n", encoding="utf-8")
+    runs = [["parse", "--model", str(model), "--input", str(text), "--output", str(tmp_path / "a.conllu"),
+             "--output-b", str(tmp_path / "b.conllu")], ["info", str(model)], ["info", "--json", str(model)]]
+    messages = []
+    for args in runs:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
+        assert result.output.startswith("hetdep: error: ") and result.output.count("\n") == 1 and str(model) in result.output
+        messages.append(result.output)
+    assert not (tmp_path / "a.conllu").exists()
+    return messages[0]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: b"PK\x03\x04 not a zip at all", "damaged weights file"),
+    (lambda a: {**a, "rows": a["rows"].astype(float)}, "array 'rows' is 1-d of float64"),
+    (lambda a: {**a, "buckets": np.array(a["buckets"][0])}, "array 'buckets' is 0-d"),
+    (lambda a: {**a, "buckets": np.array([3])}, "do not fit together"),
+    (lambda a: {k: v for k, v in a.items() if k != "values"}, "damaged weights file"),
+])
+def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_line(pipeline_model, tmp_path, change, message):
+    model = _pipeline_copy(pipeline_model, tmp_path, arrays_change=change)
+    assert message in _one_line_refusal(model, tmp_path)
+
+
+@pytest.mark.parametrize("part, change, message", [
+    (".", lambda c: c.update(tag_column="feats"), "tag_column 'feats' is not"),
+    (".", lambda c: c.update(labels_b=None), "labels_b None is not"),
+    (".", lambda c: c["history"].__setitem__(0, 3), "history .* is not"),
+    (".", lambda c: c["training_files"][0].pop("role"), "training_files .* is not"),
+    (".", lambda c: c["history"][0].update(dev_las="high"), "history .* is not"),
+    (".", lambda c: c["pipeline"].update(tokenizer="yes"), "pipeline .* is not"),
+    (".", lambda c: c.update(kind="parser9"), "kind 'parser9' is not a kind of model this hetdep knows"),
+    ("tagger/upos", lambda c: c.update(column="lemma"), "column 'lemma' is not"),
+    ("tokenizer", lambda c: c.update(multiword={"lexicon": 3, "weights": {}}), "damaged multiword lexicon"),
+    ("tokenizer", lambda c: c.update(history=[{"iteration": 1, "dev": {"token_ends": "x"}}]), "history .* is not"),
+])
+def test_damaged_configurations_of_every_part_are_refused_by_parse_and_info(pipeline_model, tmp_path, part, change, message):
+    import re
+
+    model = _pipeline_copy(pipeline_model, tmp_path, part, config_change=change)
+    assert re.search(message, _one_line_refusal(model, tmp_path))
+
+
+def test_a_tokenizer_folder_without_its_config_is_refused_not_skipped(pipeline_model, tmp_path):
+    model = _pipeline_copy(pipeline_model, tmp_path)
+    (model / "tokenizer" / "config.json").unlink()
+    assert "no config.json" in _one_line_refusal(model, tmp_path)
+    (model / "tokenizer" / "config.json").mkdir()
+    assert "config.json is a folder" in _one_line_refusal(model, tmp_path)
 
 
 def test_models_of_format_1_are_read(saved, tmp_path):

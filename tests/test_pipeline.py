@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES, write
 
@@ -91,3 +92,30 @@ def test_threads_give_byte_identical_output(pipeline_model, tmp_path):
         assert result.exit_code == 0, result.output
         outputs[threads] = a.read_bytes(), b.read_bytes()
     assert outputs["1"] == outputs["3"] and outputs["1"][0].count(b"\n\n") > 20
+
+
+FOUR_WORDS = "1\tLe\t_\tDET\t_\t_\t2\tdet\t_\t_\n2\tchat\t_\tNOUN\t_\t_\t3\tnsubj\t_\t_\n3\tdort\t_\tVERB\t_\t_\t0\troot\t_\t_\n" \
+             "4\t.\t_\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"])
+def test_conllu_whose_comment_holds_a_line_separator_other_than_lf_is_still_conllu(pipeline_model, tmp_path, separator):
+    conllu = write(tmp_path, "in.txt", f"# sent_id = 1\n# text = Le chat{separator}dort .\n" + FOUR_WORDS)
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(conllu), "--output", str(out_a),
+                                       "--output-b", str(out_b)])
+    assert result.exit_code == 0, result.output
+    assert [s.forms for s in read_conllu(out_a)] == [["Le", "chat", "dort", "."]]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("\ufeff# sent_id = 1\n" + FOUR_WORDS, "in.txt:1: starts with a byte-order mark"),
+    ("１\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a full-width digit for an ID
+    ("①\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a circled digit
+])
+def test_conllu_that_is_damaged_is_named_not_parsed_as_text(pipeline_model, tmp_path, text, message):
+    conllu = write(tmp_path, "in.txt", text)
+    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(conllu), "--output",
+                                       str(tmp_path / "a.conllu"), "--output-b", str(tmp_path / "b.conllu")])
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "a.conllu").exists()

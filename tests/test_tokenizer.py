@@ -68,6 +68,29 @@ def test_rules_expand_unseen_forms_and_keep_case():
     assert expander.expand(["Du", "Wouldn't", "DU"]) == [["De", "le"], ["Would", "n't"], ["DE", "LE"]]
 
 
+def _every_cut_rule(expander: MultiwordExpander, lower: str):
+    """MultiwordExpander.rule as it was first written: every cut tried, longest first (quadratic in the form's length)."""
+    if lower in expander.lexicon:
+        return "lexicon", expander.lexicon[lower]
+    for cut in range(len(lower) - 1, 0, -1):
+        words = expander.prefix_rules.get(lower[:cut])
+        if words:
+            return f"prefix:{lower[:cut]}", words[:-1] + [words[-1] + lower[cut:]]
+        words = expander.suffix_rules.get(lower[len(lower) - cut:])
+        if words:
+            return f"suffix:{lower[len(lower) - cut:]}", [lower[:len(lower) - cut] + words[0]] + words[1:]
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["aux", "du", "n't", "quels", "a", "x", "'", "don"]), max_size=8).map("".join))
+def test_rules_found_at_the_longest_cuts_only_are_the_rules_every_cut_finds(form):
+    expander = MultiwordExpander.train([[("du", ["de", "le"]), ("aux", ["à", "les"]), ("auxquels", ["à", "lesquels"]),
+                                         ("don't", ["do", "n't"]), ("can't", ["ca", "n't"])]])
+    assert expander.rule(form) == _every_cut_rule(expander, form)
+    assert expander.rule(form + "x" * 2000) == _every_cut_rule(expander, form + "x" * 2000)
+
+
 @pytest.mark.parametrize("text", [
     "", "   \n\t ", "!!! ... ?!", "\ufeffBonjour.", "a\x00b \x07c\x1fd.", "Ceci est du 中文 mélangé avec English, ok ? Oui !",
     "Pas de fin " * 9000, "ligne\r\nsuivante\u2028 fin\u00a0ici.",

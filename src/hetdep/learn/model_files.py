@@ -17,16 +17,13 @@ import numpy as np
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.learn._weights import DENSE_AFTER
+from hetdep.learn.model_config import ModelFileError, check_fields
 from hetdep.learn.weights import TrainedWeights
 
 FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries) is read and converted
 READABLE_VERSIONS = (1, 2)
 STORED_FIELDS = ("features", "packed", "dense")  # format 2's arrays (TrainedWeights.stored)
 CHAINED_FIELDS = ("table", "enext", "act", "w", "dense")  # format 1's arrays
-
-
-class ModelFileError(HetdepError):
-    """A model directory that is missing, of the wrong kind, or damaged."""
 
 
 class SavedModel:
@@ -110,14 +107,15 @@ def label_id(config: dict, key: str, labels: list, directory: Path) -> int:
 def _read_config(directory: Path) -> dict:
     config_path = directory / "config.json"
     if not config_path.is_file():
-        raise ModelFileError(f"{directory}: not a hetdep model directory (no config.json)")
+        what = "config.json is a folder" if config_path.is_dir() else "no config.json"
+        raise ModelFileError(f"{directory}: not a hetdep model directory ({what})")
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ModelFileError(f"{config_path}: damaged model configuration ({error})") from None
     if not isinstance(config, dict) or "kind" not in config:
         raise ModelFileError(f"{config_path}: not a hetdep model configuration")
-    return config
+    return check_fields(config, config_path)
 
 
 def read_kind(directory: str | Path) -> str:
@@ -166,6 +164,28 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
     if not weights.finite():
         raise ModelFileError(f"{path}: weights that are not finite numbers (NaN or infinity)")
     return config, weights
+
+
+def read_arrays(directory: Path, config: dict, expected: dict[str, tuple[str, int]]) -> dict[str, np.ndarray]:
+    """The arrays of a part's weights.npz, each of the dtype kind and dimensions ``expected`` names
+    (``{"rows": ("i", 1)}``: a 1-d array of integers), from a file whose sha256 is the one config.json
+    holds; anything else, a damaged archive included, is one :class:`ModelFileError` naming the file."""
+    path = Path(directory) / "weights.npz"
+    if not path.is_file():
+        raise ModelFileError(f"{Path(directory)}: weights.npz is missing")
+    data = path.read_bytes()
+    if config.get("weights_sha256") != sha256_hex(data):
+        raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs or is missing)")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in expected}
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
+        raise ModelFileError(f"{path}: damaged weights file ({error})") from None
+    for name, (kind, ndim) in expected.items():
+        if arrays[name].dtype.kind != kind or arrays[name].ndim != ndim:
+            raise ModelFileError(f"{path}: array '{name}' is {arrays[name].ndim}-d of {arrays[name].dtype}, not {ndim}-d of "
+                                 f"{np.dtype(kind + '8').name if kind != 'f' else 'floats'}")
+    return arrays
 
 
 def _consistent(arrays: tuple) -> bool:

@@ -8,13 +8,34 @@ from hetdep.learn.model_files import read_config
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
                 "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger",
-                "constituency": "shift-reduce constituency parser"}
+                "constituency": "shift-reduce constituency parser", "tokenizer": "tokenizer"}
+
+
+def check_parts(directory: Path, kind: str) -> None:
+    """Load every part of a model directory as parsing would, so that ``info`` describes only a
+    model that passes the same checks (each part's config fields, its weights' sha256 and arrays)."""
+    from hetdep.models import CONSTITUENCY
+    from hetdep.models.parsing import open_models
+    from hetdep.tagger.tagger import Tagger
+    from hetdep.tokenizer.tokenizer import KIND as TOKENIZER, Tokenizer
+
+    if kind == CONSTITUENCY:
+        from hetdep.constituency.parser import ConstituencyParser
+
+        ConstituencyParser.load(directory)
+    elif kind == "tagger":
+        Tagger.load(directory)
+    elif kind == TOKENIZER:
+        Tokenizer.load(directory)
+    else:
+        open_models(directory)
 
 
 def summary(model_dir: str | Path) -> dict:
     """The facts ``hetdep info`` prints: kind, schemes, what the model reads, how it was trained, its best dev scores."""
     directory = Path(model_dir)
     config = read_config(directory)
+    check_parts(directory, str(config["kind"]))
     kind = str(config["kind"])
     history = config.get("history") or []
     best = config.get("best_iteration")
@@ -23,6 +44,9 @@ def summary(model_dir: str | Path) -> dict:
               else [len(config.get("labels", config.get("tags", [])))])
     if kind == "constituency":
         labels = [len(config["labels"]), len(config["unaries"])]
+    if kind == "tokenizer":
+        labels = []
+        config = {**config, "pipeline": {"tokenizer": {"dev": best_report.get("dev") if best_report else None}}}
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" else []),
@@ -51,7 +75,7 @@ def _dev_scores(kind: str, report: dict) -> dict:
 
 def _training_tags(pipeline: dict | None) -> str | None:
     """Which tags the parser learned from, in words."""
-    if not pipeline:
+    if not pipeline or "tagger" not in pipeline:
         return None
     if pipeline.get("tagger") == "train":
         kept = ", ".join(f"{column} {value}% as in the gold" for column, value in pipeline.get("jackknifed_tags_kept", {}).items())
@@ -69,18 +93,21 @@ def describe(model_dir: str | Path) -> list[str]:
              f"{facts['words']:,} known words" if facts.get("words") else "",
              (f"{facts['labels'][0]} phrase labels, {facts['labels'][1]} unary chains" if facts["kind"] == "constituency"
               else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
-    lines.append("reads: " + ", ".join(part for part in reads if part))
+    if any(reads):
+        lines.append("reads: " + ", ".join(part for part in reads if part))
     search = [f"beam {facts['beam']}" if facts.get("beam") else "", f"t = {facts['t']}" if facts.get("t") else "",
               f"{facts['guide']} guide" if facts.get("guide") else "", "tag lattices" if facts.get("lattice") else "",
               "dynamic programming" if facts.get("dp") else ""]
     if any(search):
         lines.append("search: " + ", ".join(part for part in search if part))
     tokenizer = facts.get("tokenizer")
-    dev = (tokenizer or {}).get("dev")
+    dev = (tokenizer or {}).get("dev") or {}
+    dev = dev if all(dev.get(key) is not None for key in ("token_ends", "sentence_ends")) else None
     lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
                                   "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
                                                                f"{dev['sentence_ends']:.2f})" if dev else "")))
-    lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
+    if facts["kind"] not in ("tagger", "tokenizer"):
+        lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")
     for record in facts.get("training_files", []):
@@ -93,5 +120,5 @@ def describe(model_dir: str | Path) -> list[str]:
         lines.append(f"training: {facts['iterations']} iterations, {facts['training_seconds']:,} s; best iteration "
                      f"{facts.get('best_iteration')}")
     if facts.get("dev") and any(value is not None for value in facts["dev"].values()):
-        lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items()))
+        lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items() if value is not None))
     return lines

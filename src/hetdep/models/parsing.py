@@ -122,7 +122,7 @@ def load_tokenizer(model_dir: str | Path):
     from hetdep.tokenizer.tokenizer import KIND, Tokenizer
 
     directory = Path(model_dir)
-    if (directory / "tokenizer" / "config.json").is_file():
+    if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
         return Tokenizer.load(directory / "tokenizer")
     if (directory / "config.json").is_file() and read_config(directory).get("kind") == KIND:
         return Tokenizer.load(directory)

@@ -13,6 +13,7 @@ lexicon or a rule could expand.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter, defaultdict
 from typing import Sequence
@@ -71,13 +72,16 @@ class MultiwordExpander:
     def __init__(self, lexicon: dict[str, list[str]], weights: dict[str, float] | None = None):
         self.lexicon = lexicon
         self.prefix_rules, self.suffix_rules = _rules(lexicon)
+        self.longest_rule = max(map(len, [*self.prefix_rules, *self.suffix_rules]), default=0)
         self.weights = weights or {}
 
     def rule(self, lower: str) -> tuple[str, list[str]] | None:
         """How a lower-cased form would expand, and the name of what says so; None if nothing would."""
         if lower in self.lexicon:
             return "lexicon", self.lexicon[lower]
-        for cut in range(len(lower) - 1, 0, -1):  # the longest rule first
+        # The longest rule first; no rule is longer than longest_rule, so a long token costs no more
+        # than a short one (trying every cut of a 1 MB token would be quadratic).
+        for cut in range(min(len(lower) - 1, self.longest_rule), 0, -1):
             words = self.prefix_rules.get(lower[:cut])
             if words:
                 return f"prefix:{lower[:cut]}", words[:-1] + [words[-1] + lower[cut:]]
@@ -154,4 +158,6 @@ class MultiwordExpander:
         if not all(isinstance(k, str) and isinstance(v, list) and v and all(isinstance(w, str) for w in v) for k, v in lexicon.items()):
             raise ValueError("a multiword lexicon entry is not a form and a list of words")
         weights = {str(k): float(v) for k, v in config["weights"].items()}
+        if not all(math.isfinite(w) for w in weights.values()):
+            raise ValueError("a multiword weight is not a finite number")
         return cls(lexicon, weights)

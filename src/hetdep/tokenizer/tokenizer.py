@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_config
+from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config
 from hetdep.tokenizer import _boundaries
 from hetdep.tokenizer._boundaries import INSIDE, N_LABELS, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.characters import char_arrays
@@ -235,25 +235,24 @@ class Tokenizer:
 
     @classmethod
     def load(cls, directory: str | Path) -> "Tokenizer":
+        """The tokenizer saved in ``directory``, read through the checks every model part passes
+        (config fields, the weights' sha256, each array's type and shape, finite weights)."""
         directory = Path(directory)
         config = read_config(directory)
         if config["kind"] != KIND:
             raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a tokenizer")
-        path = directory / "weights.npz"
-        if not path.is_file() or config.get("weights_sha256") != file_sha256(path):
-            raise ModelFileError(f"{path}: missing, or not the weights config.json was saved with")
+        arrays = read_arrays(directory, config, {"rows": ("i", 1), "values": ("f", 2), "buckets": ("i", 1)})
+        rows, values, buckets = arrays["rows"], arrays["values"], arrays["buckets"]
+        if not (buckets.shape == (1,) and 0 < buckets[0] <= 1 << MAX_BUCKETS_LOG2 and buckets[0] & (buckets[0] - 1) == 0
+                and values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets[0])
+                and np.isfinite(values).all()):
+            raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays that do not fit together")
+        weights = np.zeros((int(buckets[0]), N_LABELS), np.float32)
+        weights[rows] = values
         try:
-            with np.load(path, allow_pickle=False) as arrays:
-                rows, values, buckets = arrays["rows"], arrays["values"], int(arrays["buckets"][0])
-            if not (0 < buckets <= 1 << MAX_BUCKETS_LOG2 and buckets & (buckets - 1) == 0 and rows.ndim == 1
-                    and values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets)
-                    and np.isfinite(values).all()):
-                raise ValueError("weight arrays that do not fit together")
-            weights = np.zeros((buckets, N_LABELS), np.float32)
-            weights[rows] = values
             multiword = MultiwordExpander.from_config(config["multiword"])
-        except (KeyError, TypeError, ValueError, OSError, AttributeError) as error:
-            raise ModelFileError(f"{directory}: damaged tokenizer ({error})") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ModelFileError(f"{directory / 'config.json'}: damaged multiword lexicon ({error!r})") from None
         record = {k: v for k, v in config.items() if k not in ("kind", "format_version", "weights_sha256", "multiword")}
         return cls(weights, multiword, record)
 

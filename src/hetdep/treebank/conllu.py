@@ -437,15 +437,24 @@ def read_raw_text(path: str | Path, name: str | None = None) -> str:
 
 
 def sniff_format(path: str | Path) -> str:
-    """'conllu' when the file's first token line looks like CoNLL-U (tab-separated, an ID first) or
-    it holds nothing but comments, else 'text'."""
+    """'conllu' when the file's first line that is neither blank nor a comment has ten tab-separated
+    fields, or a word ID and a tab first, or the file holds nothing but comments; else 'text'.
+
+    A byte-order mark is dropped and lines are split on LF alone (a CR, a form feed, U+2028 or
+    U+0085 inside a comment does not end its line, as it does not for the CoNLL-U reader), so a
+    CoNLL-U file is never taken for text: a bad line of it is then named by the reader.
+    """
     with _open(str(path)) as handle:
-        head = handle.read(1 << 16).decode("utf-8", "replace")
-    for line in head.splitlines():
+        head = handle.read(1 << 16)
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    text = head.decode("utf-8", "replace")
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
         if line.strip() and not line.startswith("#"):
-            first = line.split("\t", 1)
-            return "conllu" if len(first) == 2 and _CONLLU_ID.fullmatch(first[0]) else "text"
-    return "conllu" if head.strip() else "text"
+            fields = line.split("\t")
+            return "conllu" if len(fields) == 10 or (len(fields) > 1 and _CONLLU_ID.fullmatch(fields[0])) else "text"
+    return "conllu" if text.strip() else "text"
 
 
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:

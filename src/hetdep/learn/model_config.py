@@ -1,0 +1,113 @@
+"""The fields of a model's config.json, checked by type and range the same way for every part of a
+model directory (parser, joint model, tagger, tokenizer, graph-based and constituency parsers).
+
+Every config.json is read through :func:`check_fields` before any part uses it, so a field of the
+wrong type (a history entry that is not an object, a tag column no model has, labels that are not
+a list of strings) is refused in one line naming the file and the field, whether the config is
+read to parse, to train further or only to describe the model (``hetdep info``). A field a kind
+needs but lacks is its loader's to name; here only the fields present are judged.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from pathlib import Path
+from typing import Callable
+
+from hetdep.errors import HetdepError
+from hetdep.learn import MAX_BEAM
+from hetdep.treebank.tags import TAG_COLUMNS
+
+
+class ModelFileError(HetdepError):
+    """A model directory that is missing, of the wrong kind, or damaged."""
+
+
+Check = Callable[[object], bool]
+MODEL_KINDS = ("arc-standard", "joint", "dep1", "dep2", "constituency", "tagger", "tokenizer")  # what config.json's kind may be
+
+
+def _whole(low: int, high: float = float("inf")) -> Check:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, Real) and not isinstance(v, bool)
+
+
+def _optional(check: Check) -> Check:
+    return lambda v: v is None or check(v)
+
+
+def _strings(v: object) -> bool:
+    return isinstance(v, list) and all(isinstance(item, str) for item in v)
+
+
+def _numbers(v: object) -> bool:
+    """A dict of scores: names to numbers (or null, a score that was not measured)."""
+    return isinstance(v, dict) and all(isinstance(k, str) and (x is None or _number(x)) for k, x in v.items())
+
+
+_HISTORY_FIELDS: dict[str, Check] = {
+    "iteration": _whole(1), "seconds": _number, "updates": _whole(0), "features": _whole(0), "mistakes": _whole(0),
+    "dev_uas": _optional(_number), "dev_las": _optional(_number), "dev_detail": _numbers, "dev": _numbers,
+}
+_FILE_FIELDS: dict[str, Check] = {"role": lambda v: isinstance(v, str), "path": lambda v: isinstance(v, str),
+                                  "sentences": _whole(0), "sha256": lambda v: isinstance(v, str)}
+
+
+def _records(fields: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
+    """A list of objects whose known fields pass their checks and which hold ``required``."""
+    def check(v: object) -> bool:
+        return isinstance(v, list) and all(
+            isinstance(item, dict) and all(key in item for key in required)
+            and all(fields[key](value) for key, value in item.items() if key in fields) for item in v)
+    return check
+
+
+_PIPELINE_FIELDS: dict[str, Check] = {
+    "tokenizer": _optional(lambda v: isinstance(v, dict) and _numbers(v.get("dev", {}))
+                           and _optional(_whole(1))(v.get("best_iteration"))),
+    "tagger": lambda v: isinstance(v, str), "columns": _strings, "jackknife_folds": _whole(1),
+    "jackknifed_tags_kept": _numbers, "choice": lambda v: isinstance(v, dict),
+}
+
+
+def _pipeline(v: object) -> bool:
+    return v is None or (isinstance(v, dict) and all(_PIPELINE_FIELDS[k](x) for k, x in v.items() if k in _PIPELINE_FIELDS))
+
+
+FIELDS: dict[str, tuple[Check, str]] = {
+    "kind": (lambda v: v in MODEL_KINDS, f"a kind of model this hetdep knows ({', '.join(MODEL_KINDS)})"),
+    "format_version": (_whole(1), "a whole number"),
+    "weights_sha256": (lambda v: isinstance(v, str) and len(v) == 64, "a sha256 digest (64 hexadecimal digits)"),
+    "beam": (_whole(1, MAX_BEAM), f"a whole number from 1 to {MAX_BEAM}"),
+    "tag_column": (lambda v: v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
+    "column": (lambda v: v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
+    "words": (_strings, "a list of strings"), "tags": (_strings, "a list of strings"),
+    "strings": (_strings, "a list of strings"), "labels": (_strings, "a list of strings"),
+    "labels_a": (_strings, "a list of strings"), "labels_b": (_strings, "a list of strings"),
+    "schemes": (_strings, "a list of strings"),
+    "unaries": (lambda v: isinstance(v, list), "a list"),
+    "lattice": (lambda v: isinstance(v, bool), "true or false"), "dp": (lambda v: isinstance(v, bool), "true or false"),
+    "lattice_weight": (_number, "a number"), "temperature": (_number, "a number"),
+    "templates": (lambda v: _whole(0)(v) or isinstance(v, list), "a whole number or a list"),
+    "history": (_records(_HISTORY_FIELDS), "a list of objects with numeric scores"),
+    "best_iteration": (_optional(_whole(1)), "a whole number from 1"),
+    "training_options": (_optional(lambda v: isinstance(v, dict)), "an object"),
+    "pipeline": (_pipeline, "an object describing the tokenizer and tagger trained with the parser"),
+    "options": (lambda v: isinstance(v, dict), "an object"),
+    "multiword": (lambda v: isinstance(v, dict), "an object"),
+    "training_files": (_records(_FILE_FIELDS, required=("role", "path")), "a list of objects with a role and a path"),
+}
+
+
+def check_fields(config: dict, path: str | Path) -> dict:
+    """``config`` itself, once every field it has that :data:`FIELDS` knows has passed its check;
+    else a :class:`ModelFileError` naming ``path`` and the first field that did not."""
+    for key, (check, wanted) in FIELDS.items():
+        if key in config and not check(config[key]):
+            shown = repr(config[key])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise ModelFileError(f"{path}: {key} {shown} is not {wanted} (a damaged or hand-edited model configuration)")
+    return config

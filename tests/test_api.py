@@ -73,6 +73,10 @@ def test_what_a_model_cannot_do_is_refused(pipeline_model, tmp_path):
         nlp(["Le", "chat"])
     with pytest.raises(KeyError, match="no scheme 'xyz'"):
         nlp(TEXT).to_conllu("xyz")
+    with pytest.raises(HetdepError, match=r"lone surrogate \(U\+DC80 at character 4\)"):
+        nlp("Le \udc80 chat.")
+    with pytest.raises(HetdepError, match="lone surrogate"):
+        nlp.parse(tokens=[["Le", "\ud800"]])
     bare = tmp_path / "bare"
     assert CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
                                      "--model", str(bare), "--beam", "2", "--iterations", "1", "--gold-tags",

@@ -294,6 +294,20 @@ def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_o
     assert result.exit_code == 2 and "bracketed trees" in result.output
 
 
+def test_one_word_training_trees_train_and_a_treebank_of_only_those_is_one_clear_line(tmp_path):
+    one_word = "( (NP (NN word)))\n(NN other)\n( (INTJ (UH Hi)))\n"
+    longer = write(tmp_path, "longer.mrg", one_word + SMALL * 2)
+    dev = write(tmp_path, "dev.mrg", SMALL + one_word)
+    result = run("train", "--parser", "constituency", "--train", longer, "--dev", dev, "--model", tmp_path / "m",
+                 "--iterations", "2", "--gold-tags", "--beam", "4")
+    assert result.exit_code == 0, result.output
+    only = write(tmp_path, "only.mrg", one_word)
+    result = run("train", "--parser", "constituency", "--train", only, "--dev", dev, "--model", tmp_path / "m2",
+                 "--iterations", "2", "--gold-tags", "--beam", "4")
+    assert result.exit_code == 2 and "only.mrg: no training tree has a phrase over two or more words" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "m2").exists()
+
+
 def test_parser_gives_one_tree_for_long_and_unknown_input_and_loads_what_it_saved(tmp_path):
     from hetdep.constituency.parser import ConstituencyParser
     from hetdep.learn.model_files import ModelFileError

@@ -159,6 +159,21 @@ def test_cli_converts_ptb_and_ud(tmp_path):
         assert len(ud) == len(sud) == 200 and ud[0].forms == sud[0].forms
 
 
+def test_a_folder_with_a_bad_file_changes_nothing_in_out(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write(folder, "a.ud.conllu", (SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8"))
+    write(folder, "b.ud.conllu", "1\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n2\tchat\t_\n\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    old = write(out, "a.sud.conllu", "an older conversion\n")
+    result = run("convert", "--from", "ud", "--to", "sud", str(folder), str(out))
+    assert result.exit_code == 2 and "b.ud.conllu:2" in result.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.sud.conllu"] and old.read_text() == "an older conversion\n"
+    result = run("convert", "--from", "ud", "--to", "sud", str(folder), str(tmp_path / "new"))
+    assert result.exit_code == 2 and not (tmp_path / "new").exists()
+
+
 def test_cli_convert_explains_what_it_needs(tmp_path):
     result = run("convert", "--from", "ud", str(SAMPLES / "dev.ud.conllu"), str(tmp_path / "x"))
     assert result.exit_code == 2 and "--to sud" in result.output

@@ -119,3 +119,13 @@ def test_conllu_that_is_damaged_is_named_not_parsed_as_text(pipeline_model, tmp_
                                        str(tmp_path / "a.conllu"), "--output-b", str(tmp_path / "b.conllu")])
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
     assert not (tmp_path / "a.conllu").exists()
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n", " \t "])
+def test_an_input_without_a_sentence_says_so_in_one_line(pipeline_model, tmp_path, content):
+    empty = write(tmp_path, "empty.txt", content)
+    out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(empty), "--output", str(out_a),
+                                       "--output-b", str(out_b)])
+    assert result.exit_code == 0 and f"no sentence in {empty}" in result.output
+    assert out_a.read_text() == "" and out_b.read_text() == ""

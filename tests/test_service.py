@@ -117,6 +117,27 @@ def test_a_file_field_that_is_not_utf8_is_a_400(server):
     assert error.value.code == 400 and "not UTF-8" in json.loads(error.value.read())["error"]
 
 
+@pytest.mark.parametrize("path, body, content_type, message", [
+    ("/process?tokenizer=&parser=", "--b\r\nContent-Disposition: form-data; name=\"data\"\r\n\r\nIl pleut \udcff.\r\n--b--\r\n",
+     "multipart/form-data; boundary=b", "not UTF-8"),  # a text field of multipart holding the byte 0xff
+    ("/process?tokenizer=&parser=&data=Il%20pleut%E9", None, None, "not UTF-8"),  # Latin-1 in the query
+    ("/process", b"data=Il+pleut%E9&tokenizer=&parser=", "application/x-www-form-urlencoded", "not UTF-8"),
+    ("/process", b"tokenizer=&parser=", "application/x-www-form-urlencoded", "no 'data' field"),
+    ("/process", b'{"data": "Il pleut."}', "application/json", "no 'data' field"),
+    ("/process", b"Il pleut.", "text/plain", "no 'data' field"),
+    ("/render", b"parser=", "application/x-www-form-urlencoded", "no 'data' field"),
+])
+def test_requests_without_utf8_or_without_data_are_a_400(server, path, body, content_type, message):
+    if isinstance(body, str):
+        body = body.encode("utf-8", "surrogateescape")
+    headers = {"Content-Type": content_type} if content_type else {}
+    request = urllib.request.Request(f"{server}{path}", data=body if body is not None else b"", headers=headers)
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(request, timeout=30)
+    assert error.value.code == 400 and message in json.loads(error.value.read())["error"]
+    assert _request(f"{server}/models")[0] == 200
+
+
 def test_empty_text_and_a_chosen_scheme(server):
     status, text = _request(f"{server}/process", {"data": "", "tokenizer": "", "parser": ""})
     assert status == 200 and json.loads(text)["result"] == ""

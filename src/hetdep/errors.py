@@ -25,15 +25,6 @@ class MismatchError(InputError):
     """Two files meant to hold the same sentences and words do not (the first difference is named)."""
 
 
-def is_interrupt(error: BaseException) -> bool:
-    """Whether ``error`` is Ctrl-C: a KeyboardInterrupt, or the SystemError numba's dispatcher raises
-    when the interrupt arrives inside compiled code (the KeyboardInterrupt is its cause)."""
-    if isinstance(error, KeyboardInterrupt):
-        return True
-    return isinstance(error, SystemError) and any(isinstance(linked, KeyboardInterrupt)
-                                                  for linked in (error.__cause__, error.__context__))
-
-
 class OutputError(HetdepError):
     """An output that cannot be written where it was asked for (a missing folder, no permission)."""
 

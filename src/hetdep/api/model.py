@@ -29,12 +29,25 @@ def _schemes(model_dir: Path, kind: str, helper: Path | None) -> tuple[str, ...]
     return tuple(names[:2])
 
 
+def _unicode(text: str, what: str) -> str:
+    """``text``, refused if it holds a lone surrogate (a string decoded with 'surrogateescape', or
+    cut between the halves of a pair): no output could be written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise HetdepError(f"{what} holds a lone surrogate (U+{ord(text[error.start]):04X} at character {error.start + 1}), "
+                          "which is not Unicode text: decode the input as UTF-8 without 'surrogateescape'") from None
+    return text
+
+
 def _from_tokens(tokens: Sequence[Sequence[str]]) -> list[TreebankSentence]:
     sentences = []
     for number, words in enumerate(tokens, 1):
         if isinstance(words, str) or not all(isinstance(w, str) and w and not any(c.isspace() for c in w) for w in words):
             raise HetdepError(f"tokens: sentence {number} must be a list of words, each a non-empty string without "
                               "white space (a whole string is raw text: call the model on it)")
+        for word in words:
+            _unicode(word, f"tokens: sentence {number}")
         rows = [[str(i), word] + ["_"] * 8 for i, word in enumerate(words, 1)]
         sentences.append(TreebankSentence([f"# sent_id = {number}", "# text = " + " ".join(words)], rows,
                                           list(range(len(rows))), [NO_HEAD] * len(rows), "<tokens>", number))
@@ -82,7 +95,7 @@ class Model:
         """Raw text split by the model's tokenizer into CoNLL-U sentences of words (no tags, no trees)."""
         if self._models.tokenizer is None:
             raise HetdepError(f"{self.path} has no tokenizer: give tokens, model.parse(tokens=[['Le', 'chat', 'dort', '.']])")
-        return list(self._models.tokenizer.tokenize_document(text))
+        return list(self._models.tokenizer.tokenize_document(_unicode(text, "text")))
 
     def tag(self, sentences: Iterable[TreebankSentence]) -> list[TreebankSentence]:
         """CoNLL-U sentences tagged by the model's tagger (unchanged if it has none)."""

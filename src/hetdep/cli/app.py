@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from hetdep.errors import HetdepError, is_interrupt
+from hetdep.errors import HetdepError
+from hetdep import interrupts
 from hetdep.treebank.conllu import read_conllu
 
 PUNCT_HELP = (
@@ -27,9 +28,9 @@ class _Group(click.Group):
         except BrokenPipeError:
             sys.exit(1)
         except BaseException as error:
-            if not is_interrupt(error):
+            if not interrupts.is_interrupt(error):
                 raise
-            click.echo("hetdep: interrupted (no output was written)", err=True)
+            click.echo(interrupts.message(), err=True)
             sys.exit(130)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hetdep.treebank.conllu import read_conllu, write_conllu
+from hetdep.treebank.conllu import output_files, read_conllu, write_conllu
 
 
 @click.command("convert")
@@ -45,17 +45,44 @@ def convert_command(source, target, rules, labels, input_path, output_path):
 
     if target != "sud":
         raise click.UsageError("UD input converts to SUD: give --to sud")
-    pairs = [(Path(input_path), Path(output_path))]
-    if Path(input_path).is_dir():
-        files = sorted(Path(input_path).glob("*.ud.conllu"))
-        if not files:
-            raise click.UsageError(f"{input_path} holds no *.ud.conllu files")
-        Path(output_path).mkdir(parents=True, exist_ok=True)
-        pairs = []
-        for file in files:
-            copy = Path(output_path) / file.name
-            write_conllu(read_conllu(file), copy)
-            pairs.append((file, copy.with_name(file.name.replace(".ud.conllu", ".sud.conllu"))))
-    for source_file, target_file in pairs:
-        count = write_conllu(convert_sentences(progress(read_conllu(source_file, require_heads=True))), target_file)
-        click.echo(f"converted {count} sentences of {source_file} to SUD: {target_file}", err=True)
+    if not Path(input_path).is_dir():
+        count = write_conllu(convert_sentences(progress(read_conllu(input_path, require_heads=True))), output_path)
+        click.echo(f"converted {count} sentences of {input_path} to SUD: {output_path}", err=True)
+        return
+    files = sorted(Path(input_path).glob("*.ud.conllu"))
+    if not files:
+        raise click.UsageError(f"{input_path} holds no *.ud.conllu files")
+    _convert_folder(files, Path(output_path), progress)
+
+
+def _convert_folder(files: list[Path], out: Path, progress) -> None:
+    """Each UD file and its SUD conversion into ``out``, all or none: every file is read and
+    converted before any is put in place, so a bad file leaves ``out`` as it was."""
+    from hetdep.convert.ud2sud import convert_sentences
+
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    targets = [(out / file.name, out / file.name.replace(".ud.conllu", ".sud.conllu")) for file in files]
+    said = []
+    try:
+        with output_files(*[path for pair in targets for path in pair]) as handles:
+            for k, (file, (_, sud)) in enumerate(zip(files, targets)):
+                copy, converted = handles[2 * k], handles[2 * k + 1]
+                count = 0
+                for sentence in convert_sentences(progress(_copied(read_conllu(file, require_heads=True), copy))):
+                    converted.write(sentence.to_text())
+                    count += 1
+                said.append(f"converted {count} sentences of {file} to SUD: {sud}")
+    except BaseException:
+        if created and not any(out.iterdir()):
+            out.rmdir()
+        raise
+    for line in said:
+        click.echo(line, err=True)
+
+
+def _copied(sentences, out):
+    """The sentences, each written to ``out`` as it passes (the UD side of the pair)."""
+    for sentence in sentences:
+        out.write(sentence.to_text())
+        yield sentence

@@ -124,6 +124,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
             raise click.UsageError("give --input")
         count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
                                           to_dependency, beam, threads, lattice_k, lattice_weight)
+        if count == 0:
+            _say_empty(input_path)
+            return
         click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
         _warn_unknown_tags(stats)
         return
@@ -159,6 +162,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
         count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
         stats = models.stats
+    if count == 0:
+        _say_empty(sources[0])
+        return
     taggers = models.taggers
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
@@ -174,6 +180,11 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         click.echo(f"warning: {stats.first_order_only} sentences are longer than {SECOND_ORDER_MAX_WORDS} words: "
                    "dep2 parsed them with its arc scores only (the second-order decoder needs O(n^3) memory)", err=True)
     _warn_unknown_tags(stats)
+
+
+def _say_empty(input_path: str) -> None:
+    """The one line for an input without a sentence (the outputs are written, empty: exit 0)."""
+    click.echo(f"hetdep: no sentence in {STDIN if input_path == '-' else input_path}; the output is empty", err=True)
 
 
 def _warn_unknown_tags(stats) -> None:
@@ -242,6 +253,9 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     for tagger in taggers:
         sentences = tagger.tag(sentences, beam, k if tagger is taggers[0] else 0, threshold)
     count = write_conllu(sentences, output_path)
+    if count == 0:
+        _say_empty(input_path)
+        return
     first = taggers[0]
     click.echo(f"tagged {count} sentences, {first.words} words ({first.unknown_words} unknown) with "
                f"{', '.join(t.column for t in taggers)}", err=True)
@@ -259,6 +273,9 @@ def tokenize_command(model_dir, input_path, output_path):
     if tokenizer is None:
         raise HetdepError(f"{model_dir} has no tokenizer (a model trained from a file with '# text' comments has one)")
     count = write_conllu(read_input(input_path, "raw", tokenizer, model_dir), output_path)
+    if count == 0:
+        _say_empty(input_path)
+        return
     click.echo(f"tokenized into {count} sentences", err=True)
 
 

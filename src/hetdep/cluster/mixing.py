@@ -26,7 +26,7 @@ import numpy as np
 
 from hetdep.cluster import _mixing
 from hetdep.cluster.connect import ClusterChoice, connect
-from hetdep.errors import is_interrupt
+from hetdep.interrupts import is_interrupt
 from hetdep.learn._weights import half_full_size
 from hetdep.learn.perceptron import IterationReport, Learner, TrainOptions, TrainResult, close_iteration
 from hetdep.learn.weights import WeightEntries, Weights

@@ -125,6 +125,8 @@ class ConstituencyParser(SavedModel):
     @classmethod
     def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "ConstituencyParser":
         actions = Actions(list(config["labels"]), list(config["unaries"]))
+        if not actions.labels:
+            raise ModelFileError(f"{directory}/config.json: no phrase label: the model could parse no sentence of two words")
         what = "the phrase labels or the feature templates"
         check_width(weights, actions.n_actions, directory, what)
         if config["templates"] != len(TEMPLATES):

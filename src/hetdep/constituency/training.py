@@ -111,6 +111,9 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
     table = load_table(head_table)
     binarized = [binarize(item.root, table) for item in train_trees]
     actions = inventory(binarized)
+    if not actions.labels:  # without a binary reduce, no sentence of two words or more could be parsed
+        raise HetdepError(f"{train_trees[0].tree.path}: no training tree has a phrase over two or more words, so the "
+                          "parser could not learn to build one: train on a treebank of longer sentences")
     train_tags = list(train_tags) if train_tags is not None else [item.gold_tags for item in train_trees]
     dev_tags = list(dev_tags) if dev_tags is not None else [item.gold_tags for item in dev_trees]
     words = Vocab.from_counts(Counter(form for item in train_trees for form in item.forms))

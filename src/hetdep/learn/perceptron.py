@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hetdep.errors import HetdepError, is_interrupt
+from hetdep.errors import HetdepError
+from hetdep.interrupts import is_interrupt
 from hetdep.evaluation.attachment import evaluate
 from hetdep.learn.weights import Weights
 from hetdep.treebank.conllu import Sentence

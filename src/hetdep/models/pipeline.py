@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from hetdep import interrupts
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models.training import ModelChoice, train_model, training_record
@@ -147,6 +148,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                          cluster=pipeline.cluster, shards=pipeline.shards)
     display.finish("parser", f"iteration {result.best_iteration} kept")
+    if not result.interrupted:
+        interrupts.check()  # a signal some stage let pass: nothing is written
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
@@ -161,4 +164,5 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                            best_iteration=tagger.best_iteration)
     if given_tagger:
         shutil.copytree(pipeline.tagger, model_dir / "tagger", dirs_exist_ok=True)
+    interrupts.wrote()
     return result

@@ -20,7 +20,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from html import escape
-from urllib.parse import quote
+from urllib.parse import quote, unquote_to_bytes
 
 import anyio
 from fastapi import FastAPI, Request
@@ -59,6 +59,24 @@ def _sentences_from(data: str, input_format: str) -> list[Sentence]:
         return list(reader)
     finally:
         os.unlink(path)
+
+
+def _check_utf8(query: bytes, body: bytes, content_type: str) -> None:
+    """Refuse a request whose fields are not UTF-8 (the form parser would replace the bad bytes or
+    read them as Latin-1, and the text parsed would not be the text sent)."""
+    def percent_decoded(encoded: bytes) -> None:
+        for pair in encoded.split(b"&"):
+            for part in pair.split(b"=", 1):
+                unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8")
+
+    try:
+        percent_decoded(query)
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            percent_decoded(body)
+        else:  # multipart: its boundaries and headers are ASCII, so a body of UTF-8 has fields of UTF-8
+            body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise RequestError(400, f"the request is not UTF-8 (byte {error.object[error.start]:#04x}): send text as UTF-8") from None
 
 
 @dataclass(frozen=True)
@@ -104,6 +122,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         body = await request.body()
         if len(body) > limits.max_bytes:
             raise RequestError(413, f"the request has {len(body):,} bytes; this server takes at most {limits.max_bytes:,}")
+        _check_utf8(request.scope.get("query_string", b""), body, request.headers.get("content-type", ""))
         fields = dict(request.query_params)
         if body:
             try:
@@ -118,6 +137,9 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         return fields
 
     async def run(fields: dict):
+        if "data" not in fields:
+            raise RequestError(400, "the request has no 'data' field: send the text or CoNLL-U to process as the form "
+                                    "field (or query field) 'data'")
         name = fields.get("model", default)
         if name not in loaded:
             raise RequestError(400, f"no model {name!r}; this server has {', '.join(loaded)}")

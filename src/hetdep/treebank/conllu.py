@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from hetdep import interrupts
 from hetdep.errors import InputError, OutputError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
@@ -497,6 +498,7 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
             temporaries.append(temporary)
             handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
         yield handles
+        interrupts.check()  # a signal that reached no code able to stop (it ran in compiled code's last instant)
     except BaseException:
         for handle in handles:
             handle.close()
@@ -517,6 +519,7 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
         elif temporary is not None:
             os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would have made it
             os.replace(temporary, path)
+    interrupts.wrote()
 
 
 def collect_problems(path: str | Path, *, single_root: bool = True, require_heads: bool = False) -> tuple[int, list[Problem]]:

@@ -1,0 +1,139 @@
+"""Interrupts at random moments: SIGINT and SIGTERM sent to `hetdep parse` and to every stage of
+`hetdep train` (tokenizer, tagger, jackknifing, parser), each run checked for a clean end.
+
+Each command is first run once whole to learn how long it takes; then each trial starts one
+command, waits a random time within that span, sends SIGINT or SIGTERM, and checks: exit status
+130, no traceback, the last line of standard error saying it was interrupted, no output file of
+`parse` unless it was put in place whole before the signal came, no temporary file left, and a model directory of `train` either absent or whole (it
+loads: an interrupt in the parser stage keeps the best finished iteration). The stage the signal
+reached is read off the progress lines.
+
+    python bench/interrupts.py [--trials 50] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import hetdep
+
+SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
+TEXT = Path(hetdep.__file__).parent / "samples" / "text" / "fr-paragraph.txt"
+HETDEP = [sys.executable, "-m", "hetdep"]
+STAGES = ("tokenizer", "tagger", "jackknifing", "parser")
+
+
+def train_command(model: Path) -> list[str]:
+    return HETDEP + ["train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
+                     "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
+                     "--model", str(model), "--beam", "4", "--iterations", "3", "--folds", "3"]
+
+
+def parse_command(model: Path, text: Path, folder: Path) -> list[str]:
+    return HETDEP + ["parse", "--model", str(model), "--input", str(text), "--output", str(folder / "a.conllu"),
+                     "--output-b", str(folder / "b.conllu"), "--beam", "64"]
+
+
+def timed_run(command: list[str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"calibration run failed: {' '.join(command)}\n{done.stderr[-2000:]}")
+    return time.perf_counter() - started
+
+
+def stage_reached(stderr: str) -> str:
+    """The training stage a signal arrived in, from the progress lines ("[2/4] tagger (upos) ...")."""
+    started = [stage for stage in STAGES if f"] {stage}" in stderr]
+    return started[-1] if started else "start-up"
+
+
+def trial(command: list[str], delay: float, signum: int, outputs: list[Path], expected: list[Path], model: Path | None,
+          folder: Path) -> tuple[str, str]:
+    """Run ``command``, send ``signum`` after ``delay`` seconds; (verdict, where the signal arrived).
+    ``expected``: what ``outputs`` hold after an uninterrupted run."""
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=folder)
+    time.sleep(delay)
+    if process.poll() is not None:
+        process.communicate()
+        return "finished before the signal", "after the end"
+    process.send_signal(signum)
+    try:
+        stderr = process.communicate(timeout=120)[1].decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return "hang: still running 120 s after the signal", "?"
+    where = stage_reached(stderr) if model is not None else "parse"
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    if "Traceback" in stderr:
+        return "traceback", where
+    if process.returncode != 130:
+        return f"exit {process.returncode}", where
+    if not last.startswith("hetdep: interrupted"):
+        return f"last line: {last[:80]}", where
+    if any(path.exists() for path in outputs):  # put in place before the signal came: then whole
+        if [path.read_bytes() for path in outputs if path.exists()] != [whole.read_bytes() for whole in expected]:
+            return "partial output", where
+        where = "parse, outputs in place"
+    if [p for p in folder.rglob("*.part")] + [p for p in folder.rglob(".hetdep-*")]:
+        return "temporary file left", where
+    if model is not None and model.exists():
+        info = subprocess.run(HETDEP + ["info", str(model)], capture_output=True, text=True)
+        if info.returncode != 0:
+            return f"damaged model: {info.stderr.strip()[:80]}", where
+    return "clean", where
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    work = Path(tempfile.mkdtemp(prefix="hetdep-interrupts-"))
+    try:
+        model = work / "model"
+        train_seconds = timed_run(train_command(model))
+        text = work / "text.txt"
+        text.write_text(TEXT.read_text(encoding="utf-8") * 300, encoding="utf-8")
+        parse_seconds = timed_run(parse_command(model, text, work))
+        print(f"whole runs: train {train_seconds:.1f} s, parse {parse_seconds:.1f} s ({len(text.read_text().split())} words)")
+        verdicts: Counter = Counter()
+        places: Counter = Counter()
+        for number in range(args.trials):
+            folder = work / f"trial-{number}"
+            folder.mkdir()
+            signum = rng.choice([signal.SIGINT, signal.SIGTERM])
+            if number % 2:
+                outputs = [folder / "a.conllu", folder / "b.conllu"]
+                verdict, where = trial(parse_command(model, text, folder), rng.uniform(0.05, 0.95 * parse_seconds), signum,
+                                       outputs, [work / "a.conllu", work / "b.conllu"], None, folder)
+            else:
+                trained = folder / "model"
+                verdict, where = trial(train_command(trained), rng.uniform(0.05, 0.95 * train_seconds), signum, [], [],
+                                       trained, folder)
+            verdicts[verdict] += 1
+            places[where] += 1
+            if verdict != "clean":
+                print(f"trial {number}: {signal.Signals(signum).name} in {where}: {verdict}", flush=True)
+            shutil.rmtree(folder)
+        print(f"{args.trials} signals; where they arrived: " + ", ".join(f"{k} {v}" for k, v in sorted(places.items())))
+        for verdict, count in verdicts.most_common():
+            print(f"{count:4d}  {verdict}")
+        sys.exit(0 if verdicts["clean"] + verdicts["finished before the signal"] == args.trials else 1)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

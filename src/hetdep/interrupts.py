@@ -1,0 +1,86 @@
+"""Ctrl-C (SIGINT) and SIGTERM, recognised however they reach the code that must stop.
+
+A signal can arrive anywhere: in Python code (a KeyboardInterrupt), inside a compiled numba
+function (numba raises a SystemError, sometimes several nested, whose cause or context is the
+KeyboardInterrupt), on a worker thread's watch (the main thread sees it later), or in the instant
+after the work finished. So the command installs :func:`install`, whose handler records the signal
+before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
+interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
+the work itself ran to its end; once the command has ended, signals are only recorded (:func:`hold`).
+"""
+
+from __future__ import annotations
+
+import signal
+
+_received: list[int] = []  # the signals that arrived while the command ran
+_holding: list[bool] = []  # set once the command has ended
+_written: list[bool] = []  # set once an output was put in place whole
+
+
+def _handler(signum, frame) -> None:
+    if _holding:
+        return
+    first = not _received
+    _received.append(signum)
+    if first:  # a second signal while the first one's clean-up runs only adds to the record
+        raise KeyboardInterrupt
+
+
+def wrote() -> None:
+    """Record that an output was put in place whole (so an interrupt after it is not said to have prevented it)."""
+    _written.append(True)
+
+
+def message() -> str:
+    """The one line an interrupted command ends with."""
+    return ("hetdep: interrupted (the outputs finished before the signal were written whole)" if _written
+            else "hetdep: interrupted (no output was written)")
+
+
+def hold() -> None:
+    """From now on a signal is ignored: the command has ended, and an interrupt now could only
+    turn its exit into a traceback."""
+    _holding.append(True)
+
+
+def install() -> None:
+    """Handle SIGINT and SIGTERM as interrupts (the command line does; a library caller keeps its own handlers)."""
+    signal.signal(signal.SIGINT, _handler)
+    signal.signal(signal.SIGTERM, _handler)
+
+
+def received() -> bool:
+    """Whether an interrupt signal arrived since :func:`install` (or :func:`reset`)."""
+    return bool(_received)
+
+
+def reset() -> None:
+    _received.clear()
+    _holding.clear()
+    _written.clear()
+
+
+def check() -> None:
+    """Raise KeyboardInterrupt if a signal was received: called before an output is put in place."""
+    if _received:
+        raise KeyboardInterrupt
+
+
+def is_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` ends the work because of an interrupt: a signal was received, or the
+    error is a KeyboardInterrupt or has one anywhere in its chain of causes and contexts (numba
+    wraps it in SystemErrors, one inside another)."""
+    if _received:
+        return True
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        pending += [current.__cause__, current.__context__]
+    return False

@@ -1,0 +1,77 @@
+"""Interrupts recognised however they arrive (hetdep.interrupts); bench/interrupts.py sends real signals at random moments."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from conftest import SAMPLES
+
+from hetdep import interrupts
+from hetdep.treebank.conllu import output_files
+
+
+@pytest.fixture
+def no_signal_yet():
+    interrupts.reset()
+    yield
+    interrupts.reset()
+
+
+def _wrapped(depth: int) -> BaseException:
+    """A KeyboardInterrupt inside ``depth`` SystemErrors, as numba's dispatcher nests them."""
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            error: BaseException = interrupt
+            for _ in range(depth):
+                try:
+                    raise SystemError("returned a result with an exception set") from error
+                except SystemError as wrapper:
+                    error = wrapper
+            raise error
+    except BaseException as final:
+        return final
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 5])
+def test_a_keyboard_interrupt_is_recognised_however_deeply_wrapped(no_signal_yet, depth):
+    assert interrupts.is_interrupt(_wrapped(depth))
+    assert not interrupts.is_interrupt(SystemError("something else"))
+    assert not interrupts.is_interrupt(ValueError("x"))
+
+
+def test_after_a_signal_any_error_is_an_interrupt_and_no_output_is_put_in_place(no_signal_yet, tmp_path):
+    interrupts._received.append(signal.SIGTERM)  # as the handler records it, when the signal's exception was lost
+    assert interrupts.is_interrupt(ValueError("what a swallowed interrupt left behind"))
+    with pytest.raises(KeyboardInterrupt):
+        with output_files(tmp_path / "out.conllu") as (out,):
+            out.write("1\tx\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sigterm_during_parsing_is_an_interrupt(tmp_path):
+    """SIGTERM as Ctrl-C: exit 130, one line, no output and no temporary file."""
+    import time
+
+    big = tmp_path / "big.conllu"
+    big.write_text((SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8") * 30, encoding="utf-8")
+    model = tmp_path / "m"
+    subprocess.run([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                    str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "2", "--iterations", "1",
+                    "--gold-tags", "--no-tokenizer"], check=True, capture_output=True)
+    output = tmp_path / "out.conllu"
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", str(model), "--input", str(big),
+                                "--output", str(output), "--beam", "64"], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".out.conllu.*.part")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGTERM)
+    stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
+    assert process.returncode == 130 and "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == "hetdep: interrupted (no output was written)"
+    assert not output.exists() and list(tmp_path.glob(".*.part")) == []

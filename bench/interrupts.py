@@ -5,8 +5,9 @@ Each command is first run once whole to learn how long it takes; then each trial
 command, waits a random time within that span, sends SIGINT or SIGTERM, and checks: exit status
 130, no traceback, the last line of standard error saying it was interrupted, no output file of
 `parse` unless it was put in place whole before the signal came, no temporary file left, and a model directory of `train` either absent or whole (it
-loads: an interrupt in the parser stage keeps the best finished iteration). The stage the signal
-reached is read off the progress lines.
+loads: an interrupt in the parser stage keeps the best finished iteration) or holding the state of
+the interrupted training, which `train --resume` must take to the very model an uninterrupted run
+gives. The stage the signal reached is read off the progress lines.
 
     python bench/interrupts.py [--trials 50] [--seed 1]
 """
@@ -31,6 +32,7 @@ SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
 TEXT = Path(hetdep.__file__).parent / "samples" / "text" / "fr-paragraph.txt"
 HETDEP = [sys.executable, "-m", "hetdep"]
 STAGES = ("tokenizer", "tagger", "jackknifing", "parser")
+PARTS = ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz")  # what a resumed training must give again
 
 
 def train_command(model: Path) -> list[str]:
@@ -61,7 +63,7 @@ def stage_reached(stderr: str) -> str:
 def trial(command: list[str], delay: float, signum: int, outputs: list[Path], expected: list[Path], model: Path | None,
           folder: Path) -> tuple[str, str]:
     """Run ``command``, send ``signum`` after ``delay`` seconds; (verdict, where the signal arrived).
-    ``expected``: what ``outputs`` hold after an uninterrupted run."""
+    ``expected``: what ``outputs`` hold after an uninterrupted run (a training: that run's config.json, in its model)."""
     process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=folder)
     time.sleep(delay)
     if process.poll() is not None:
@@ -88,9 +90,15 @@ def trial(command: list[str], delay: float, signum: int, outputs: list[Path], ex
     if [p for p in folder.rglob("*.part")] + [p for p in folder.rglob(".hetdep-*")]:
         return "temporary file left", where
     if model is not None and model.exists():
-        info = subprocess.run(HETDEP + ["info", str(model)], capture_output=True, text=True)
-        if info.returncode != 0:
-            return f"damaged model: {info.stderr.strip()[:80]}", where
+        if (model / "config.json").exists() and subprocess.run(HETDEP + ["info", str(model)], capture_output=True).returncode:
+            return "damaged model", where
+        if (model / ".training-state" / "run.json").exists():  # resumed, it must give the uninterrupted run's model
+            resumed = subprocess.run(HETDEP + ["train", "--resume", str(model)], capture_output=True, text=True)
+            if resumed.returncode != 0:
+                return f"resume failed: {resumed.stderr.strip().splitlines()[-1][:80]}", where
+            if [(model / p).read_bytes() for p in PARTS] != [(expected[0].parent / p).read_bytes() for p in PARTS]:
+                return "resumed model differs from the uninterrupted one", where
+            return "clean, resumed to the same model", where
     return "clean", where
 
 
@@ -120,8 +128,8 @@ def main() -> None:
                                        outputs, [work / "a.conllu", work / "b.conllu"], None, folder)
             else:
                 trained = folder / "model"
-                verdict, where = trial(train_command(trained), rng.uniform(0.05, 0.95 * train_seconds), signum, [], [],
-                                       trained, folder)
+                verdict, where = trial(train_command(trained), rng.uniform(0.05, 0.95 * train_seconds), signum, [],
+                                       [model / "config.json"], trained, folder)
             verdicts[verdict] += 1
             places[where] += 1
             if verdict != "clean":
@@ -130,7 +138,8 @@ def main() -> None:
         print(f"{args.trials} signals; where they arrived: " + ", ".join(f"{k} {v}" for k, v in sorted(places.items())))
         for verdict, count in verdicts.most_common():
             print(f"{count:4d}  {verdict}")
-        sys.exit(0 if verdicts["clean"] + verdicts["finished before the signal"] == args.trials else 1)
+        good = sum(count for verdict, count in verdicts.items() if verdict.startswith("clean") or verdict.startswith("finished"))
+        sys.exit(0 if good == args.trials else 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -330,6 +330,8 @@ def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_lin
 
 @pytest.mark.parametrize("part, change, message", [
     (".", lambda c: c.update(tag_column="feats"), "tag_column 'feats' is not"),
+    (".", lambda c: c.update(tag_column=["upos"]), r"tag_column \['upos'\] is not"),  # found by bench/fuzz.py
+    (".", lambda c: c.update(kind={"a": 1}), "kind .* is not a kind of model"),
     (".", lambda c: c.update(labels_b=None), "labels_b None is not"),
     (".", lambda c: c["history"].__setitem__(0, 3), "history .* is not"),
     (".", lambda c: c["training_files"][0].pop("role"), "training_files .* is not"),
@@ -424,6 +426,52 @@ def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path):
     assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
     assert "iteration  1:" in stderr and "interrupted during iteration" in stderr
     assert (model / "config.json").exists() and (model / "weights.npz").exists()
+
+
+def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run(tmp_path):
+    """Tokenizer, tagger and jackknifing kept, the parser resumed after its last finished iteration."""
+    import json
+
+    args = ["train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
+            "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"), "--beam", "4",
+            "--iterations", "4", "--patience", "4", "--folds", "3"]
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    subprocess.run([sys.executable, "-m", "hetdep", *args, "--model", str(whole)], check=True, capture_output=True)
+    assert not (whole / ".training-state").exists()
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", *args, "--model", str(resumed)], stderr=subprocess.PIPE)
+    stderr = _interrupt_when(process, "iteration 2 done")
+    assert process.returncode == 130 and "Traceback" not in stderr and f"hetdep train --resume {resumed}" in stderr
+    kept = resumed / ".training-state"
+    assert (kept / "tokenizer").is_dir() and (kept / "tagger" / "upos").is_dir() and (kept / "jackknifed.conllu").is_file()
+    again = subprocess.run([sys.executable, "-m", "hetdep", "train", "--resume", str(resumed)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("finished by the interrupted training, kept") == 3  # tokenizer, tagger, jackknifing
+    assert not kept.exists()
+    for part in ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz"):
+        assert (whole / part).read_bytes() == (resumed / part).read_bytes(), part
+
+    def scores(model):
+        config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+        return config["best_iteration"], [(r["dev_uas"], r["dev_las"], r["updates"]) for r in config["history"]]
+
+    assert scores(whole) == scores(resumed)
+
+
+def test_resume_needs_an_interrupted_training_and_no_other_option(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path)])
+    assert result.exit_code == 2 and "no interrupted training to go on with here" in result.output
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path), "--beam", "8"])
+    assert result.exit_code == 2 and "drop --beam" in result.output
+    (tmp_path / ".training-state").mkdir()
+    (tmp_path / ".training-state" / "run.json").write_text('{"beam": 8, "nonsense": 1}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path)])
+    assert result.exit_code == 2 and "damaged record of the interrupted training" in result.output
+    result = CliRunner().invoke(main, ["train", "--beam", "8"])
+    assert result.exit_code == 2 and "give --train, --dev and --model" in result.output
 
 
 def test_ctrl_c_during_parsing_leaves_no_output(saved, tmp_path):

@@ -112,6 +112,7 @@ def test_conllu_whose_comment_holds_a_line_separator_other_than_lf_is_still_conl
     ("\ufeff# sent_id = 1\n" + FOUR_WORDS, "in.txt:1: starts with a byte-order mark"),
     ("１\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a full-width digit for an ID
     ("①\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a circled digit
+    ("Le\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1: expected 10"),  # its ID column lost (bench/fuzz.py)
 ])
 def test_conllu_that_is_damaged_is_named_not_parsed_as_text(pipeline_model, tmp_path, text, message):
     conllu = write(tmp_path, "in.txt", text)

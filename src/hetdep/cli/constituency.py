@@ -4,6 +4,7 @@ constituency model's parse (brackets, or dependencies by head rules), and ``eval
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -36,6 +37,11 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
                    f"{report.features} features{dev}", err=True)
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"
                + ("" if gold_tags else " with its tagger"), err=True)
+    if result.interrupted:
+        click.echo(f"hetdep: interrupted during iteration {len(result.history) + 1}: the model of iteration "
+                   f"{result.best_iteration}, the best finished one, was written; go on with: hetdep train --resume "
+                   f"{model_dir}", err=True)
+        sys.exit(130)
 
 
 def require_xpos(sentences: Iterable[Sentence], model_dir: str) -> Iterator[Sentence]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -16,11 +18,11 @@ from hetdep.treebank.conllu import write_conllu
 
 
 @click.command("train")
-@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X); scheme a of a joint model.")
+@click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X); scheme a of a joint model.")
 @click.option("--train-b", "train_b_path", type=click.Path(dir_okay=False), help="The same training sentences in scheme b: trains a joint model.")
-@click.option("--dev", "dev_path", required=True, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
+@click.option("--dev", "dev_path", required=False, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the model to.")
+@click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the model to.")
 @click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default).")
 @click.option("--rules", default="penn2malt", show_default=True, help="--parser constituency: head rules that binarize the training trees (penn2malt, zhang-clark-2008 or a table file).")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
@@ -48,10 +50,12 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--workers", type=click.IntRange(1, 256), default=None, help="Train the parser (arc-standard or joint) by iterative parameter mixing on a local Dask cluster of this many worker processes: each epoch every shard of the training set trains from the mixed weights, then the weights are averaged (McDonald et al. 2010); the same model for a fixed seed and shard count.")
 @click.option("--scheduler", help="The same on an existing Dask cluster, reached at this address (tcp://HOST:PORT).")
 @click.option("--shards", type=click.IntRange(2, 1024), default=None, help="With --workers/--scheduler: shards of the training set  [default: the number of workers, at least 2]")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
-                  feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer):
+                  feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
+                  resume_dir):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks; with it, by default, a tokenizer and a tagger, so the model parses raw text.
@@ -66,6 +70,12 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline
     from hetdep.models.training import ModelChoice, check, check_schemes
 
+    context = click.get_current_context()
+    if resume_dir:
+        params = _resumed(context, resume_dir)
+        return context.invoke(train_command, **params)
+    if not (train_path and dev_path and model_dir):
+        raise click.UsageError("give --train, --dev and --model (or --resume MODEL_DIR to go on with an interrupted training)")
     if tagger_dir and gold_tags:
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     if parser_kind == CONSTITUENCY:
@@ -80,7 +90,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp, lattice=lattice,
                                lattice_weight=lattice_weight,
                                **({"update": update} if update else {}))
-        train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
+        with _kept_for_resume(context, model_dir):
+            train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
         return
     if rules != "penn2malt":
         raise HetdepError("--rules is for --parser constituency")
@@ -103,8 +114,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         raise HetdepError("--shards is for training on a cluster: give --workers or --scheduler")
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads, cluster=cluster if cluster.wanted else None, shards=shards or 0)
-    result = train_pipeline(model_dir, choice, pipeline, options, TrainingFiles(train_path, dev_path, train_b_path, dev_b_path),
-                            names_given)
+    with _kept_for_resume(context, model_dir):
+        result = train_pipeline(model_dir, choice, pipeline, options,
+                                TrainingFiles(train_path, dev_path, train_b_path, dev_b_path), names_given)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
@@ -116,14 +128,80 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                + (f" with its {' and '.join(parts)}" if parts else ""), err=True)
     if result.interrupted:
         click.echo(f"hetdep: interrupted during iteration {len(result.history) + 1}: the model of iteration "
-                   f"{result.best_iteration}, the best finished one, was written", err=True)
+                   f"{result.best_iteration}, the best finished one, was written; go on with: hetdep train --resume "
+                   f"{model_dir}", err=True)
         sys.exit(130)
 
 
+RESUMING = "hetdep.resuming"
+PATH_OPTIONS = ("train_path", "train_b_path", "dev_path", "dev_b_path", "model_dir", "tagger_dir", "helper_dir")
+
+
+@contextmanager
+def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
+    """Training inside this block can be resumed: its options are kept in the model directory
+    (where --resume finds them; a new training there first drops what an interrupted one left),
+    an interrupt says how to go on, and any other failure takes the kept state away."""
+    import json
+    import shutil
+
+    from hetdep.interrupts import is_interrupt
+    from hetdep.learn.checkpoint import STATE
+
+    directory = Path(model_dir)
+    created = not directory.exists()
+    state = directory / STATE
+    if not context.meta.get(RESUMING, False):
+        shutil.rmtree(state, ignore_errors=True)
+        state.mkdir(parents=True)
+        params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value else value)
+                  for name, value in context.params.items() if name != "resume_dir"}
+        (state / "run.json").write_text(json.dumps(params, indent=1), encoding="utf-8")
+    try:
+        yield
+    except BaseException as error:
+        if is_interrupt(error):
+            click.echo(f"go on with: hetdep train --resume {model_dir}", err=True)
+        else:
+            shutil.rmtree(state, ignore_errors=True)
+            if created and directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+        raise
+
+
+def _resumed(context: click.Context, model_dir: str) -> dict:
+    """The options an interrupted training of ``model_dir`` was started with (no other may be given)."""
+    import json
+
+    from click.core import ParameterSource
+
+    from hetdep.learn.checkpoint import STATE
+
+    given = [f"--{name.removesuffix('_path').removesuffix('_dir').replace('_', '-')}" for name in context.params
+             if name != "resume_dir" and context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    if given:
+        raise click.UsageError(f"--resume goes on with the options the training was started with: drop {', '.join(given)}")
+    run = Path(model_dir) / STATE / "run.json"
+    if not run.is_file():
+        raise HetdepError(f"{model_dir}: no interrupted training to go on with here (its training finished, or was "
+                          "started by another version of hetdep, or not in this directory)")
+    try:
+        params = json.loads(run.read_text(encoding="utf-8"))
+        unknown = set(params) - set(context.params)
+        if not isinstance(params, dict) or unknown:
+            raise ValueError(f"unknown options {sorted(unknown)}")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise HetdepError(f"{run}: damaged record of the interrupted training ({error})") from None
+    if params.get("workers") or params.get("scheduler"):
+        raise HetdepError(f"{model_dir}: a training by parameter mixing on a cluster cannot be resumed: train it again")
+    context.meta[RESUMING] = True
+    return params
+
+
 @click.command("train-tagger")
-@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file (CoNLL-U) with gold tags.")
+@click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="Training file (CoNLL-U) with gold tags.")
 @click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
+@click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
 @click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn; repeat for both (upos and xpos).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=8, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
@@ -152,7 +230,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterati
 
 
 @click.command("jackknife")
-@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="Training file with gold tags.")
+@click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="Training file with gold tags.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False), help="The same file with predicted tags (every other column kept).")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Number of folds.")
 @click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to tag; repeat for both.")
@@ -177,9 +255,9 @@ def jackknife_command(train_path, output_path, folds, columns, beam, iterations,
 
 
 @click.command("train-tokenizer")
-@click.option("--train", "train_path", required=True, type=click.Path(dir_okay=False), help="A UD treebank whose sentences have '# text' comments (and SpaceAfter=No, multiword-token lines as UD has them).")
+@click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="A UD treebank whose sentences have '# text' comments (and SpaceAfter=No, multiword-token lines as UD has them).")
 @click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev treebank: picks the iteration with the best token- and sentence-end F1.")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Directory to write the tokenizer to.")
+@click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the tokenizer to.")
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 def train_tokenizer_command(train_path, dev_path, model_dir, iterations, seed):

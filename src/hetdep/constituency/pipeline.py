@@ -17,6 +17,7 @@ from typing import TextIO
 from hetdep.constituency.training import read_treebank, train
 from hetdep.convert.headrules import convert_trees, load_table
 from hetdep.errors import HetdepError
+from hetdep.learn import checkpoint
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import XPOS
@@ -64,9 +65,10 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
         train_tags = [sentence.column(XPOS) for sentence in jackknifed]
         dev_tags = [sentence.column(XPOS) for sentence in tagged_dev]
     display.start("parser")
-    result = train(train_trees, dev_trees, options, head_table, None if options.lattice else train_tags,
-                   None if options.lattice else dev_tags, progress=display.perceptron_progress("parser", score="F1"),
-                   train_lattices=train_lattices, dev_lattices=dev_lattices)
+    with checkpoint.kept_in(Path(model_dir) / checkpoint.STATE / "parser"):
+        result = train(train_trees, dev_trees, options, head_table, None if options.lattice else train_tags,
+                       None if options.lattice else dev_tags, progress=display.perceptron_progress("parser", score="F1"),
+                       train_lattices=train_lattices, dev_lattices=dev_lattices)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
@@ -77,4 +79,6 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
     if tagger is not None:
         tagger.parser.save(model_dir / "tagger" / "xpos", history=[vars(r) for r in tagger.history],
                            best_iteration=tagger.best_iteration)
+    if not result.interrupted:  # an interrupted run keeps its state for --resume (the tagger is trained again, the same)
+        shutil.rmtree(model_dir / checkpoint.STATE, ignore_errors=True)
     return result

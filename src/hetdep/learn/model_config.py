@@ -78,12 +78,12 @@ def _pipeline(v: object) -> bool:
 
 
 FIELDS: dict[str, tuple[Check, str]] = {
-    "kind": (lambda v: v in MODEL_KINDS, f"a kind of model this hetdep knows ({', '.join(MODEL_KINDS)})"),
+    "kind": (lambda v: isinstance(v, str) and v in MODEL_KINDS, f"a kind of model this hetdep knows ({', '.join(MODEL_KINDS)})"),
     "format_version": (_whole(1), "a whole number"),
     "weights_sha256": (lambda v: isinstance(v, str) and len(v) == 64, "a sha256 digest (64 hexadecimal digits)"),
     "beam": (_whole(1, MAX_BEAM), f"a whole number from 1 to {MAX_BEAM}"),
-    "tag_column": (lambda v: v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
-    "column": (lambda v: v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
+    "tag_column": (lambda v: isinstance(v, str) and v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
+    "column": (lambda v: isinstance(v, str) and v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
     "words": (_strings, "a list of strings"), "tags": (_strings, "a list of strings"),
     "strings": (_strings, "a list of strings"), "labels": (_strings, "a list of strings"),
     "labels_a": (_strings, "a list of strings"), "labels_b": (_strings, "a list of strings"),

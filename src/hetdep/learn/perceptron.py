@@ -16,8 +16,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.interrupts import is_interrupt
 from hetdep.evaluation.attachment import evaluate
+from hetdep.interrupts import is_interrupt
+from hetdep.learn import checkpoint
 from hetdep.learn.weights import Weights
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.projectivity import LIFT, projectivize
@@ -118,12 +119,23 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
     ``evaluate_model(averaged weights)`` returns (model, dev UAS, dev LAS, details), the scores
     None without a dev set: then every iteration is run and the last one kept. Ctrl-C after an
     iteration has finished ends training with the best model so far (``interrupted``); before,
-    it propagates.
+    it propagates. Inside :func:`hetdep.learn.checkpoint.kept_in`, the state after each
+    iteration is kept there, and a state kept by an interrupted run is resumed.
     """
     rng = np.random.default_rng(options.seed)
     history: list[IterationReport] = []
     best = None
-    for iteration in range(1, options.iterations + 1):
+    first = 1
+    folder = checkpoint.active()
+    kept = checkpoint.restore(folder, weights) if folder is not None else None
+    if kept is not None:  # resume after the last finished iteration, exactly as if never stopped
+        rng.bit_generator.state = kept.rng_state
+        history = [IterationReport(**entry) for entry in kept.history]
+        best_averaged = kept.best_weights
+        best = (next(r for r in history if r.iteration == kept.best_iteration), evaluate_model(best_averaged)[0])
+        stopped = best[0].dev_uas is not None and history[-1].iteration - best[0].iteration >= options.patience
+        first = options.iterations + 1 if stopped else kept.iteration + 1
+    for iteration in range(first, options.iterations + 1):
         start = time.perf_counter()
         updates = 0
         order = rng.permutation(n_examples)
@@ -134,7 +146,8 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
                 weights.counter += 1
                 if bar:
                     bar.update(1)
-            model, uas, las, detail = evaluate_model(weights.averaged())
+            averaged = weights.averaged()
+            model, uas, las, detail = evaluate_model(averaged)
         except BaseException as error:
             if bar:
                 bar.close()
@@ -143,6 +156,12 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
             return TrainResult(best[1], best[0].iteration, history, interrupted=True)
         report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
         best, stop = close_iteration(history, best, report, model, bar, options)
+        if folder is not None:
+            if best[0] is report:
+                best_averaged = averaged
+            checkpoint.save(folder, weights, checkpoint.LoopState(iteration, rng.bit_generator.state,
+                                                                  [vars(r) for r in history], best[0].iteration,
+                                                                  best_averaged))
         if stop:
             break
     return TrainResult(best[1], best[0].iteration, history)

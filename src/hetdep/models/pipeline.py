@@ -16,6 +16,7 @@ from typing import Sequence, TextIO
 
 from hetdep import interrupts
 from hetdep.errors import HetdepError
+from hetdep.learn import checkpoint
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models.training import ModelChoice, train_model, training_record
 from hetdep.progress import RunDisplay, Stage
@@ -24,6 +25,7 @@ from hetdep.treebank.pairs import pairs_of
 from hetdep.treebank.tags import TAG_COLUMNS
 
 TAGGER_CHOICES = ("train", "gold")  # or a directory holding a trained tagger
+RESUMED = " (finished by the interrupted training, kept)"
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                    interactive: bool | None = None) -> TrainResult:
     """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
-    from hetdep.tagger.tagger import TaggerOptions, jackknife, load_taggers, tag_accuracy, train_tagger
+    from hetdep.tagger.tagger import Tagger, TaggerOptions, jackknife, load_taggers, tag_accuracy, train_tagger
     from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, sentence_text
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
@@ -111,6 +113,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns), stream, interactive)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
     tokenizer = None
+    state = Path(model_dir) / checkpoint.STATE
     if with_tokenizer:
         display.start("tokenizer")
 
@@ -118,10 +121,15 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             display.log(line)
             display.advance("tokenizer")
 
-        tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
+        resumed = (state / "tokenizer" / "config.json").is_file()
+        if resumed:
+            tokenizer = Tokenizer.load(state / "tokenizer")
+        else:
+            tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
+            tokenizer.save(state / "tokenizer")
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
         record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev")}
-        display.finish("tokenizer", f"iteration {tokenizer.record['best_iteration']} kept")
+        display.finish("tokenizer", f"iteration {tokenizer.record['best_iteration']} kept" + (RESUMED if resumed else ""))
     elif pipeline.tokenizer and not separate_treebanks:
         display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
     taggers = []
@@ -129,24 +137,41 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         for column in columns:
             stage = f"tagger ({column})"
             display.start(stage)
-            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed),
-                                  progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
-            taggers.append(result)
-            display.finish(stage, f"dev accuracy {tag_accuracy(dev, result.parser.tag(dev), column):.2f}%")
+            resumed = (state / "tagger" / column / "config.json").is_file()
+            if resumed:
+                tagger = Tagger.load(state / "tagger" / column)
+            else:
+                result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed),
+                                      progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
+                result.parser.save(state / "tagger" / column, history=[vars(r) for r in result.history],
+                                   best_iteration=result.best_iteration)
+                tagger = result.parser
+            taggers.append(tagger)
+            display.finish(stage, f"dev accuracy {tag_accuracy(dev, tagger.tag(dev), column):.2f}%" + (RESUMED if resumed else ""))
         display.start("jackknifing")
         gold_train = train
-        train = jackknife(train, pipeline.folds, columns, TaggerOptions(iterations=pipeline.fold_iterations, seed=options.seed),
-                          progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads)
+        jackknifed = state / "jackknifed.conllu"
+        resumed = jackknifed.is_file()
+        if resumed:
+            train = list(read_conllu(jackknifed))
+        else:
+            train = jackknife(train, pipeline.folds, columns, TaggerOptions(iterations=pipeline.fold_iterations,
+                                                                            seed=options.seed),
+                              progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads)
+            state.mkdir(parents=True, exist_ok=True)
+            jackknifed.write_text("".join(sentence.to_text() for sentence in train), encoding="utf-8")
         for tagger in taggers:
-            dev = list(tagger.parser.tag(dev))
+            dev = list(tagger.tag(dev))
         kept = {c: round(tag_accuracy(gold_train, train, c), 2) for c in columns}
         record.update(columns=columns, jackknife_folds=pipeline.folds, jackknifed_tags_kept=kept)
-        display.finish("jackknifing", ", ".join(f"{c}: {v:.2f}% of the training tags as in the gold" for c, v in kept.items()))
+        display.finish("jackknifing", ", ".join(f"{c}: {v:.2f}% of the training tags as in the gold" for c, v in kept.items())
+                       + (RESUMED if resumed else ""))
         if train_b is not None:
             train_b, dev_b = _copy_tags(train, train_b, columns), _copy_tags(dev, dev_b, columns)
     display.start("parser")
-    result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
-                         cluster=pipeline.cluster, shards=pipeline.shards)
+    with checkpoint.kept_in(state / "parser"):
+        result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
+                             cluster=pipeline.cluster, shards=pipeline.shards)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
@@ -158,11 +183,12 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         if not kept and (model_dir / part).is_dir():  # a part left by an earlier training in this directory
             shutil.rmtree(model_dir / part)
     if tokenizer is not None:
-        tokenizer.save(model_dir / "tokenizer")
+        shutil.copytree(state / "tokenizer", model_dir / "tokenizer", dirs_exist_ok=True)
     for tagger in taggers:
-        tagger.parser.save(model_dir / "tagger" / tagger.parser.column, history=[vars(r) for r in tagger.history],
-                           best_iteration=tagger.best_iteration)
+        shutil.copytree(state / "tagger" / tagger.column, model_dir / "tagger" / tagger.column, dirs_exist_ok=True)
     if given_tagger:
         shutil.copytree(pipeline.tagger, model_dir / "tagger", dirs_exist_ok=True)
     interrupts.wrote()
+    if not result.interrupted:  # an interrupted run keeps its state for --resume
+        shutil.rmtree(state, ignore_errors=True)
     return result

@@ -29,6 +29,7 @@ ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 NO_HEAD = -1  # a word whose HEAD is "_" (unannotated input)
 _CONLLU_ID = re.compile(r"[0-9]+([-.][0-9]+)?")
+COLUMNS_NOT_PROSE = 6  # tab-separated fields in a line from which sniffing takes a file for CoNLL-U
 
 
 class Sentence:
@@ -438,8 +439,9 @@ def read_raw_text(path: str | Path, name: str | None = None) -> str:
 
 
 def sniff_format(path: str | Path) -> str:
-    """'conllu' when the file's first line that is neither blank nor a comment has ten tab-separated
-    fields, or a word ID and a tab first, or the file holds nothing but comments; else 'text'.
+    """'conllu' when the file's first line that is neither blank nor a comment is columns (six
+    tab-separated fields or more: CoNLL-U has ten, prose hardly five tabs in a line) or a word ID
+    and a tab, or the file holds nothing but comments; else 'text'.
 
     A byte-order mark is dropped and lines are split on LF alone (a CR, a form feed, U+2028 or
     U+0085 inside a comment does not end its line, as it does not for the CoNLL-U reader), so a
@@ -454,7 +456,8 @@ def sniff_format(path: str | Path) -> str:
         line = line.removesuffix("\r")
         if line.strip() and not line.startswith("#"):
             fields = line.split("\t")
-            return "conllu" if len(fields) == 10 or (len(fields) > 1 and _CONLLU_ID.fullmatch(fields[0])) else "text"
+            columns = len(fields) >= COLUMNS_NOT_PROSE or (len(fields) > 1 and _CONLLU_ID.fullmatch(fields[0]))
+            return "conllu" if columns else "text"
     return "conllu" if text.strip() else "text"
 
 

@@ -1,0 +1,575 @@
+"""Generated bad (and good) input at volume, counted by what became of it.
+
+Seven generators, each with its own oracle:
+
+- ``conllu``: CoNLL-U documents of random trees, half of them given one damage that makes them
+  invalid (a missing column, a bad ID or HEAD, a self-loop, an empty field, CRLF, a BOM, bytes
+  that are not UTF-8); the reader must read the sound ones whole and name the damaged line.
+- ``sniffing``: sound and damaged CoNLL-U whose comments hold other line separators (U+2028,
+  U+0085, form feeds, bare CR...), with a BOM or full-width IDs, read with ``--format auto``: it
+  must never come back as text.
+- ``raw-text``: random text (scripts, spaces, controls, tokens of up to 1 MB) through the tokenizer,
+  which must give back every character as valid CoNLL-U; some through the API's whole parse (one
+  tree pair per sentence), some with lone surrogates (refused).
+- ``brackets``: random phrase-structure trees, half with unbalanced brackets, an empty
+  preterminal or bad bytes; read whole, or the damage named.
+- ``model-dirs``: a small model directory of each kind with one part damaged (a config field of
+  another type, weights cut, flipped or replaced with the digest made to match or not, a file
+  removed or made a folder); loading, parsing and ``info`` must refuse it in one line or work.
+- ``http``: requests to the service (any method, path, body encoding, fields, bad bytes); no 5xx,
+  errors as JSON, 400 for a request without ``data`` or not UTF-8.
+- ``cli``: ``hetdep parse`` over sound and damaged input into outputs that already exist: a
+  failed run leaves them as they were, a good one writes one tree per sentence.
+
+Outcomes: ``ok``, ``traceback`` (an exception that is not hetdep's own error), ``signal`` (a
+worker process died), ``hang`` (a case over its time limit twice running: 10 s, 2 s for a 1 MB token; the first run of
+a search compiles it),
+``silent acceptance`` (bad input taken without a word), ``lost data`` (text or trees missing from
+the output, or an existing output spoiled by a failed run), ``valid input refused``.
+
+    python bench/fuzz.py [--cases 100000] [--seed 1] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import shutil
+import tempfile
+import time
+import traceback
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import hetdep
+
+SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
+SHARES = {"conllu": 0.35, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.15, "model-dirs": 0.015, "http": 0.075, "cli": 0.01}
+BATCH = {"model-dirs": 10, "cli": 10, "http": 100}  # cases a task runs (others: 500)
+HANG_SECONDS = 10.0
+SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"]
+ALPHABET = "abcdeéèàçôüßøñ中文日本語한국어ДЖЯعربΩπ0123456789.,;:!?'\"«»()[]{}-–—/\\@#$%&*+=_~^|<>"
+
+
+class Verdict(Exception):
+    """A case's outcome other than ok."""
+
+    def __init__(self, outcome: str, detail: str = ""):
+        super().__init__(outcome)
+        self.outcome, self.detail = outcome, detail
+
+
+# --- generated documents ------------------------------------------------------------------------
+
+
+def random_word(rng: random.Random, longest: int = 8) -> str:
+    return "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, longest)))
+
+
+def random_heads(rng: random.Random, n: int) -> list[int]:
+    """The heads of a random tree over words 1..n (one root)."""
+    order = list(range(1, n + 1))
+    rng.shuffle(order)
+    heads = [0] * (n + 1)
+    for k, word in enumerate(order):
+        heads[word] = 0 if k == 0 else rng.choice(order[:k])
+    return heads[1:]
+
+
+def conllu_lines(rng: random.Random, sentences: int) -> tuple[list[str], list[tuple[int, int]]]:
+    """Lines of a sound CoNLL-U document and each sentence's (first, last) token line (1-based)."""
+    lines, spans = [], []
+    for number in range(1, sentences + 1):
+        lines.append(f"# sent_id = {number}")
+        if rng.random() < 0.5:
+            lines.append("# text = " + " ".join(random_word(rng) for _ in range(3)))
+        n = rng.randint(1, 12)
+        first = len(lines) + 1
+        for word, head in enumerate(random_heads(rng, n), 1):
+            form = random_word(rng).replace("\t", "")
+            lines.append("\t".join([str(word), form, "_", rng.choice(["NOUN", "VERB", "DET", "PUNCT"]), "_", "_", str(head),
+                                    "root" if head == 0 else rng.choice(["nsubj", "obj", "det", "punct"]), "_", "_"]))
+        spans.append((first, len(lines)))
+        lines.append("")
+    return lines, spans
+
+
+def damage_conllu(rng: random.Random, lines: list[str], spans: list[tuple[int, int]]) -> tuple[bytes, tuple[int, int], str]:
+    """The document with one damage that makes it invalid, the lines an error may name, and the damage's name."""
+    first, last = rng.choice(spans)
+    at = rng.randint(first, last)
+    fields = lines[at - 1].split("\t")
+    kind = rng.choice(["column", "id", "head", "loop", "empty", "crlf", "utf8", "bom", "fullwidth"])
+    if kind == "column":
+        del fields[rng.randrange(10)]
+    elif kind == "id":
+        fields[0] = rng.choice(["x", "1.x", "-1", "0", "1--2"])
+    elif kind == "head":
+        fields[6] = rng.choice(["x", "-2", str(last - first + 5), "1.5", ""])
+    elif kind == "loop":
+        fields[6] = fields[0]
+    elif kind == "empty":
+        fields[rng.choice([1, 3, 7])] = ""
+    elif kind == "fullwidth":
+        fields[0] = "".join(chr(ord(c) - ord("0") + 0xFF10) for c in fields[0])
+    damaged = list(lines)
+    damaged[at - 1] = "\t".join(fields)
+    text = "\n".join(damaged) + "\n"
+    data = text.encode("utf-8")
+    if kind == "crlf":
+        data = ("\n".join(damaged[:at - 1]) + ("\n" if at > 1 else "") + damaged[at - 1] + "\r\n"
+                + "\n".join(damaged[at:]) + "\n").encode("utf-8")
+    elif kind == "utf8":
+        prefix = ("\n".join(damaged[:at - 1]) + ("\n" if at > 1 else "")).encode("utf-8")
+        data = prefix + b"\xff\xfe" + data[len(prefix):]
+    elif kind == "bom":
+        data = b"\xef\xbb\xbf" + data
+        first, last = 1, 1
+    lowest = 1 if kind in ("loop", "head") else first - 3  # a tree's problems may name the sentence's first line
+    return data, (max(1, lowest), last), kind
+
+
+# --- the cases ----------------------------------------------------------------------------------
+
+
+def case_conllu(rng: random.Random, work: Path, setup: dict) -> None:
+    from hetdep.errors import InputError
+    from hetdep.treebank.conllu import read_conllu
+
+    lines, spans = conllu_lines(rng, rng.randint(1, 4))
+    path = work / "in.conllu"
+    damaged = rng.random() < 0.5
+    if damaged:
+        data, (low, high), kind = damage_conllu(rng, lines, spans)
+    else:
+        data, kind = ("\n".join(lines) + "\n").encode("utf-8"), "sound"
+    path.write_bytes(data)
+    try:
+        read = list(read_conllu(path, require_heads=True))
+    except InputError as error:
+        if not damaged:
+            raise Verdict("valid input refused", str(error)) from None
+        if error.path != str(path) or error.line is None or not low <= error.line <= high:
+            raise Verdict("silent acceptance", f"{kind}: named {error.line}, damage at {low}..{high}") from None
+        return
+    if damaged:
+        raise Verdict("silent acceptance", f"{kind} read as {len(read)} sentences")
+    if len(read) != len(spans):
+        raise Verdict("lost data", f"{len(spans)} sentences written, {len(read)} read")
+
+
+def case_sniffing(rng: random.Random, work: Path, setup: dict) -> None:
+    from hetdep.cli.parsing import read_input
+    from hetdep.errors import InputError
+
+    lines, spans = conllu_lines(rng, rng.randint(1, 3))
+    separator = rng.choice(SEPARATORS)
+    lines[0] = f"# sent_id = 1{separator}more of the comment{separator}end"  # a CR last would make a CRLF line end
+    path = work / "in.txt"
+    damaged = rng.random() < 0.3
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if damaged:
+        data, _, kind = damage_conllu(rng, lines, spans)
+    path.write_bytes(data)
+    try:
+        read = list(read_input(str(path), "auto", setup["tokenizer"]))
+    except InputError:
+        if not damaged:
+            raise Verdict("valid input refused", separator.encode("unicode_escape").decode()) from None
+        return
+    if damaged:
+        raise Verdict("silent acceptance", f"damaged CoNLL-U read as {len(read)} sentences")
+    if len(read) != len(spans):
+        raise Verdict("silent acceptance", f"CoNLL-U with {separator!r} in a comment read as text")
+
+
+def random_text(rng: random.Random) -> str:
+    pieces = []
+    for _ in range(rng.randint(0, 40)):
+        roll = rng.random()
+        if roll < 0.6:
+            pieces.append(random_word(rng, 12))
+        elif roll < 0.85:
+            pieces.append(rng.choice([" ", "  ", "\n", "\n\n", "\t", "\u00a0", "\u3000", "\r\n", "\u2028"]))
+        elif roll < 0.95:
+            pieces.append(rng.choice([". ", "? ", "! ", "... ", "M. ", "12,5 ", "https://a.b/c?d=1 ", "a-t-il "]))
+        else:
+            pieces.append("".join(chr(rng.randint(1, 0x2FFFF)) for _ in range(rng.randint(1, 5))).replace("\ud800", ""))
+    text = "".join(pieces)
+    return "".join(c for c in text if not 0xD800 <= ord(c) <= 0xDFFF)
+
+
+def case_raw_text(rng: random.Random, work: Path, setup: dict) -> None:
+    from hetdep.errors import HetdepError
+    from hetdep.tokenizer.tokenizer import rebuild_text, sentence_text
+    from hetdep.treebank.conllu import read_conllu, write_conllu
+
+    roll = rng.random()
+    if roll < 0.002:  # a token of 1 MB: linear time, under 2 s
+        text = "".join(rng.choice("abcdefgh") for _ in range(1 << 20))
+        started = time.perf_counter()
+        sentences = list(setup["tokenizer"].tokenize_document(text))
+        if time.perf_counter() - started > 2.0:
+            raise Verdict("hang", f"a 1 MB token took {time.perf_counter() - started:.1f} s")
+    else:
+        text = random_text(rng)
+        if roll < 0.05:  # a lone surrogate: refused by the API
+            cut = rng.randint(0, len(text))
+            try:
+                setup["model"](text[:cut] + chr(rng.randint(0xD800, 0xDFFF)) + text[cut:])
+            except HetdepError:
+                return
+            raise Verdict("silent acceptance", "text with a lone surrogate parsed")
+        sentences = list(setup["tokenizer"].tokenize_document(text))
+    if rebuild_text(sentences) != (text if text.strip() else ""):
+        raise Verdict("lost data", "the tokens and spaces do not give the text back")
+    if "".join("".join(sentence_text(s).split()) for s in sentences) != "".join(text.split()):
+        raise Verdict("lost data", "# text lacks characters")
+    path = work / "out.conllu"
+    write_conllu(sentences, path)
+    if [s.forms for s in read_conllu(path)] != [s.forms for s in sentences]:
+        raise Verdict("lost data", "the CoNLL-U written does not read back")
+    if roll > 0.9 and sentences:  # the whole pipeline: one pair of trees per sentence, every word
+        document = setup["model"](text)
+        if [len(s.words) for s in document] != [len(s) for s in sentences]:
+            raise Verdict("lost data", "the parse has other sentences or words than the tokenizer")
+
+
+def random_tree(rng: random.Random, depth: int = 0) -> str:
+    if depth > 3 or rng.random() < 0.35:
+        word = random_word(rng).replace("(", "-LRB-").replace(")", "-RRB-")
+        return f"({rng.choice(['NN', 'VB', 'DT', 'JJ', ',', '.'])} {word})"
+    children = " ".join(random_tree(rng, depth + 1) for _ in range(rng.randint(1, 3)))
+    return f"({rng.choice(['S', 'NP', 'VP', 'PP', 'ADJP'])} {children})"
+
+
+def case_brackets(rng: random.Random, work: Path, setup: dict) -> None:
+    from hetdep.errors import InputError
+    from hetdep.treebank.ptb import read_trees
+
+    trees = [f"( {random_tree(rng)})" for _ in range(rng.randint(1, 4))]
+    damaged = rng.random() < 0.5
+    kind = "sound"
+    if damaged:
+        k = rng.randrange(len(trees))
+        kind = rng.choice(["open", "close", "empty", "utf8"])
+        if kind == "open":
+            trees[k] = "(" + trees[k]
+        elif kind == "close":
+            trees[k] = trees[k][:-1]
+        elif kind == "empty":
+            trees[k] = trees[k].replace(")", " (NN ))", 1)
+    data = "\n".join(trees).encode("utf-8") + b"\n"
+    if kind == "utf8":
+        data = data[:3] + b"\xff" + data[3:]
+    path = work / "in.mrg"
+    path.write_bytes(data)
+    try:
+        read = list(read_trees(path))
+    except InputError as error:
+        if not damaged:
+            raise Verdict("valid input refused", str(error)) from None
+        if error.line is None:
+            raise Verdict("silent acceptance", f"{kind}: no line named")
+        return
+    if damaged:
+        raise Verdict("silent acceptance", f"{kind} read as {len(read)} trees")
+    if len(read) != len(trees):
+        raise Verdict("lost data", f"{len(trees)} trees written, {len(read)} read")
+
+
+WRONG_VALUES = [None, "x", 3.5, -1, 10**12, [], {}, [1, "a"], {"a": None}, True, "", [[]]]
+
+
+def damage_model(rng: random.Random, model: Path) -> str:
+    """One damage to one part of ``model``; returns its name ("digest" damages must be refused)."""
+    from hetdep.learn.model_files import file_sha256
+
+    parts = [p.parent for p in model.rglob("config.json")]
+    part = rng.choice(parts)
+    config_path = part / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    kind = rng.choice(["field", "field", "field", "cut", "flip", "replace", "remove", "folder"])
+    weights = part / "weights.npz"
+    if kind == "field":
+        key = rng.choice(sorted(config))
+        config[key] = rng.choice(WRONG_VALUES)
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        return f"field {key}"
+    data = weights.read_bytes()
+    if kind == "cut":
+        weights.write_bytes(data[:rng.randrange(len(data))])
+    elif kind == "flip":
+        at = rng.randrange(len(data))
+        weights.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:])
+    elif kind == "replace":
+        import numpy as np
+
+        buffer = io.BytesIO()
+        np.savez(buffer, **{name: rng.choice([np.zeros(3), np.array(5), np.zeros((2, 2), np.int64), np.array(["a"])])
+                            for name in rng.sample(["rows", "values", "buckets", "features", "packed", "dense"], 3)})
+        weights.write_bytes(buffer.getvalue())
+    elif kind in ("remove", "folder"):
+        target = rng.choice([weights, config_path])
+        target.unlink()
+        if kind == "folder":
+            target.mkdir()
+        return f"{kind} {target.relative_to(model)}"
+    if rng.random() < 0.5:  # the digest made to match: the arrays' own checks must hold
+        config["weights_sha256"] = file_sha256(weights)
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        return f"{kind} {weights.relative_to(model)}, digest matched"
+    return f"digest {kind} {weights.relative_to(model)}"
+
+
+def case_model_dirs(rng: random.Random, work: Path, setup: dict) -> None:
+    from hetdep.errors import HetdepError
+    from hetdep.models.info import summary
+
+    source = Path(rng.choice(setup["models"]))
+    model = work / "model"
+    shutil.rmtree(model, ignore_errors=True)
+    shutil.copytree(source, model)
+    damage = damage_model(rng, model)
+    try:
+        summary(model)
+        if "constituency" in source.name:
+            from hetdep.constituency.parser import ConstituencyParser
+
+            ConstituencyParser.load(model).parse_tokens(["The", "cat", "sleeps", "."], ["DT", "NN", "VBZ", "."])
+        else:
+            loaded = hetdep.load(model)
+            if loaded.has_tagger:
+                loaded.parse(tokens=[["Le", "chat", "dort", "."]])
+    except HetdepError as error:
+        if str(error).count("\n"):
+            raise Verdict("traceback", f"{damage}: an error of several lines") from None
+        return
+    if damage.startswith("digest") or damage.startswith("remove") or damage.startswith("folder"):
+        raise Verdict("silent acceptance", damage)
+
+
+def case_http(rng: random.Random, work: Path, setup: dict) -> None:
+    client = setup["client"]
+    method = rng.choice(["POST"] * 6 + ["GET", "PUT", "DELETE"])
+    path = rng.choice(["/process"] * 6 + ["/models", "/render", "/", "/nope"])
+    fields = {}
+    for name in rng.sample(["data", "model", "tokenizer", "tagger", "parser", "input", "output", "scheme"], rng.randint(0, 8)):
+        fields[name] = rng.choice(["", "joint", "conllu", "horizontal", "sud", "ud", "x", random_text(rng)[:200]])
+    bad_bytes = rng.random() < 0.15
+    encoding = rng.choice(["form", "multipart", "json", "plain", "query"])
+    headers, content = {}, None
+    if encoding == "form":
+        from urllib.parse import urlencode
+
+        content = urlencode(fields).encode("utf-8")
+        headers["content-type"] = "application/x-www-form-urlencoded"
+        if bad_bytes:
+            content += b"&data=%ff%fe" if rng.random() < 0.5 else b"%c3"
+    elif encoding == "multipart":
+        parts = b"".join(b'--b\r\nContent-Disposition: form-data; name="' + k.encode() + b'"\r\n\r\n' + v.encode("utf-8")
+                         + b"\r\n" for k, v in fields.items())
+        if bad_bytes:
+            parts += b'--b\r\nContent-Disposition: form-data; name="data"\r\n\r\n\xff\xfe\r\n'
+        content = parts + (b"--b--\r\n" if rng.random() < 0.9 else b"")
+        headers["content-type"] = "multipart/form-data; boundary=b"
+    elif encoding == "json":
+        content = json.dumps(fields).encode("utf-8")
+        headers["content-type"] = "application/json"
+    elif encoding == "plain":
+        content = fields.get("data", "").encode("utf-8") + (b"\xff" if bad_bytes else b"")
+        headers["content-type"] = "text/plain"
+    query = ""
+    if encoding == "query":
+        from urllib.parse import urlencode
+
+        query = "?" + urlencode(fields) + ("&data=%E9" if bad_bytes else "")
+    response = client.request(method, path + query, content=content, headers=headers)
+    if response.status_code >= 500:
+        raise Verdict("traceback", f"{method} {path} {encoding}: status {response.status_code}")
+    if path in ("/process", "/render") and method in ("POST", "GET"):
+        sent_data = encoding in ("form", "multipart", "query") and "data" in fields
+        if path == "/process" and method == "POST" and bad_bytes and encoding != "json" and response.status_code != 400:
+            raise Verdict("silent acceptance", f"bytes that are not UTF-8 ({encoding}): status {response.status_code}")
+        if method == "POST" and not sent_data and not bad_bytes and response.status_code == 200:
+            raise Verdict("silent acceptance", f"no 'data' field ({encoding}): status 200")
+    if response.status_code >= 400 and path in ("/process", "/render", "/models") and method == "POST":
+        try:
+            body = response.json()
+        except ValueError:
+            raise Verdict("traceback", f"an error that is not JSON: {response.text[:60]!r}") from None
+        if "error" not in body and "detail" not in body:
+            raise Verdict("traceback", f"an error without a message: {body}")
+
+
+def case_cli(rng: random.Random, work: Path, setup: dict) -> None:
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    lines, spans = conllu_lines(rng, rng.randint(1, 3))
+    damaged = rng.random() < 0.5
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if damaged:
+        data = damage_conllu(rng, lines, spans)[0]
+    source = work / "in.conllu"
+    source.write_bytes(data)
+    out_a, out_b = work / "a.conllu", work / "b.conllu"
+    for out in (out_a, out_b):
+        out.write_text("what was there before\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["parse", "--model", setup["models"][0], "--input", str(source), "--format", "conllu",
+                                       "--output", str(out_a), "--output-b", str(out_b)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", repr(result.exception))
+    if result.exit_code != 0:
+        if not damaged:
+            raise Verdict("valid input refused", result.output.strip()[:100])
+        if any(out.read_text(encoding="utf-8") != "what was there before\n" for out in (out_a, out_b)):
+            raise Verdict("lost data", "a failed run changed an existing output")
+        return
+    if damaged:
+        raise Verdict("silent acceptance", "damaged CoNLL-U parsed")
+    if any(out.read_text(encoding="utf-8").count("# sent_id") != len(spans) for out in (out_a, out_b)):
+        raise Verdict("lost data", "not one tree per input sentence")
+
+
+CASES = {"conllu": case_conllu, "sniffing": case_sniffing, "raw-text": case_raw_text, "brackets": case_brackets,
+         "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli}
+
+
+# --- running ------------------------------------------------------------------------------------
+
+_SETUP: dict = {}
+
+
+def _worker_setup(models: list[str]) -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")  # the test client's deprecation notices, once per worker
+    from fastapi.testclient import TestClient
+
+    from hetdep.models.parsing import load_tokenizer
+    from hetdep.service.app import Limits, create_app
+
+    _SETUP["models"] = models
+    _SETUP["tokenizer"] = load_tokenizer(models[0])
+    _SETUP["model"] = hetdep.load(models[0])
+    _SETUP["client"] = TestClient(create_app({"joint": models[0]}, Limits(max_bytes=200_000, timeout=30)))
+
+
+def _one_case(kind: str, seed: int, work: Path) -> tuple[str, str, float]:
+    """(outcome, detail, seconds) of the case ``seed`` of generator ``kind``."""
+    started = time.perf_counter()
+    try:
+        CASES[kind](random.Random(seed), work, _SETUP)
+        outcome, detail = "ok", ""
+    except Verdict as verdict:
+        outcome, detail = verdict.outcome, verdict.detail
+    except Exception as error:  # noqa: BLE001 - what this bench is here to count
+        outcome, detail = "traceback", "".join(traceback.format_exception_only(type(error), error)).strip()
+    return outcome, detail, time.perf_counter() - started
+
+
+def run_batch(kind: str, seed: int, count: int) -> tuple[str, Counter, list[str]]:
+    """``count`` cases of one generator, from ``seed``; outcome counts and the first few failures."""
+    outcomes: Counter = Counter()
+    examples: list[str] = []
+    work = Path(tempfile.mkdtemp(prefix="hetdep-fuzz-"))
+    try:
+        for number in range(count):
+            outcome, detail, seconds = _one_case(kind, seed * 1_000_003 + number, work)
+            if outcome == "ok" and seconds > HANG_SECONDS:  # again: the first run of a search also compiles it
+                outcome, detail, again = _one_case(kind, seed * 1_000_003 + number, work)
+                if outcome == "ok" and again > HANG_SECONDS:
+                    outcome, detail = "hang", f"{seconds:.1f} s, then {again:.1f} s"
+            outcomes[outcome] += 1
+            if outcome != "ok" and len(examples) < 3:
+                examples.append(f"{kind} seed {seed} case {number}: {outcome}: {detail[:300]}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return kind, outcomes, examples
+
+
+def build_models(folder: Path) -> list[str]:
+    """Small models of each kind, trained on the shipped sample: the pipeline joint model first."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    runs = {
+        "joint": ["--train", SAMPLES / "train.sud.conllu", "--train-b", SAMPLES / "train.ud.conllu", "--dev",
+                  SAMPLES / "dev.sud.conllu", "--dev-b", SAMPLES / "dev.ud.conllu", "--beam", "2", "--iterations", "1",
+                  "--folds", "2"],
+        "arc-standard": ["--train", SAMPLES / "train.ud.conllu", "--dev", SAMPLES / "dev.ud.conllu", "--beam", "2",
+                         "--iterations", "1", "--folds", "2", "--no-tokenizer"],
+        "dep1": ["--parser", "dep1", "--train", SAMPLES / "train.ud.conllu", "--dev", SAMPLES / "dev.ud.conllu",
+                 "--iterations", "1", "--gold-tags", "--no-tokenizer"],
+    }
+    rng = random.Random(7)
+    trees = folder / "trees.mrg"
+    trees.write_text("\n".join(f"( {random_tree(rng)})" for _ in range(60)) + "\n", encoding="utf-8")
+    runs["constituency"] = ["--parser", "constituency", "--train", trees, "--dev", trees, "--iterations", "1", "--beam", "2",
+                            "--gold-tags"]
+    for name, args in runs.items():
+        result = CliRunner().invoke(main, ["train", *map(str, args), "--model", str(folder / name)])
+        if result.exit_code != 0:
+            raise SystemExit(f"training the {name} model failed: {result.output[-1000:]}")
+    return [str(folder / name) for name in runs]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    folder = Path(tempfile.mkdtemp(prefix="hetdep-fuzz-models-"))
+    try:
+        models = build_models(folder)
+        tasks = []
+        for kind, share in SHARES.items():
+            total, size = round(args.cases * share), BATCH.get(kind, 500)
+            tasks += [(kind, args.seed * 100_000 + k, min(size, total - k * size)) for k in range((total + size - 1) // size)]
+        random.Random(args.seed).shuffle(tasks)
+        totals: dict[str, Counter] = {kind: Counter() for kind in SHARES}
+        examples: list[str] = []
+        pending, attempts = list(tasks), Counter()
+        while pending:  # a worker that dies breaks the pool: the tasks it took down run again in a new one
+            with ProcessPoolExecutor(args.workers, initializer=_worker_setup, initargs=(models,)) as pool:
+                futures = [(pool.submit(run_batch, *task), task) for task in pending]
+                pending = []
+                for future, task in futures:
+                    try:
+                        kind, outcomes, found = future.result()
+                    except BrokenProcessPool:
+                        attempts[task] += 1
+                        if attempts[task] < 2:
+                            pending.append(task)
+                        else:  # it died twice: counted as a signal, its cases not run
+                            totals[task[0]]["signal"] += 1
+                            examples.append(f"{task[0]} seed {task[1]}: a worker process died running it, twice")
+                        continue
+                    totals[kind].update(outcomes)
+                    examples += found
+        cases = sum(sum(c.values()) for c in totals.values())
+        outcomes = sorted({o for c in totals.values() for o in c}, key=lambda o: (o != "ok", o))
+        print(f"{cases:,} cases in {time.perf_counter() - started:,.0f} s on {args.workers} processes (seed {args.seed})")
+        print(f"{'generator':12s}" + "".join(f"{o:>22s}" for o in outcomes))
+        for kind, counts in totals.items():
+            print(f"{kind:12s}" + "".join(f"{counts[o]:>22,}" for o in outcomes))
+        print(f"{'all':12s}" + "".join(f"{sum(c[o] for c in totals.values()):>22,}" for o in outcomes))
+        for line in examples[:40]:
+            print(line)
+        raise SystemExit(0 if all(set(c) <= {"ok"} for c in totals.values()) else 1)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,6 @@
 """Generated bad (and good) input at volume, counted by what became of it.
 
-Seven generators, each with its own oracle:
+Eight generators, each with its own oracle:
 
 - ``conllu``: CoNLL-U documents of random trees, half of them given one damage that makes them
   invalid (a missing column, a bad ID or HEAD, a self-loop, an empty field, CRLF, a BOM, bytes
@@ -18,8 +18,11 @@ Seven generators, each with its own oracle:
   removed or made a folder); loading, parsing and ``info`` must refuse it in one line or work.
 - ``http``: requests to the service (any method, path, body encoding, fields, bad bytes); no 5xx,
   errors as JSON, 400 for a request without ``data`` or not UTF-8.
-- ``cli``: ``hetdep parse`` over sound and damaged input into outputs that already exist: a
-  failed run leaves them as they were, a good one writes one tree per sentence.
+- ``cli``: ``hetdep parse`` over sound, damaged and empty input into outputs that already exist,
+  and ``convert --from ud --to sud`` of folders: a failed run leaves the outputs as they were, a
+  good one writes one tree per sentence, an empty input says so.
+- ``training``: ``hetdep train`` (constituency, arc-standard, dep1) on a few generated trees, some
+  of one word: a model or one line.
 
 Outcomes: ``ok``, ``traceback`` (an exception that is not hetdep's own error), ``signal`` (a
 worker process died), ``hang`` (a case over its time limit twice running: 10 s, 2 s for a 1 MB token; the first run of
@@ -49,8 +52,9 @@ from pathlib import Path
 import hetdep
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
-SHARES = {"conllu": 0.35, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.15, "model-dirs": 0.015, "http": 0.075, "cli": 0.01}
-BATCH = {"model-dirs": 10, "cli": 10, "http": 100}  # cases a task runs (others: 500)
+SHARES = {"conllu": 0.35, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.148, "model-dirs": 0.015, "http": 0.075,
+          "cli": 0.01, "training": 0.002}
+BATCH = {"model-dirs": 10, "cli": 10, "http": 100, "training": 10}  # cases a task runs (others: 500)
 HANG_SECONDS = 10.0
 SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"]
 ALPHABET = "abcdeéèàçôüßøñ中文日本語한국어ДЖЯعربΩπ0123456789.,;:!?'\"«»()[]{}-–—/\\@#$%&*+=_~^|<>"
@@ -412,6 +416,17 @@ def case_cli(rng: random.Random, work: Path, setup: dict) -> None:
 
     from hetdep.cli import main
 
+    roll = rng.random()
+    if roll < 0.3:
+        return _convert_folder(rng, work)
+    if roll < 0.35:  # an input without a sentence: empty outputs and one line saying so
+        source = work / "empty.txt"
+        source.write_text(rng.choice(["", "\n\n", " \t \n"]), encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", "--model", setup["models"][0], "--input", str(source), "--output",
+                                           str(work / "a.conllu"), "--output-b", str(work / "b.conllu")])
+        if result.exit_code != 0 or f"no sentence in {source}" not in result.output:
+            raise Verdict("silent acceptance", f"an empty input: exit {result.exit_code}, {result.output.strip()[:80]!r}")
+        return
     lines, spans = conllu_lines(rng, rng.randint(1, 3))
     damaged = rng.random() < 0.5
     data = ("\n".join(lines) + "\n").encode("utf-8")
@@ -438,8 +453,65 @@ def case_cli(rng: random.Random, work: Path, setup: dict) -> None:
         raise Verdict("lost data", "not one tree per input sentence")
 
 
+def _convert_folder(rng: random.Random, work: Path) -> None:
+    """``convert --from ud --to sud`` of a folder into one holding older files: all or nothing."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    source, out = work / "ud", work / "out"
+    shutil.rmtree(source, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    source.mkdir()
+    out.mkdir()
+    damaged = False
+    for name in ("a", "b", "c")[:rng.randint(1, 3)]:
+        lines, spans = conllu_lines(rng, rng.randint(1, 3))
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        if rng.random() < 0.3:
+            data, damaged = damage_conllu(rng, lines, spans)[0], True
+        (source / f"{name}.ud.conllu").write_bytes(data)
+        (out / f"{name}.sud.conllu").write_text("older\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["convert", "--from", "ud", "--to", "sud", str(source), str(out)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", repr(result.exception))
+    if damaged != (result.exit_code != 0):
+        raise Verdict("silent acceptance" if damaged else "valid input refused", result.output.strip()[:100])
+    if damaged and sorted(p.read_text(encoding="utf-8") for p in out.iterdir()) != ["older\n"] * len(list(out.iterdir())):
+        raise Verdict("lost data", "a failed conversion changed the output folder")
+
+
+def case_training(rng: random.Random, work: Path, setup: dict) -> None:
+    """``train`` on a few generated trees (some of one word): a model, or one line; never a traceback."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    model = work / "model"
+    shutil.rmtree(model, ignore_errors=True)
+    if rng.random() < 0.5:
+        trees = [f"( {random_tree(rng)})" if rng.random() < 0.6 else f"( (NP ({rng.choice(['NN', 'UH'])} w)))"
+                 for _ in range(rng.randint(1, 12))]
+        train = work / "train.mrg"
+        train.write_text("\n".join(trees) + "\n", encoding="utf-8")
+        args = ["--parser", "constituency", "--gold-tags", "--beam", "2"]
+    else:
+        lines, _ = conllu_lines(rng, rng.randint(1, 12))
+        train = work / "train.conllu"
+        train.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        args = ["--parser", rng.choice(["arc-standard", "dep1"]), "--gold-tags", "--no-tokenizer"]
+        args += ["--beam", "2"] if args[1] == "arc-standard" else []
+    result = CliRunner().invoke(main, ["train", "--train", str(train), "--dev", str(train), "--model", str(model),
+                                       "--iterations", "2", *args])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", f"{args[1]}: {result.exception!r}")
+    if result.exit_code not in (0, 2) or (result.exit_code == 2 and not result.output.strip().splitlines()[-1].startswith(
+            "hetdep: error: ")):
+        raise Verdict("traceback", f"{args[1]}: exit {result.exit_code}: {result.output.strip()[-100:]!r}")
+
+
 CASES = {"conllu": case_conllu, "sniffing": case_sniffing, "raw-text": case_raw_text, "brackets": case_brackets,
-         "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli}
+         "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli, "training": case_training}
 
 
 # --- running ------------------------------------------------------------------------------------

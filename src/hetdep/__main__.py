@@ -1,5 +1,11 @@
 """``python -m hetdep`` is the ``hetdep`` command."""
 
-from hetdep.console import run
+try:
+    from hetdep.console import run
+except KeyboardInterrupt:  # before the command line's own handler is in place
+    import sys
+
+    sys.stderr.write("hetdep: interrupted (no output was written)\n")
+    sys.exit(130)
 
 run()

@@ -7,28 +7,43 @@ from __future__ import annotations
 
 import sys
 
-from hetdep import interrupts
+try:  # before anything slow is imported: a signal from here on is an interrupt, never a traceback
+    from hetdep import interrupts
+
+    interrupts.install()
+except KeyboardInterrupt:
+    sys.stderr.write("hetdep: interrupted (no output was written)\n")
+    sys.exit(130)
 
 
 def run() -> None:
-    interrupts.install()
     try:
         try:
             from hetdep.cli import main
 
             main()
         finally:
-            interrupts.hold()  # the command has ended: a signal now must not make a traceback at exit
+            interrupts.hold()  # the command has ended: a signal now is ignored
     except SystemExit as done:
-        if interrupts.received() and done.code in (0, None):  # the signal's exception was lost on its way
-            _interrupted()
-        raise
+        if not interrupts.received():
+            raise
+        if done.code in (0, None):  # the signal's exception was lost on its way
+            sys.stderr.write(interrupts.message() + "\n")
+        _exit(130)
     except BaseException as error:
         if not interrupts.is_interrupt(error):
             raise
-        _interrupted()
+        sys.stderr.write(interrupts.message() + "\n")
+        _exit(130)
 
 
-def _interrupted() -> None:
-    sys.stderr.write(interrupts.message() + "\n")
-    sys.exit(130)
+def _exit(status: int) -> None:
+    """Exit at once after the exit handlers ran: the interpreter's own ending would turn an
+    interrupt that a library's start-up code saw (though it was handled) into death by SIGINT."""
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

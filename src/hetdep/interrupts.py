@@ -6,7 +6,7 @@ KeyboardInterrupt), on a worker thread's watch (the main thread sees it later), 
 after the work finished. So the command installs :func:`install`, whose handler records the signal
 before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
 interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
-the work itself ran to its end; once the command has ended, signals are only recorded (:func:`hold`).
+the work itself ran to its end; once the command has ended, signals are ignored (:func:`hold`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import signal
 _received: list[int] = []  # the signals that arrived while the command ran
 _holding: list[bool] = []  # set once the command has ended
 _written: list[bool] = []  # set once an output was put in place whole
+_installed: list[bool] = []  # set once this process's handlers are ours (the command line)
 
 
 def _handler(signum, frame) -> None:
@@ -40,14 +41,19 @@ def message() -> str:
 
 def hold() -> None:
     """From now on a signal is ignored: the command has ended, and an interrupt now could only
-    turn its exit into a traceback."""
+    turn its exit into a traceback (or, once the interpreter has put back the default handlers
+    while it ends, kill it)."""
     _holding.append(True)
+    if _installed:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def install() -> None:
     """Handle SIGINT and SIGTERM as interrupts (the command line does; a library caller keeps its own handlers)."""
     signal.signal(signal.SIGINT, _handler)
     signal.signal(signal.SIGTERM, _handler)
+    _installed.append(True)
 
 
 def received() -> bool:

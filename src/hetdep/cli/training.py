@@ -177,7 +177,8 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
 
     from hetdep.learn.checkpoint import STATE
 
-    given = [f"--{name.removesuffix('_path').removesuffix('_dir').replace('_', '-')}" for name in context.params
+    options = {param.name: param for param in context.command.params}
+    given = [options[name].opts[0] for name in context.params
              if name != "resume_dir" and context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if given:
         raise click.UsageError(f"--resume goes on with the options the training was started with: drop {', '.join(given)}")
@@ -187,10 +188,10 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
                           "started by another version of hetdep, or not in this directory)")
     try:
         params = json.loads(run.read_text(encoding="utf-8"))
-        unknown = set(params) - set(context.params)
-        if not isinstance(params, dict) or unknown:
-            raise ValueError(f"unknown options {sorted(unknown)}")
-    except (ValueError, UnicodeDecodeError) as error:
+        if not isinstance(params, dict) or not set(params) <= set(options) - {"resume_dir"}:
+            raise ValueError("options this hetdep does not have")
+        params = {name: options[name].type_cast_value(context, value) for name, value in params.items()}
+    except (ValueError, TypeError, UnicodeDecodeError, click.BadParameter) as error:
         raise HetdepError(f"{run}: damaged record of the interrupted training ({error})") from None
     if params.get("workers") or params.get("scheduler"):
         raise HetdepError(f"{model_dir}: a training by parameter mixing on a cluster cannot be resumed: train it again")

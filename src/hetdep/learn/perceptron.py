@@ -148,20 +148,20 @@ def perceptron_loop(n_examples: int, learn: Callable, evaluate_model: Callable, 
                     bar.update(1)
             averaged = weights.averaged()
             model, uas, las, detail = evaluate_model(averaged)
+            report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
+            best, stop = close_iteration(history, best, report, model, bar, options)
+            if folder is not None:  # an interrupt while saving leaves the last iteration's state (checkpoint.save)
+                if best[0] is report:
+                    best_averaged = averaged
+                checkpoint.save(folder, weights, checkpoint.LoopState(iteration, rng.bit_generator.state,
+                                                                      [vars(r) for r in history], best[0].iteration,
+                                                                      best_averaged))
         except BaseException as error:
             if bar:
                 bar.close()
             if best is None or not is_interrupt(error):
                 raise
             return TrainResult(best[1], best[0].iteration, history, interrupted=True)
-        report = IterationReport(iteration, time.perf_counter() - start, updates, weights.features, uas, las, detail)
-        best, stop = close_iteration(history, best, report, model, bar, options)
-        if folder is not None:
-            if best[0] is report:
-                best_averaged = averaged
-            checkpoint.save(folder, weights, checkpoint.LoopState(iteration, rng.bit_generator.state,
-                                                                  [vars(r) for r in history], best[0].iteration,
-                                                                  best_averaged))
         if stop:
             break
     return TrainResult(best[1], best[0].iteration, history)

@@ -22,7 +22,9 @@ from hetdep.treebank.conllu import Sentence as TreebankSentence
 
 
 def _schemes(model_dir: Path, kind: str, helper: Path | None) -> tuple[str, ...]:
-    names = list(read_config(model_dir).get("schemes") or (["a", "b"] if kind == "joint" else ["a"]))
+    config = read_config(model_dir)
+    two = kind == "joint" or (kind == "neural" and len(config.get("vocabularies", {}).get("labels", [])) == 2)
+    names = list(config.get("schemes") or (["a", "b"] if two else ["a"]))
     if helper is not None:
         other = (read_config(helper).get("schemes") or ["b"])[0]
         names = [names[0], other if other != names[0] else f"{other}-helper"]

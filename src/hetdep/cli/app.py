@@ -40,6 +40,13 @@ def main():
     """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
 
 
+def refuse_options(given: dict[str, object], what: str) -> None:
+    """Refuse every option in ``given`` (name -> value) that was set: none of them applies to ``what``."""
+    used = [name for name, value in given.items() if value]
+    if used:
+        raise HetdepError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply to {what}")
+
+
 def read_all(path: str, **options) -> list:
     """Every sentence of a CoNLL-U file (its errors name the file and line)."""
     return list(read_conllu(path, **options))

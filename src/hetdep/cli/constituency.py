@@ -14,13 +14,6 @@ from hetdep.errors import HetdepError, InputError
 from hetdep.treebank.conllu import XPOS, Sentence, output_files
 
 
-def refuse_options(given: dict[str, object], what: str) -> None:
-    """Refuse every option in ``given`` (name -> value) that was set: none of them applies to ``what``."""
-    used = [name for name, value in given.items() if value]
-    if used:
-        raise HetdepError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply to {what}")
-
-
 def train_constituency(model_dir: str, train_path: str, dev_path: str, options, rules: str, gold_tags: bool, folds: int,
                        threads: int) -> None:
     from hetdep.constituency.pipeline import train_constituency_model

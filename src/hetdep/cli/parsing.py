@@ -115,7 +115,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     cluster = ClusterChoice(workers or 0, scheduler)
     cluster.check()
     if read_kind(model_dir) == CONSTITUENCY:
-        from hetdep.cli.constituency import parse_constituency, refuse_options
+        from hetdep.cli.app import refuse_options
+        from hetdep.cli.constituency import parse_constituency
 
         refuse_options({"--output-b": output_b_path, "--gold-a": gold_a_path, "--gold-b": gold_b_path, "--with": with_model,
                         "--treebank": treebank, "--workers": workers, "--scheduler": scheduler},

@@ -9,10 +9,10 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all
+from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all, refuse_options
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.models import CONSTITUENCY, PARSER_KINDS
+from hetdep.models import CONSTITUENCY, NEURAL, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -23,14 +23,14 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--dev", "dev_path", required=False, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="Single-scheme parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default).")
+@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default="arc-standard", show_default=True, help="The parser: the arc-standard beam-search parser, or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). 'neural': a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly.")
 @click.option("--rules", default="penn2malt", show_default=True, help="--parser constituency: head rules that binarize the training trees (penn2malt, zhang-clark-2008 or a table file).")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (1 is greedy)  [default: 64]")
-@click.option("--iterations", type=click.IntRange(1), default=15, show_default=True, help="Most training iterations.")
-@click.option("--patience", type=click.IntRange(1), default=4, show_default=True, help="Stop after this many iterations without a better dev UAS.")
+@click.option("--iterations", type=click.IntRange(1), default=None, help="Most training iterations (a neural model's epochs)  [default: 15; neural: 30]")
+@click.option("--patience", type=click.IntRange(1), default=None, help="Stop after this many iterations without a better dev UAS (neural: LAS)  [default: 4; neural: 8]")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 @click.option("--tag-column", type=click.Choice(["upos", "xpos"]), default="upos", show_default=True, help="Column holding the POS tags the parser reads.")
 @click.option("--projective-encoding", type=click.Choice(["head", "head+path"]), default="head", show_default=True, help="Label encoding of the pseudo-projective transform.")
@@ -38,7 +38,7 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--tagger", "tagger_dir", type=click.Path(file_okay=False, exists=True), help="Bundle this trained tagger ('hetdep train-tagger') instead of training one; the training file's tags are used as they are (jackknife them to match: 'hetdep jackknife').")
 @click.option("--gold-tags", is_flag=True, help="Train no tagger: the parser learns from the training file's own tags, and its input must carry tags. By default a tagger is trained (UPOS, and XPOS with --tag-column xpos), bundled, and the parser learns from jackknifed tags.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Folds of the jackknifing that tags the parser's training sentences.")
-@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Jackknifing folds trained at once (the same model for any number; jackknifing fr-sequoia train on 2 cores: 1.6x faster).")
+@click.option("--threads", type=click.IntRange(1, 256), default=None, help="Jackknifing folds trained at once (the same model for any number; jackknifing fr-sequoia train on 2 cores: 1.6x faster); --parser neural: the network's threads (a fixed seed gives the same model for the same number)  [default: 1; neural: every core]")
 @click.option("--no-tokenizer", is_flag=True, help="Train no tokenizer (by default one is trained when the training file has '# text' comments, so the model parses raw text).")
 @click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
 @click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
@@ -78,8 +78,17 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         raise click.UsageError("give --train, --dev and --model (or --resume MODEL_DIR to go on with an interrupted training)")
     if tagger_dir and gold_tags:
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
+    neural = parser_kind == NEURAL
+    iterations = iterations or (30 if neural else 15)
+    patience = patience or (8 if neural else 4)
+    if neural:
+        refuse_options({"--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags, "--lattice": lattice, "--dp": dp,
+                        "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided, "--rules": rules != "penn2malt",
+                        "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head"},
+                       "--parser neural (it predicts its own tags, UPOS and XPOS where the treebank has them, and decodes "
+                       "trees exactly)")
     if parser_kind == CONSTITUENCY:
-        from hetdep.cli.constituency import refuse_options, train_constituency
+        from hetdep.cli.constituency import train_constituency
 
         refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
                         "--no-guided": no_guided, "--tagger": tagger_dir, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
@@ -91,7 +100,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                lattice_weight=lattice_weight,
                                **({"update": update} if update else {}))
         with _kept_for_resume(context, model_dir):
-            train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
+            train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads or 1)
         return
     if rules != "penn2malt":
         raise HetdepError("--rules is for --parser constituency")

@@ -24,7 +24,7 @@ class ModelFileError(HetdepError):
 
 
 Check = Callable[[object], bool]
-MODEL_KINDS = ("arc-standard", "joint", "dep1", "dep2", "constituency", "tagger", "tokenizer")  # what config.json's kind may be
+MODEL_KINDS = ("arc-standard", "joint", "dep1", "dep2", "constituency", "tagger", "tokenizer", "neural")  # what config.json's kind may be
 
 
 def _whole(low: int, high: float = float("inf")) -> Check:
@@ -98,6 +98,11 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "pipeline": (_pipeline, "an object describing the tokenizer and tagger trained with the parser"),
     "options": (lambda v: isinstance(v, dict), "an object"),
     "multiword": (lambda v: isinstance(v, dict), "an object"),
+    "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
+        _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
+    "vocabularies": (lambda v: isinstance(v, dict) and all(
+        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for x in v.values()),
+        "an object of string lists"),
     "training_files": (_records(_FILE_FIELDS, required=("role", "path")), "a list of objects with a role and a path"),
 }
 

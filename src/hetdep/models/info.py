@@ -8,7 +8,8 @@ from hetdep.learn.model_files import read_config
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
                 "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger",
-                "constituency": "shift-reduce constituency parser", "tokenizer": "tokenizer"}
+                "constituency": "shift-reduce constituency parser", "tokenizer": "tokenizer",
+                "neural": "neural parser (BiLSTM encoder, biaffine scorers, its own tag heads)"}
 
 
 def check_parts(directory: Path, kind: str) -> None:
@@ -44,13 +45,20 @@ def summary(model_dir: str | Path) -> dict:
               else [len(config.get("labels", config.get("tags", [])))])
     if kind == "constituency":
         labels = [len(config["labels"]), len(config["unaries"])]
+    neural = kind == "neural"
+    if neural:  # its vocabularies hold every list; it tags with its own heads and learned with gradient descent
+        vocabularies = config.get("vocabularies") or {}
+        labels = [len(names) for names in vocabularies.get("labels", [])]
+        config = {**config, "words": vocabularies.get("words", [])[3:], "training_options": config.get("neural_options"),
+                  "pipeline": {**(config.get("pipeline") or {}), "tagger": "own heads"}}
     if kind == "tokenizer":
         labels = []
         config = {**config, "pipeline": {"tokenizer": {"dev": best_report.get("dev") if best_report else None}}}
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
-        "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" else []),
-        "tag_column": config.get("tag_column", config.get("column")), "labels": labels,
+        "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" or len(labels) == 2 and neural else []),
+        "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
+        "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
         "words": len(config.get("words", config.get("strings", []))),
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
@@ -75,7 +83,7 @@ def _dev_scores(kind: str, report: dict) -> dict:
 
 def _training_tags(pipeline: dict | None) -> str | None:
     """Which tags the parser learned from, in words."""
-    if not pipeline or "tagger" not in pipeline:
+    if not pipeline or pipeline.get("tagger") in (None, "own heads"):
         return None
     if pipeline.get("tagger") == "train":
         kept = ", ".join(f"{column} {value}% as in the gold" for column, value in pipeline.get("jackknifed_tags_kept", {}).items())
@@ -106,7 +114,9 @@ def describe(model_dir: str | Path) -> list[str]:
     lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
                                   "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
                                                                f"{dev['sentence_ends']:.2f})" if dev else "")))
-    if facts["kind"] not in ("tagger", "tokenizer"):
+    if facts.get("tag_heads"):
+        lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
+    elif facts["kind"] not in ("tagger", "tokenizer"):
         lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")

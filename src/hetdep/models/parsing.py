@@ -15,7 +15,7 @@ from typing import Iterable, Iterator
 from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.learn.vocab import ParseStats
-from hetdep.models import GRAPH_KINDS
+from hetdep.models import GRAPH_KINDS, NEURAL
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
@@ -57,7 +57,8 @@ class OpenModels:
     @property
     def pairs(self) -> bool:
         """Whether ``parse`` gives a pair of trees per sentence (else one tree)."""
-        return self.helper is not None or (self.kind == "joint" and self.choice.given is None)
+        return (self.helper is not None or (self.kind == "joint" and self.choice.given is None)
+                or (self.kind == NEURAL and self.parser.schemes == 2))
 
     @property
     def stats(self):
@@ -97,7 +98,10 @@ class OpenModels:
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
         """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
-        tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads."""
+        tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads
+        (a neural model: its network's threads, over batches of sentences; it tags as it parses)."""
+        if self.kind == NEURAL:
+            return self.parser.parse(sentences)
         if self.choice.threads > 1:
             return ordered_map(self._parse_one, sentences, self.choice.threads)
         return self._parse_in_turn(sentences)
@@ -160,6 +164,18 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
                               f"lists), not '{kind}' and '{helper_kind}'")
         opened.parser, opened.helper = GraphParser.load(model_dir, kind), GraphParser.load(choice.helper, helper_kind)
         check_compatible(opened.parser, opened.helper, str(model_dir), str(choice.helper))
+        return opened
+    if kind == NEURAL:
+        if choice.given is not None or choice.helper is not None or choice.treebank is not None:
+            raise HetdepError(f"{model_dir} is a neural model: --gold-a/--gold-b, --with and --treebank are for the "
+                              "perceptron parsers")
+        from hetdep.neural import torch_module
+
+        torch_module()  # one clear line where PyTorch is not installed
+        from hetdep.neural.parser import NeuralParser
+
+        opened.parser = NeuralParser.load(model_dir)
+        opened.parser.threads(choice.threads)
         return opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)

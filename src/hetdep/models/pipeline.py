@@ -18,6 +18,7 @@ from hetdep import interrupts
 from hetdep.errors import HetdepError
 from hetdep.learn import checkpoint
 from hetdep.learn.perceptron import TrainOptions, TrainResult
+from hetdep.models import NEURAL
 from hetdep.models.training import ModelChoice, train_model, training_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
@@ -43,7 +44,7 @@ class PipelineChoice:
     tagger: str = "train"
     folds: int = 10
     fold_iterations: int = 10
-    threads: int = 1  # jackknifing folds trained at once
+    threads: int = 0  # jackknifing folds trained at once (0: one), a neural model's threads (0: every core)
     cluster: object = None  # a ClusterChoice: the parser trained by parameter mixing there (hetdep.cluster.mixing)
     shards: int = 0  # its shards (0: as many as local workers, at least 2)
 
@@ -105,8 +106,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         pairs_of(train, train_b)
         pairs_of(dev, dev_b)
     with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
-    columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])
-               if pipeline.tagger == "train" and not separate_treebanks else [])
+    columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
+               if pipeline.tagger == "train" and not separate_treebanks and choice.parser != NEURAL else [])
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
@@ -157,7 +158,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         else:
             train = jackknife(train, pipeline.folds, columns, TaggerOptions(iterations=pipeline.fold_iterations,
                                                                             seed=options.seed),
-                              progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads)
+                              progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads or 1)
             state.mkdir(parents=True, exist_ok=True)
             jackknifed.write_text("".join(sentence.to_text() for sentence in train), encoding="utf-8")
         for tagger in taggers:
@@ -171,14 +172,15 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     display.start("parser")
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
-                             cluster=pipeline.cluster, shards=pipeline.shards)
+                             cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options), pipeline={**record, "choice": asdict(pipeline)}, **facts)
+                       **({} if choice.parser == NEURAL else {"training_options": vars(options)}),
+                       pipeline={**record, "choice": asdict(pipeline)}, **facts)
     for part, kept in (("tokenizer", tokenizer is not None), ("tagger", bool(taggers) or given_tagger)):
         if not kept and (model_dir / part).is_dir():  # a part left by an earlier training in this directory
             shutil.rmtree(model_dir / part)

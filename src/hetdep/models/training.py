@@ -15,7 +15,7 @@ from typing import Callable
 from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
 from hetdep.learn.perceptron import TrainOptions, TrainResult
-from hetdep.models import GRAPH_KINDS, PARSER_KINDS
+from hetdep.models import GRAPH_KINDS, NEURAL, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of, read_pairs
@@ -71,6 +71,10 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
                           "--beam and --update are for the arc-standard parser and the joint model")
     if choice.helper is not None and (not graph or choice.concatenate):
         raise HetdepError("--helper is for a single-treebank graph-based parser (--parser dep1 or dep2)")
+    if choice.parser == NEURAL and (choice.beam_given or choice.update_given or options.dp or options.lattice
+                                    or choice.helper is not None or choice.concatenate):
+        raise HetdepError("--parser neural learns by gradient descent and decodes exactly: --beam, --update, --dp, "
+                          "--lattice, --helper and --concatenate are for the perceptron parsers")
     if choice.feature_copies and not choice.concatenate:
         raise HetdepError("--feature-copies applies to --concatenate only")
     if choice.concatenate and (len(choice.names) != 2 or len(set(choice.names)) != 2):
@@ -79,10 +83,10 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
 
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
                 train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
-                progress: Callable | None = None, cluster=None, shards: int = 0) -> TrainResult:
+                progress: Callable | None = None, cluster=None, shards: int = 0, threads: int = 0) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
-    ``shards`` shards on it (:mod:`hetdep.cluster.mixing`)."""
+    ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores)."""
     check(choice, options)
     mixing = cluster is not None and cluster.wanted
     if mixing and (choice.parser != "arc-standard" or choice.concatenate):
@@ -122,6 +126,16 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
             train_sentences = read(train)
             make, local = partial(learner, train_sentences, [], options), learner(train_sentences, read(dev), options)
         return train_mixed(make, local, options, cluster, shards or max(cluster.workers, 2), progress=progress)
+    if choice.parser == NEURAL:
+        from hetdep.neural import torch_module
+
+        torch_module()  # one clear line where PyTorch is not installed
+        from hetdep.neural.training import NeuralOptions, train_neural
+
+        files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])
+        neural = NeuralOptions(epochs=options.iterations, patience=options.patience, seed=options.seed,
+                               threads=threads or NeuralOptions().threads)
+        return train_neural([read(t) for t, _ in files], [read(d) for _, d in files], neural, progress=progress)
     if choice.joint:
         from hetdep.joint.training import train_joint
 

@@ -1,0 +1,141 @@
+"""Sentences as the network's tensors: vocabularies learned from the training treebank, and batches
+of whole sentences (each distinct word form spelled once for the character encoder)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.tags import TAG_COLUMNS
+
+PAD, UNKNOWN, ROOT = 0, 1, 2  # word ids (chars: PAD and UNKNOWN, and ROOT spells the root)
+IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank leaves empty)
+MAX_CHARS = 40  # characters of a form the character encoder reads (a 10,000-character "word" costs no more)
+MIN_WORD_COUNT = 2  # training occurrences a form needs for an embedding of its own (rarer ones: spelled only)
+
+
+@dataclass
+class Vocabularies:
+    """Every string the network knows, in id order (ids 0.. are the list positions)."""
+
+    words: list[str]
+    chars: list[str]
+    tag_columns: list[str]
+    tags: list[list[str]]  # per tag column
+    labels: list[list[str]]  # per scheme
+
+    @classmethod
+    def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
+        """From the training sentences of each scheme (the same words in each): forms seen
+        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels."""
+        first = schemes[0]
+        counts = Counter(form.lower() for sentence in first for form in sentence.forms)
+        chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
+        columns = [column for column in ("upos", "xpos")
+                   if any(tag != "_" for sentence in first for tag in sentence.column(TAG_COLUMNS[column]))]
+        return cls(words=["<pad>", "<unknown>", "<root>"] + _by_count(counts, min_count),
+                   chars=["<pad>", "<unknown>", "<root>"] + _by_count(chars, 1),
+                   tag_columns=columns,
+                   tags=[_by_count(Counter(t for s in first for t in s.column(TAG_COLUMNS[c]) if t != "_"), 1)
+                         for c in columns],
+                   labels=[_by_count(Counter(label for s in sentences for label in s.deprels), 1) for sentences in schemes])
+
+    def record(self) -> dict:
+        return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
+                "labels": self.labels}
+
+    @classmethod
+    def from_record(cls, record: dict) -> "Vocabularies":
+        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")})
+
+
+def _by_count(counts: Counter, min_count: int) -> list[str]:
+    """Items seen ``min_count`` times, most frequent first, ties by string (deterministic)."""
+    return [item for item, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])) if count >= min_count]
+
+
+@dataclass
+class Batch:
+    words: torch.Tensor  # (batch, 1 + longest): word ids, root first
+    types: torch.Tensor  # (batch, 1 + longest): row of each position's form in chars
+    chars: torch.Tensor  # (forms, longest form): character ids of the batch's distinct forms
+    char_lengths: torch.Tensor  # (forms,)
+    lengths: torch.Tensor  # (batch,): words + 1 (the root)
+    tags: list[torch.Tensor]  # per tag column: (batch, 1 + longest) gold ids or IGNORE
+    heads: list[torch.Tensor]  # per scheme
+    labels: list[torch.Tensor]  # per scheme
+
+
+class Encoder:
+    """Turns sentences into batches with the ids of one model's vocabularies."""
+
+    def __init__(self, vocabularies: Vocabularies):
+        self.vocabularies = vocabularies
+        self.word_index = {word: k for k, word in enumerate(vocabularies.words)}
+        self.char_index = {char: k for k, char in enumerate(vocabularies.chars)}
+        self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
+        self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
+
+    def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0,
+              generator: torch.Generator | None = None) -> Batch:
+        """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training)."""
+        sentences = schemes[0]
+        longest = max(len(sentence) for sentence in sentences) + 1
+        size = len(sentences)
+        words = torch.zeros(size, longest, dtype=torch.long)
+        types = torch.zeros(size, longest, dtype=torch.long)
+        forms: dict[str, int] = {"\0root": 0}
+        for row, sentence in enumerate(sentences):
+            words[row, 0] = ROOT
+            for k, form in enumerate(sentence.forms, 1):
+                words[row, k] = self.word_index.get(form.lower(), UNKNOWN)
+                types[row, k] = forms.setdefault(form, len(forms))
+        if word_dropout > 0:
+            dropped = torch.rand(words.shape, generator=generator) < word_dropout
+            words = torch.where(dropped & (words > ROOT), torch.full_like(words, UNKNOWN), words)
+        spelled = list(forms)
+        chars = torch.zeros(len(spelled), max(1, max(len(form[:MAX_CHARS]) for form in spelled[1:] or ["x"])),
+                            dtype=torch.long)
+        lengths = torch.ones(len(spelled), dtype=torch.long)
+        chars[0, 0] = ROOT
+        for row, form in enumerate(spelled[1:], 1):
+            ids = [self.char_index.get(char, UNKNOWN) for char in form[:MAX_CHARS]]
+            chars[row, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+            lengths[row] = len(ids)
+        sentence_lengths = torch.tensor([len(sentence) + 1 for sentence in sentences], dtype=torch.long)
+        tags, heads, labels = [], [], []
+        if len(schemes) == len(self.vocabularies.labels):  # with gold trees: the targets
+            for column, index in zip(self.vocabularies.tag_columns, self.tag_index):
+                tags.append(self._targets(sentences, longest, lambda s: s.column(TAG_COLUMNS[column]), index))
+            for trees, index in zip(schemes, self.label_index):
+                heads.append(self._targets(trees, longest, lambda s: s.heads, None))
+                labels.append(self._targets(trees, longest, lambda s: s.deprels, index))
+        return Batch(words, types, chars, lengths, sentence_lengths, tags, heads, labels)
+
+    @staticmethod
+    def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> torch.Tensor:
+        out = torch.full((len(sentences), longest), IGNORE, dtype=torch.long)
+        for row, sentence in enumerate(sentences):
+            found = values(sentence)
+            ids = [v if index is None else index.get(v, IGNORE) for v in found]
+            out[row, 1:len(ids) + 1] = torch.tensor(ids, dtype=torch.long)
+        return out
+
+
+def batches_by_length(lengths: Sequence[int], words_per_batch: int) -> list[list[int]]:
+    """Sentence indices grouped into batches of similar lengths, about ``words_per_batch`` words each."""
+    order = sorted(range(len(lengths)), key=lambda k: (lengths[k], k))
+    batches, current, words = [], [], 0
+    for k in order:
+        if current and words + lengths[k] > words_per_batch:
+            batches.append(current)
+            current, words = [], 0
+        current.append(k)
+        words += lengths[k]
+    if current:
+        batches.append(current)
+    return batches

@@ -1,0 +1,123 @@
+"""The network: word and character embeddings, a shared BiLSTM encoder, tag heads and per-scheme
+biaffine arc and label scorers (Dozat & Manning 2017's deep biaffine attention)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes of the network: what a saved model records so it can be built again."""
+
+    words: int  # word vocabulary (0 padding, 1 unknown, 2 the root)
+    chars: int  # character vocabulary (0 padding, 1 unknown)
+    tags: tuple[int, ...]  # one size per tag head (UPOS, XPOS)
+    labels: tuple[int, ...]  # one label set size per scheme
+    word_dim: int = 100
+    char_dim: int = 48
+    char_hidden: int = 100  # per direction
+    hidden: int = 300  # per direction, each encoder layer
+    layers: int = 3
+    arc_dim: int = 400
+    label_dim: int = 100
+    dropout: float = 0.33
+
+    def record(self) -> dict:
+        return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
+
+    @classmethod
+    def from_record(cls, record: dict) -> "Shape":
+        return cls(**{**record, "tags": tuple(record["tags"]), "labels": tuple(record["labels"])})
+
+
+class CharEncoder(nn.Module):
+    """A word's characters read by a BiLSTM: its last states both ways, projected to the word's size."""
+
+    def __init__(self, shape: Shape):
+        super().__init__()
+        self.embedding = nn.Embedding(shape.chars, shape.char_dim, padding_idx=0)
+        self.lstm = nn.LSTM(shape.char_dim, shape.char_hidden, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2 * shape.char_hidden, shape.word_dim)
+
+    def forward(self, chars: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """chars: (types, longest) character ids of distinct word forms; lengths: (types,)."""
+        packed = pack_padded_sequence(self.embedding(chars), lengths.clamp(min=1), batch_first=True, enforce_sorted=False)
+        _, (last, _) = self.lstm(packed)
+        return self.out(torch.cat([last[0], last[1]], dim=-1))
+
+
+class MLP(nn.Sequential):
+    def __init__(self, size_in: int, size_out: int, dropout: float):
+        super().__init__(nn.Linear(size_in, size_out), nn.LeakyReLU(0.1), nn.Dropout(dropout))
+
+
+class Biaffine(nn.Module):
+    """scores[b, i, j, o] = x_i^T W_o y_j with a bias column appended to both (o outputs)."""
+
+    def __init__(self, size: int, outputs: int):
+        super().__init__()
+        self.outputs = outputs
+        self.weight = nn.Parameter(torch.zeros(outputs, size + 1, size + 1))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        ones = x.new_ones(x.shape[:-1] + (1,))
+        x, y = torch.cat([x, ones], -1), torch.cat([y, ones], -1)
+        return torch.einsum("bix,oxy,bjy->bijo", x, self.weight, y)
+
+
+class SchemeHead(nn.Module):
+    """One scheme's scorers: arcs (dependent i, head j) and labels of the arc each word takes."""
+
+    def __init__(self, size: int, labels: int, shape: Shape):
+        super().__init__()
+        self.arc_dependent = MLP(size, shape.arc_dim, shape.dropout)
+        self.arc_head = MLP(size, shape.arc_dim, shape.dropout)
+        self.label_dependent = MLP(size, shape.label_dim, shape.dropout)
+        self.label_head = MLP(size, shape.label_dim, shape.dropout)
+        self.arcs = Biaffine(shape.arc_dim, 1)
+        self.labels = Biaffine(shape.label_dim, labels)
+
+    def arc_scores(self, encoded: torch.Tensor) -> torch.Tensor:
+        """(batch, dependent, head) scores."""
+        return self.arcs(self.arc_dependent(encoded), self.arc_head(encoded)).squeeze(-1)
+
+    def label_scores(self, encoded: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
+        """(batch, dependent, label) scores of each word's arc to the given head."""
+        dependent = self.label_dependent(encoded)
+        head = self.label_head(encoded)
+        chosen = head.gather(1, heads.unsqueeze(-1).expand(-1, -1, head.shape[-1]))
+        ones = dependent.new_ones(dependent.shape[:-1] + (1,))
+        x, y = torch.cat([dependent, ones], -1), torch.cat([chosen, ones], -1)
+        return torch.einsum("bix,oxy,biy->bio", x, self.labels.weight, y)
+
+
+class Network(nn.Module):
+    def __init__(self, shape: Shape):
+        super().__init__()
+        self.shape = shape
+        self.words = nn.Embedding(shape.words, shape.word_dim, padding_idx=0)
+        self.chars = CharEncoder(shape)
+        self.dropout = nn.Dropout(shape.dropout)
+        self.encoder = nn.LSTM(2 * shape.word_dim, shape.hidden, num_layers=shape.layers, batch_first=True,
+                               bidirectional=True, dropout=shape.dropout if shape.layers > 1 else 0.0)
+        size = 2 * shape.hidden
+        self.taggers = nn.ModuleList(nn.Linear(size, count) for count in shape.tags)
+        self.schemes = nn.ModuleList(SchemeHead(size, count, shape) for count in shape.labels)
+
+    def encode(self, words: torch.Tensor, types: torch.Tensor, chars: torch.Tensor, char_lengths: torch.Tensor,
+               lengths: torch.Tensor) -> torch.Tensor:
+        """(batch, 1 + longest sentence, 2 hidden): position 0 is the root.
+
+        ``words``: word ids; ``types``: for each position, the row of its form in ``chars`` (the
+        distinct forms of the batch, each read once by the character encoder)."""
+        spelled = self.chars(chars, char_lengths)[types]
+        embedded = self.dropout(torch.cat([self.words(words), spelled], dim=-1))
+        packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
+        encoded, _ = self.encoder(packed)
+        encoded, _ = pad_packed_sequence(encoded, batch_first=True, total_length=words.shape[1])
+        return self.dropout(encoded)

@@ -1,0 +1,144 @@
+"""A trained neural model that tags and parses: every scheme's tree and every tag column in one
+pass of the network, trees decoded exactly from the arc scores (Eisner's algorithm: the best
+projective tree with one word on the root)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from hetdep.learn.model_config import ModelFileError
+from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config
+from hetdep.learn.vocab import ParseStats
+from hetdep.neural import torch_module
+from hetdep.neural.data import UNKNOWN, Encoder, Vocabularies
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.tags import TAG_COLUMNS
+
+KIND = "neural"
+SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
+
+
+class NeuralParser:
+    """One network, its vocabularies, and what the caller needs: ``schemes`` trees per sentence."""
+
+    KIND = KIND
+
+    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None):
+        self.network = network.eval()
+        self.vocabularies = vocabularies
+        self.encoder = Encoder(vocabularies)
+        self.record = record or {}
+        self.stats = ParseStats()
+        self.tag_column = vocabularies.tag_columns[0] if vocabularies.tag_columns else "upos"
+
+    def threads(self, count: int) -> None:
+        """Parse on ``count`` threads (PyTorch's, within each batch of sentences)."""
+        torch_module().set_num_threads(count)
+
+    @property
+    def schemes(self) -> int:
+        return len(self.vocabularies.labels)
+
+    # parsing
+
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator:
+        """Per input sentence, in order: its tree (one scheme) or the tuple of its trees (several),
+        with the predicted tags written in; ``beam`` is for the beam parsers and is ignored here."""
+        pending: list[Sentence] = []
+        for sentence in sentences:
+            pending.append(sentence)
+            if len(pending) == SENTENCES_AT_ONCE:
+                yield from self._parse_batch(pending)
+                pending = []
+        if pending:
+            yield from self._parse_batch(pending)
+
+    def _parse_batch(self, sentences: list[Sentence]) -> list:
+        torch = torch_module()
+        from hetdep.graph._eisner import eisner
+
+        nonempty = [s for s in sentences if len(s)]
+        outputs: dict[int, tuple] = {}
+        if nonempty:
+            with torch.inference_mode():
+                batch = self.encoder.batch([nonempty])
+                encoded = self.network.encode(batch.words, batch.types, batch.chars, batch.char_lengths, batch.lengths)
+                tags = [tagger(encoded).argmax(-1).numpy() for tagger in self.network.taggers]
+                arc_scores = [head.arc_scores(encoded).log_softmax(-1).double().numpy() for head in self.network.schemes]
+                heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.network.schemes]
+                for scheme, scores in enumerate(arc_scores):
+                    for row, sentence in enumerate(nonempty):
+                        n = len(sentence)
+                        found, _ = eisner(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
+                        heads[scheme][row, :n + 1] = found
+                labels = [head.label_scores(encoded, torch.from_numpy(found)).argmax(-1).numpy()
+                          for head, found in zip(self.network.schemes, heads)]
+            unknown = (batch.words == UNKNOWN).sum(1).tolist()
+            for row, sentence in enumerate(nonempty):
+                outputs[id(sentence)] = (row, unknown[row])
+        out = []
+        for sentence in sentences:
+            if not len(sentence):
+                out.append(sentence if self.schemes == 1 else (sentence,) * self.schemes)
+                continue
+            row, unknown_words = outputs[id(sentence)]
+            n = len(sentence)
+            tagged = sentence
+            for column, tag_ids, names in zip(self.vocabularies.tag_columns, tags, self.vocabularies.tags):
+                tagged = tagged.with_column(TAG_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
+            trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
+                                           [self.vocabularies.labels[s][k] for k in labels[s][row, 1:n + 1]])
+                          for s in range(self.schemes))
+            self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
+            out.append(trees[0] if self.schemes == 1 else trees)
+        return out
+
+    # files
+
+    def save(self, directory: str | Path, **training_record) -> None:
+        """config.json (shape, vocabularies, training record) and weights.npz (every parameter, float32)."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        state = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in self.network.state_dict().items()}
+        np.savez(directory / "weights.npz", **state)
+        config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
+                  "network": self.network.shape.record(), "vocabularies": self.vocabularies.record(),
+                  "tag_column": self.tag_column, **self.record, **training_record}
+        (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "NeuralParser":
+        """A saved model, read through the checks of every model part (fields, sha256, arrays), its
+        parameters checked against the shapes its configuration gives."""
+        torch = torch_module()
+        from hetdep.neural.network import Network, Shape
+
+        directory = Path(directory)
+        config = read_config(directory)
+        if config["kind"] != KIND:
+            raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a neural one")
+        try:
+            shape = Shape.from_record(config["network"])
+            vocabularies = Vocabularies.from_record(config["vocabularies"])
+            if (shape.words, shape.chars, shape.tags, shape.labels) != (
+                    len(vocabularies.words), len(vocabularies.chars), tuple(map(len, vocabularies.tags)),
+                    tuple(map(len, vocabularies.labels))):
+                raise ValueError("the network's sizes do not fit its vocabularies")
+            network = Network(shape)
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
+        expected = network.state_dict()
+        arrays = read_arrays(directory, config, {name: ("f", tensor.dim()) for name, tensor in expected.items()})
+        for name, tensor in expected.items():
+            if tuple(arrays[name].shape) != tuple(tensor.shape) or not np.isfinite(arrays[name]).all():
+                raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
+                                     f"({arrays[name].shape}, not {tuple(tensor.shape)}) or is not finite")
+        network.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
+                                 for name, array in arrays.items()})
+        record = {k: v for k, v in config.items()
+                  if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column")}
+        return cls(network, vocabularies, record)

@@ -1,0 +1,158 @@
+"""Training the neural model: Adam on the sum of every head's cross-entropy (each scheme's arcs and
+labels, each tag column), dev scores after each epoch, the best epoch kept.
+
+A fixed seed gives the same model on the same machine with the same number of threads
+(``torch.use_deterministic_algorithms``; the batches' order and dropout come from seeded
+generators); more threads can change the float sums' order, so the number is recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from hetdep.errors import HetdepError
+from hetdep.interrupts import is_interrupt
+from hetdep.learn.perceptron import IterationReport, TrainResult
+from hetdep.neural import torch_module
+from hetdep.neural.data import IGNORE, Encoder, Vocabularies, batches_by_length
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.tags import TAG_COLUMNS
+
+
+@dataclass(frozen=True)
+class NeuralOptions:
+    epochs: int = 30
+    patience: int = 8  # epochs without a better dev LAS before training stops
+    batch_words: int = 500
+    learning_rate: float = 2e-3
+    word_dropout: float = 0.25
+    seed: int = 1
+    threads: int = field(default_factory=lambda: os.cpu_count() or 1)  # PyTorch's threads in training
+    hidden: int = 400
+    layers: int = 2
+    dropout: float = 0.33
+
+
+def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
+                 progress: Callable | None = None) -> TrainResult:
+    """Train on each scheme's training sentences (the same sentences, one list per scheme); keep the
+    epoch with the best mean dev LAS (``dev``: one list per scheme, may be empty)."""
+    torch = torch_module()
+
+    from hetdep.neural.network import Network, Shape
+    from hetdep.neural.parser import NeuralParser
+
+    if not train or not train[0]:
+        raise HetdepError("no training sentences")
+    for sentences in train:
+        for sentence in sentences:
+            if any(h < 0 for h in sentence.heads):
+                raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
+    torch.manual_seed(options.seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(options.threads)
+    vocabularies = Vocabularies.learn(train)
+    shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
+                  labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
+                  dropout=options.dropout)
+    network = Network(shape)
+    encoder = Encoder(vocabularies)
+    optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
+    rng = np.random.default_rng(options.seed)
+    generator = torch.Generator().manual_seed(options.seed)
+    batches = batches_by_length([len(s) for s in train[0]], options.batch_words)
+    history: list[IterationReport] = []
+    best: tuple[float, int, dict] | None = None
+    for epoch in range(1, options.epochs + 1):
+        started = time.perf_counter()
+        network.train()
+        bar = progress(total=len(train[0]), desc=f"epoch {epoch}", unit="sent") if progress else None
+        total_loss = 0.0
+        try:
+            for k in rng.permutation(len(batches)):
+                chosen = batches[k]
+                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in train], options.word_dropout, generator)
+                loss = _loss(network, batch)
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
+                optimizer.step()
+                total_loss += float(loss.detach()) * len(chosen)
+                if bar:
+                    bar.update(len(chosen))
+            network.eval()
+            parser = NeuralParser(network, vocabularies)
+            scores = dev_scores(parser, dev) if dev and dev[0] else {}
+        except BaseException as error:
+            if bar:
+                bar.close()
+            if best is None or not is_interrupt(error):
+                raise
+            return _result(network, vocabularies, best, history, options, interrupted=True)
+        las = [value for key, value in scores.items() if key.startswith("LAS")]
+        uas = [value for key, value in scores.items() if key.startswith("UAS")]
+        report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
+                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / len(train[0]), 4)})
+        history.append(report)
+        if bar:
+            if report.dev_las is not None:
+                bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
+            bar.close()
+        score = report.dev_las if report.dev_las is not None else float(epoch)
+        if best is None or score > best[0]:
+            best = (score, epoch, copy.deepcopy(network.state_dict()))
+        elif epoch - best[1] >= options.patience:
+            break
+    return _result(network, vocabularies, best, history, options)
+
+
+def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,
+            interrupted: bool = False) -> TrainResult:
+    from hetdep.neural.parser import NeuralParser
+
+    network.load_state_dict(best[2])
+    record = {"neural_options": asdict(options)}
+    return TrainResult(NeuralParser(network, vocabularies, record), best[1], history, interrupted=interrupted)
+
+
+def _loss(network, batch):
+    import torch
+    from torch.nn.functional import cross_entropy
+
+    encoded = network.encode(batch.words, batch.types, batch.chars, batch.char_lengths, batch.lengths)
+    longest = batch.words.shape[1]
+    padding = torch.arange(longest)[None, :] >= batch.lengths[:, None]  # (batch, head): no such word
+    loss = encoded.new_zeros(())
+    for tagger, gold in zip(network.taggers, batch.tags):
+        loss = loss + cross_entropy(tagger(encoded).flatten(0, 1), gold.flatten(), ignore_index=IGNORE)
+    for head, gold_heads, gold_labels in zip(network.schemes, batch.heads, batch.labels):
+        arcs = head.arc_scores(encoded).masked_fill(padding[:, None, :], -1e9)
+        loss = loss + cross_entropy(arcs.flatten(0, 1), gold_heads.flatten(), ignore_index=IGNORE)
+        labels = head.label_scores(encoded, gold_heads.clamp(min=0))
+        loss = loss + cross_entropy(labels.flatten(0, 1), gold_labels.flatten(), ignore_index=IGNORE)
+    return loss
+
+
+def dev_scores(parser, dev: Sequence[Sequence[Sentence]]) -> dict:
+    """UAS and LAS per scheme (``UAS_a``, ``LAS_b``...; punctuation excluded) and each tag column's accuracy."""
+    from hetdep.evaluation.attachment import evaluate
+
+    parsed = list(parser.parse(dev[0]))
+    per_scheme = [parsed] if parser.schemes == 1 else [list(trees) for trees in zip(*parsed)]
+    scores = {}
+    for name, gold, system in zip("ab", dev, per_scheme):
+        result = evaluate(gold, system)
+        suffix = f"_{name}" if parser.schemes > 1 else ""
+        scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)
+    for column in parser.vocabularies.tag_columns:
+        index = TAG_COLUMNS[column]
+        pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])
+                 for g, s in zip(gold.column(index), system.column(index))]
+        scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / max(1, len(pairs)), 2)
+    return scores

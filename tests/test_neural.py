@@ -1,0 +1,132 @@
+"""The neural parser: it learns, saves and loads the same parses, is deterministic, fits the product
+(command line, API, info), and refuses damaged files in one line. Small networks: the accuracy on
+the real treebanks is bench/neural.py's."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES
+
+import hetdep
+from hetdep.cli import main
+from hetdep.treebank.conllu import read_conllu
+
+torch = pytest.importorskip("torch", reason="the neural parser needs PyTorch ('hetdep[neural]')")
+
+from hetdep.evaluation.attachment import evaluate  # noqa: E402
+from hetdep.learn.model_config import ModelFileError  # noqa: E402
+from hetdep.neural.data import Encoder, Vocabularies, batches_by_length  # noqa: E402
+from hetdep.neural.parser import NeuralParser  # noqa: E402
+from hetdep.neural.training import NeuralOptions, train_neural  # noqa: E402
+
+SMALL = NeuralOptions(epochs=6, hidden=48, layers=1, threads=1, batch_words=300)
+
+
+def _pair(split: str, count: int | None = None) -> list[list]:
+    return [list(read_conllu(SAMPLES / f"{split}.{scheme}.conllu"))[:count] for scheme in ("sud", "ud")]
+
+
+@pytest.fixture(scope="module")
+def joint_result():
+    return train_neural(_pair("train"), _pair("dev", 60), SMALL)
+
+
+def test_a_joint_model_learns_both_schemes_and_tags(joint_result):
+    first, best = joint_result.history[0], joint_result.history[joint_result.best_iteration - 1]
+    assert best.dev_las > first.dev_las + 5  # it learns (200 training sentences: far from bench figures)
+    assert set(best.dev_detail) >= {"UAS_a", "LAS_a", "UAS_b", "LAS_b", "UPOS"}
+    pairs = list(joint_result.parser.parse(_pair("dev", 60)[0]))
+    assert all(len(pair) == 2 and len(pair[0]) == len(pair[1]) for pair in pairs)
+    sud = evaluate(_pair("dev", 60)[0], [pair[0] for pair in pairs])
+    assert abs(sud.las - best.dev_detail["LAS_a"]) < 0.01
+    assert all(tag != "_" for pair in pairs for tag in pair[0].upos)
+
+
+def test_every_tree_is_a_tree_with_one_root(joint_result):
+    for pair in joint_result.parser.parse(_pair("dev")[1]):
+        for tree in pair:
+            heads = tree.heads
+            assert sum(h == 0 for h in heads) == 1
+            for start in range(1, len(heads) + 1):  # every word reaches the root
+                seen, node = set(), start
+                while node != 0:
+                    assert node not in seen
+                    seen.add(node)
+                    node = heads[node - 1]
+
+
+def test_saved_and_loaded_it_parses_the_same(joint_result, tmp_path):
+    joint_result.parser.save(tmp_path / "m")
+    loaded = NeuralParser.load(tmp_path / "m")
+    sentences = _pair("dev", 40)[0]
+    assert ([tuple(t.to_text() for t in pair) for pair in loaded.parse(sentences)]
+            == [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)])
+
+
+def test_a_fixed_seed_gives_the_same_model():
+    options = NeuralOptions(epochs=2, hidden=16, layers=1, threads=1, batch_words=300)
+    one, two = (train_neural(_pair("train", 50)[:1], [], options) for _ in range(2))
+    for (name, a), (_, b) in zip(one.parser.network.state_dict().items(), two.parser.network.state_dict().items()):
+        assert torch.equal(a, b), name
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda c, w: c["network"].update(hidden=7), "does not fit the network"),
+    (lambda c, w: c["vocabularies"].update(words=["a"]), "sizes do not fit its vocabularies"),
+    (lambda c, w: c.update(network=3), "network 3 is not an object of sizes"),
+    (lambda c, w: w.write_bytes(b"not a zip"), "not the weights config.json was saved with"),
+])
+def test_a_damaged_neural_model_is_refused_in_one_line(joint_result, tmp_path, damage, message):
+    joint_result.parser.save(tmp_path / "m")
+    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
+    damage(config, tmp_path / "m" / "weights.npz")
+    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=message):
+        NeuralParser.load(tmp_path / "m")
+
+
+def test_batches_and_long_or_unseen_words():
+    vocabularies = Vocabularies.learn(_pair("train", 20))
+    encoder = Encoder(vocabularies)
+    sentence = _pair("dev", 1)[0][0]
+    odd = sentence.with_column(1, ["x" * 10_000] + ["中文"] + sentence.forms[2:])
+    batch = encoder.batch([[sentence, odd]])
+    assert batch.words.shape == (2, len(sentence) + 1) and batch.chars.shape[1] <= 40
+    assert sorted(k for group in batches_by_length([5, 1, 9, 3], 10) for k in group) == [0, 1, 2, 3]
+
+
+def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
+    model = tmp_path / "m"
+    result = CliRunner().invoke(main, [
+        "train", "--parser", "neural", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b",
+        str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
+        "--model", str(model), "--iterations", "1", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    assert (model / "tokenizer").is_dir() and not (model / "tagger").exists()
+    info = CliRunner().invoke(main, ["info", str(model)]).output
+    assert "neural parser" in info and "tags: predicted by the network itself (upos)" in info
+    text = tmp_path / "t.txt"
+    text.write_text("Le conseil municipal s'est réuni hier. Il a voté le budget.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",
+                                       str(tmp_path / "a.conllu"), "--output-b", str(tmp_path / "b.conllu")])
+    assert result.exit_code == 0, result.output
+    a, b = list(read_conllu(tmp_path / "a.conllu")), list(read_conllu(tmp_path / "b.conllu"))
+    assert len(a) == len(b) >= 2 and [s.forms for s in a] == [s.forms for s in b]
+    document = hetdep.load(model)("Le chat dort.")
+    assert document.schemes == ("sud", "ud") and len(document[0].words) == 4
+    refused = CliRunner().invoke(main, ["train", "--parser", "neural", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                                        str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "x"), "--beam", "8"])
+    assert refused.exit_code == 2 and "--beam" in refused.output and not (tmp_path / "x").exists()
+
+
+def test_sentences_of_one_word_and_empty_input_parse(joint_result):
+    from hetdep.treebank.conllu import Sentence
+
+    word = Sentence([], [["1", "Bonjour"] + ["_"] * 8], [0], [-1])
+    longer = _pair("dev", 1)[0][0]
+    pairs = list(joint_result.parser.parse([word, longer]))
+    assert pairs[0][0].heads == [0] and pairs[0][1].heads == [0] and len(pairs[1][1]) == len(longer)
+    assert list(joint_result.parser.parse([])) == []

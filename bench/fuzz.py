@@ -582,6 +582,9 @@ def build_models(folder: Path) -> list[str]:
         "dep1": ["--parser", "dep1", "--train", SAMPLES / "train.ud.conllu", "--dev", SAMPLES / "dev.ud.conllu",
                  "--iterations", "1", "--gold-tags", "--no-tokenizer"],
     }
+    runs["neural"] = ["--parser", "neural", "--train", SAMPLES / "train.sud.conllu", "--train-b", SAMPLES / "train.ud.conllu",
+                      "--dev", SAMPLES / "dev.sud.conllu", "--dev-b", SAMPLES / "dev.ud.conllu", "--iterations", "1",
+                      "--threads", "1", "--no-tokenizer"]
     rng = random.Random(7)
     trees = folder / "trees.mrg"
     trees.write_text("\n".join(f"( {random_tree(rng)})" for _ in range(60)) + "\n", encoding="utf-8")

@@ -43,6 +43,29 @@ def test_eisner_finds_the_best_projective_tree(n):
         assert total == pytest.approx(best) and sum(scores[heads[m], m] for m in range(1, n + 1)) == pytest.approx(best)
 
 
+def trees_with_one_root(n: int):
+    """Every tree of n words (projective or not) with exactly one word on the root."""
+    for heads in itertools.product(range(n + 1), repeat=n):
+        if sum(h == 0 for h in heads) == 1 and all(h != i for i, h in enumerate(heads, 1)) and not find_cycle(list(heads)):
+            yield heads
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_mst_finds_the_best_tree_projective_or_not(n):
+    from hetdep.graph.mst import mst
+
+    rng = np.random.default_rng(10 + n)
+    trees = list(trees_with_one_root(n))
+    for trial in range(30):
+        scores = rng.normal(size=(n + 1, n + 1))
+        if trial % 3 == 0:
+            scores[0, 1:] += 3.0  # every word drawn to the root: the one-root constraint must act
+        heads, total = mst(scores, n)
+        best = max(sum(scores[h, m] for m, h in enumerate(tree, 1)) for tree in trees)
+        assert tuple(heads[1:]) in trees
+        assert total == pytest.approx(best)
+
+
 def test_arc_features_see_direction_and_in_between_tags():
     words, tags = np.array([0, 5, 6, 7, 8]), np.array([0, 2, 3, 3, 4])
     keys = np.zeros(_eisner.MAX_KEYS, dtype=np.uint64)

@@ -130,3 +130,10 @@ def test_sentences_of_one_word_and_empty_input_parse(joint_result):
     pairs = list(joint_result.parser.parse([word, longer]))
     assert pairs[0][0].heads == [0] and pairs[0][1].heads == [0] and len(pairs[1][1]) == len(longer)
     assert list(joint_result.parser.parse([])) == []
+
+
+def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
+    gold = _pair("dev", 5)[1]
+    tagged = list(joint_result.parser.tag(iter(gold)))
+    assert [s.heads for s in tagged] == [s.heads for s in gold] and [s.deprels for s in tagged] == [s.deprels for s in gold]
+    assert [s.upos for s in tagged] == [pair[0].upos for pair in joint_result.parser.parse(gold)]

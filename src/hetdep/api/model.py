@@ -81,7 +81,8 @@ class Model:
 
     @property
     def has_tagger(self) -> bool:
-        return bool(self._models.taggers)
+        """Whether the model tags its input (a bundled tagger, or a neural model's own tag heads)."""
+        return bool(self._models.taggers) or self.kind == "neural"
 
     def __call__(self, text: str) -> Document:
         """Parse raw text: the model's tokenizer splits it into sentences, tokens and words."""

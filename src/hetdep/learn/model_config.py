@@ -98,6 +98,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "pipeline": (_pipeline, "an object describing the tokenizer and tagger trained with the parser"),
     "options": (lambda v: isinstance(v, dict), "an object"),
     "multiword": (lambda v: isinstance(v, dict), "an object"),
+    "decoder": (lambda v: v in ("mst", "eisner"), "mst or eisner"),
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(

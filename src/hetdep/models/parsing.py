@@ -76,7 +76,10 @@ class OpenModels:
             raise HetdepError(f"{self.model_dir} is a single-scheme ('{self.kind}') model: it writes no --output-b")
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
-        """The input tagged by the model's own tagger (with candidates for a lattice model), if it has one."""
+        """The input tagged by the model's own tagger (with candidates for a lattice model), if it has one
+        (a neural model: by its network's tag heads)."""
+        if self.kind == NEURAL:
+            return self.parser.tag(sentences)
         for tagger in self.taggers:
             sentences = tagger.tag(sentences, k=self.choice.lattice_k if self.lattice and tagger.column == self.parser.tag_column
                                    else 0)

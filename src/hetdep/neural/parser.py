@@ -1,10 +1,11 @@
 """A trained neural model that tags and parses: every scheme's tree and every tag column in one
-pass of the network, trees decoded exactly from the arc scores (Eisner's algorithm: the best
-projective tree with one word on the root)."""
+pass of the network, trees decoded exactly from the arc scores with one word on the root
+(Chu-Liu-Edmonds for any tree, the default; or Eisner's algorithm for projective trees)."""
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -20,6 +21,7 @@ from hetdep.treebank.tags import TAG_COLUMNS
 
 KIND = "neural"
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
+DECODERS = ("mst", "eisner")
 
 
 class NeuralParser:
@@ -27,7 +29,10 @@ class NeuralParser:
 
     KIND = KIND
 
-    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None):
+    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None, decoder: str = "mst"):
+        if decoder not in DECODERS:
+            raise ModelFileError(f"decoder {decoder!r} is not one of {', '.join(DECODERS)}")
+        self.decoder = decoder
         self.network = network.eval()
         self.vocabularies = vocabularies
         self.encoder = Encoder(vocabularies)
@@ -57,9 +62,17 @@ class NeuralParser:
         if pending:
             yield from self._parse_batch(pending)
 
+    def tag(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """The sentences with the network's tags written in, every other column (trees too) kept."""
+        for sentence, parsed in _with_parses(sentences, self.parse):
+            tagged = parsed if self.schemes == 1 else parsed[0]
+            for column in self.vocabularies.tag_columns:
+                sentence = sentence.with_column(TAG_COLUMNS[column], tagged.column(TAG_COLUMNS[column]))
+            yield sentence
+
     def _parse_batch(self, sentences: list[Sentence]) -> list:
         torch = torch_module()
-        from hetdep.graph._eisner import eisner
+        decode = _decoder(self.decoder)
 
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
@@ -73,7 +86,7 @@ class NeuralParser:
                 for scheme, scores in enumerate(arc_scores):
                     for row, sentence in enumerate(nonempty):
                         n = len(sentence)
-                        found, _ = eisner(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
+                        found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
                         heads[scheme][row, :n + 1] = found
                 labels = [head.label_scores(encoded, torch.from_numpy(found)).argmax(-1).numpy()
                           for head, found in zip(self.network.schemes, heads)]
@@ -107,7 +120,7 @@ class NeuralParser:
         np.savez(directory / "weights.npz", **state)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.network.shape.record(), "vocabularies": self.vocabularies.record(),
-                  "tag_column": self.tag_column, **self.record, **training_record}
+                  "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record}
         (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
 
     @classmethod
@@ -140,5 +153,29 @@ class NeuralParser:
         network.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
                                  for name, array in arrays.items()})
         record = {k: v for k, v in config.items()
-                  if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column")}
-        return cls(network, vocabularies, record)
+                  if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder")}
+        return cls(network, vocabularies, record, decoder=config.get("decoder", "mst"))
+
+
+def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:
+    """Each input sentence with its parse, the input read once (a generator may be passed)."""
+    kept: deque[Sentence] = deque()
+
+    def remembered():
+        for sentence in sentences:
+            kept.append(sentence)
+            yield sentence
+
+    for parsed in parse(remembered()):
+        yield kept.popleft(), parsed
+
+
+def _decoder(name: str):
+    """The tree decoder: Chu-Liu-Edmonds (any tree) or Eisner (projective trees), both exact."""
+    if name == "eisner":
+        from hetdep.graph._eisner import eisner
+
+        return eisner
+    from hetdep.graph.mst import mst
+
+    return mst

@@ -23,12 +23,16 @@ TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
 DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
 
 
-def projective_trees(n: int):
-    """Every projective tree of n words with exactly one word on the root (heads of words 1..n)."""
+def trees_with_one_root(n: int):
+    """Every tree of n words (projective or not) with exactly one word on the root (heads of words 1..n)."""
     for heads in itertools.product(range(n + 1), repeat=n):
-        if sum(h == 0 for h in heads) == 1 and all(h != i for i, h in enumerate(heads, 1)) \
-                and not find_cycle(list(heads)) and is_projective(list(heads)):
+        if sum(h == 0 for h in heads) == 1 and all(h != i for i, h in enumerate(heads, 1)) and not find_cycle(list(heads)):
             yield heads
+
+
+def projective_trees(n: int):
+    """Every projective tree of n words with exactly one word on the root."""
+    return (heads for heads in trees_with_one_root(n) if is_projective(list(heads)))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
@@ -41,13 +45,6 @@ def test_eisner_finds_the_best_projective_tree(n):
         best = max(sum(scores[h, m] for m, h in enumerate(tree, 1)) for tree in trees)
         assert tuple(heads[1:]) in trees
         assert total == pytest.approx(best) and sum(scores[heads[m], m] for m in range(1, n + 1)) == pytest.approx(best)
-
-
-def trees_with_one_root(n: int):
-    """Every tree of n words (projective or not) with exactly one word on the root."""
-    for heads in itertools.product(range(n + 1), repeat=n):
-        if sum(h == 0 for h in heads) == 1 and all(h != i for i, h in enumerate(heads, 1)) and not find_cycle(list(heads)):
-            yield heads
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])

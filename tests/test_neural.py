@@ -137,3 +137,38 @@ def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
     tagged = list(joint_result.parser.tag(iter(gold)))
     assert [s.heads for s in tagged] == [s.heads for s in gold] and [s.deprels for s in tagged] == [s.deprels for s in gold]
     assert [s.upos for s in tagged] == [pair[0].upos for pair in joint_result.parser.parse(gold)]
+
+
+def test_pretrained_vectors_start_the_word_embeddings_and_bad_files_are_named(tmp_path):
+    from hetdep.errors import InputError
+    from hetdep.neural.training import read_embeddings
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("3 4\nle 0.5 0.25 -1 2\nchat 1 1 1 1\nLe 9 9 9 9\n", encoding="utf-8")
+    options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(vectors))
+    network = train_neural(_pair("train", 30)[:1], [], options).parser.network
+    assert network.shape.word_dim == 4 and network.words.weight.shape[1] == 4
+    assert read_embeddings(str(vectors))["le"] == [0.5, 0.25, -1.0, 2.0]  # the first of "le" and "Le" kept
+    for text, message in (("le 1 2\nla 1\n", "vectors.txt:2: expected a word and 2 numbers"),
+                          ("le 1 x\n", "vectors.txt:1: a vector value is not a number"),
+                          ("le 1 nan\n", "not a finite number"), ("", "no word vectors")):
+        vectors.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError, match=message):
+            read_embeddings(str(vectors))
+
+
+def test_untrained_vectors_are_where_the_file_put_them():
+    import tempfile
+    from pathlib import Path
+
+    from hetdep.neural.training import read_embeddings
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "v.txt"
+        path.write_text("de 0.1 0.2\nle 0.3 0.4\n", encoding="utf-8")
+        options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(path), learning_rate=0.0)
+        result = train_neural(_pair("train", 30)[:1], [], options)
+        vocabularies = result.parser.vocabularies
+        weights = result.parser.network.words.weight
+        for word, vector in read_embeddings(str(path)).items():
+            assert weights[vocabularies.words.index(word)].tolist() == pytest.approx(vector)

@@ -47,6 +47,7 @@ class PipelineChoice:
     threads: int = 0  # jackknifing folds trained at once (0: one), a neural model's threads (0: every core)
     cluster: object = None  # a ClusterChoice: the parser trained by parameter mixing there (hetdep.cluster.mixing)
     shards: int = 0  # its shards (0: as many as local workers, at least 2)
+    embeddings: str | None = None  # a neural model's pretrained word vectors
 
 
 @dataclass
@@ -172,7 +173,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     display.start("parser")
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
-                             cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads)
+                             cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
+                             embeddings=pipeline.embeddings)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written

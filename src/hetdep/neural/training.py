@@ -37,6 +37,7 @@ class NeuralOptions:
     hidden: int = 400
     layers: int = 2
     dropout: float = 0.33
+    embeddings: str | None = None  # word2vec / fastText text file: the word embeddings start from its vectors
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -58,10 +59,17 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
     vocabularies = Vocabularies.learn(train)
+    vectors = read_embeddings(options.embeddings) if options.embeddings else {}
+    word_dim = len(next(iter(vectors.values()))) if vectors else Shape.word_dim
     shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
-                  dropout=options.dropout)
+                  dropout=options.dropout, word_dim=word_dim)
     network = Network(shape)
+    if vectors:
+        with torch.no_grad():
+            for row, word in enumerate(vocabularies.words):
+                if word in vectors:
+                    network.words.weight[row] = torch.tensor(vectors[word])
     encoder = Encoder(vocabularies)
     optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
     rng = np.random.default_rng(options.seed)
@@ -110,6 +118,43 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
         elif epoch - best[1] >= options.patience:
             break
     return _result(network, vocabularies, best, history, options)
+
+
+def read_embeddings(path: str) -> dict[str, list[float]]:
+    """Word vectors from a word2vec or fastText text file (an optional "COUNT DIMENSION" first line,
+    then a word and its numbers a line), keyed by the lower-cased word (the first vector kept);
+    a line of another length or a value that is not a finite number is an error naming the line."""
+    import math
+
+    from hetdep.errors import InputError
+
+    vectors: dict[str, list[float]] = {}
+    dimension = None
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as error:
+        raise InputError(path, None, f"cannot open: {error.strerror}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                fields = line.rstrip("\n").rstrip(" ").split(" ")
+                if number == 1 and len(fields) == 2 and all(f.isdigit() for f in fields):
+                    continue  # word2vec's header
+                if len(fields) < 2 or (dimension is not None and len(fields) - 1 != dimension):
+                    raise InputError(path, number, f"expected a word and {dimension or 'its'} numbers, found {len(fields)} fields")
+                try:
+                    values = [float(value) for value in fields[1:]]
+                except ValueError:
+                    raise InputError(path, number, "a vector value is not a number") from None
+                if not all(math.isfinite(v) for v in values):
+                    raise InputError(path, number, "a vector value is not a finite number")
+                dimension = len(values)
+                vectors.setdefault(fields[0].lower(), values)
+        except UnicodeDecodeError:
+            raise InputError(path, None, "not UTF-8") from None
+    if not vectors:
+        raise InputError(path, None, "no word vectors")
+    return vectors
 
 
 def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,

@@ -130,3 +130,50 @@ def test_an_input_without_a_sentence_says_so_in_one_line(pipeline_model, tmp_pat
                                        "--output-b", str(out_b)])
     assert result.exit_code == 0 and f"no sentence in {empty}" in result.output
     assert out_a.read_text() == "" and out_b.read_text() == ""
+
+
+def test_one_scheme_of_a_joint_model_to_standard_output(pipeline_model, tmp_path):
+    raw = write(tmp_path, "text.txt", TEXT)
+    base = [sys.executable, "-m", "hetdep", "parse", "--model", str(pipeline_model), "--input", str(raw), "--output", "-"]
+    a = subprocess.run(base, capture_output=True, text=True)
+    assert a.returncode == 0, a.stderr
+    b = subprocess.run(base + ["--scheme", "ud"], capture_output=True, text=True)
+    both = subprocess.run(base + ["--scheme", "both"], capture_output=True, text=True)
+    files = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output",
+                                      str(tmp_path / "sud.conllu"), "--output-b", str(tmp_path / "ud.conllu")])
+    assert files.exit_code == 0
+    assert a.stdout == (tmp_path / "sud.conllu").read_text() and b.stdout == (tmp_path / "ud.conllu").read_text()
+    ud = list(read_conllu(tmp_path / "ud.conllu"))
+    lines = [line.split("\t") for line in both.stdout.splitlines() if line and line.split("\t")[0].isdigit()]
+    assert [line[9].split("|")[-2:] for line in lines] == [[f"HeadB={h}", f"DeprelB={d}"] for s in ud
+                                                           for h, d in zip(s.heads, s.deprels)]
+    wrong = subprocess.run(base + ["--scheme", "xyz"], capture_output=True, text=True)
+    assert wrong.returncode == 2 and "no scheme 'xyz'" in wrong.stderr and "sud, ud" in wrong.stderr
+    to_file = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output",
+                                        str(tmp_path / "x.conllu")])
+    assert to_file.exit_code == 2 and "--output-b" in to_file.output
+
+
+ENGLISH = "The committee met yesterday evening to discuss the budget of the next year, which was approved by everyone."
+
+
+def test_text_in_another_language_is_warned_of(pipeline_model, tmp_path):
+    import warnings
+
+    import hetdep
+    from hetdep.api.model import UnknownWordsWarning
+
+    raw = write(tmp_path, "english.txt", ENGLISH)
+    args = ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output", str(tmp_path / "a"),
+            "--output-b", str(tmp_path / "b")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0 and "90% of the 20 words are unknown to the model" in result.output
+    assert "unknown to the model" not in CliRunner().invoke(main, args + ["--quiet"]).output
+    french = write(tmp_path, "french.txt", TEXT)
+    assert "unknown to the model" not in CliRunner().invoke(main, args[:3] + [str(french)] + args[4:]).output
+    with pytest.warns(UnknownWordsWarning, match="unknown to the model"):
+        document = hetdep.load(pipeline_model)(ENGLISH)
+    assert len(document.warnings) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert hetdep.load(pipeline_model, quiet=True)(ENGLISH).warnings == document.warnings

@@ -83,9 +83,10 @@ class Sentence:
 class Document:
     """Sentences parsed together, in input order, all with the same schemes."""
 
-    def __init__(self, sentences: Sequence[Sentence], schemes: Sequence[str]):
+    def __init__(self, sentences: Sequence[Sentence], schemes: Sequence[str], warnings: Sequence[str] = ()):
         self.sentences: tuple[Sentence, ...] = tuple(sentences)
         self.schemes: tuple[str, ...] = tuple(schemes)
+        self.warnings: tuple[str, ...] = tuple(warnings)  # e.g. most words unknown to the model
 
     def __len__(self) -> int:
         return len(self.sentences)

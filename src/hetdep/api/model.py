@@ -9,26 +9,16 @@ parses the sentences of one call on that many threads.
 
 from __future__ import annotations
 
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from hetdep.api.document import Document, Sentence
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import read_config
-from hetdep.models.parsing import ParseChoice, open_models
+from hetdep.models.parsing import ParseChoice, open_models, scheme_names, unknown_words_warning
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
-
-
-def _schemes(model_dir: Path, kind: str, helper: Path | None) -> tuple[str, ...]:
-    config = read_config(model_dir)
-    two = kind == "joint" or (kind == "neural" and len(config.get("vocabularies", {}).get("labels", [])) == 2)
-    names = list(config.get("schemes") or (["a", "b"] if two else ["a"]))
-    if helper is not None:
-        other = (read_config(helper).get("schemes") or ["b"])[0]
-        names = [names[0], other if other != names[0] else f"{other}-helper"]
-    return tuple(names[:2])
 
 
 def _unicode(text: str, what: str) -> str:
@@ -56,13 +46,19 @@ def _from_tokens(tokens: Sequence[Sequence[str]]) -> list[TreebankSentence]:
     return sentences
 
 
+class UnknownWordsWarning(UserWarning):
+    """Most words of a text were unknown to the model: is it in the language the model was trained on?"""
+
+
 class Model:
     """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
 
-    def __init__(self, path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1):
+    def __init__(self, path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
+                 quiet: bool = False):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
         self.path = Path(path)
+        self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None
         self._options = {"beam": beam, "helper": helper}
         consensus = None
@@ -73,7 +69,7 @@ class Model:
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
                                                           threads=threads))
         self.kind = self._models.kind
-        self.schemes = _schemes(self.path, self.kind, self.helper)
+        self.schemes = scheme_names(self.path, self.kind, self.helper)
 
     @property
     def has_tokenizer(self) -> bool:
@@ -110,9 +106,19 @@ class Model:
 
     def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
         parsed = list(self._models.parse(sentences))
+        words = sum(len(pair[0] if self._models.pairs else pair) for pair in parsed)
+        warning = unknown_words_warning(self._unknown(parsed), words)
+        found = [warning] if warning else []
+        if warning and not self.quiet:
+            warnings.warn(warning, UnknownWordsWarning, stacklevel=3)
         if self._models.pairs:
-            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes)
-        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1])
+            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes, found)
+        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1], found)
+
+    def _unknown(self, parsed: list) -> int:
+        """Words of these parses the model never saw in training (by its word vocabulary)."""
+        known = self._models.is_known
+        return sum(not known(form) for pair in parsed for form in (pair[0] if self._models.pairs else pair).forms)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64, n_process: int = 1) -> Iterator[Document]:
         """One document per text, in order; ``n_process`` > 1 parses batches of ``batch_size``
@@ -153,8 +159,10 @@ def _parse_in_worker(texts: list[str]) -> list[Document]:
     return [_WORKER(text) for text in texts]
 
 
-def load(path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1) -> Model:
+def load(path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
+         quiet: bool = False) -> Model:
     """Open a model directory from ``hetdep train`` (any kind); ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
-    ``threads``: sentences parsed at once (the same trees, faster on several cores)."""
-    return Model(path, beam=beam, helper=helper, threads=threads)
+    ``threads``: sentences parsed at once (the same trees, faster on several cores); ``quiet``: no
+    :class:`UnknownWordsWarning` when most words of a text are unknown to the model."""
+    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet)

@@ -12,6 +12,7 @@ import click
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.treebank.conllu import (
+    MISC,
     Sentence,
     output_files,
     read_conllu,
@@ -80,6 +81,8 @@ def _spooled_stdin() -> str:
 @click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
+@click.option("--scheme", "scheme", help="A model of two schemes written to --output alone (no --output-b): the scheme to write, by its name ('hetdep info') or a/b; 'both': scheme a's trees with scheme b's head and label in MISC (HeadB=, DeprelB=). Default with --output -: scheme a.")
+@click.option("--quiet", is_flag=True, help="Leave out the warning that most words are unknown to the model (text in another language?).")
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
@@ -100,7 +103,7 @@ def _spooled_stdin() -> str:
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
-                  treebank, threads, workers, scheduler, to_dependency):
+                  treebank, threads, workers, scheduler, to_dependency, scheme, quiet):
     """Parse raw text, tokenized text or CoNLL-U with a trained model: exactly one output tree per
     input sentence (per scheme); raw text is split into sentences, tokens and words by the model's
     tokenizer and tagged by its tagger first. A constituency model writes one bracketed tree a
@@ -147,7 +150,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
-    models.check_outputs(bool(output_b_path))
+    written = _scheme_written(models, scheme, output_path, output_b_path)
+    models.check_outputs(bool(output_b_path) or written is not None)
     for warning in models.warnings:
         click.echo(f"warning: {warning}", err=True)
     if output_path == "-" and output_b_path == "-":
@@ -157,15 +161,26 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     if cluster.wanted:
         from hetdep.models.parsing import ParseJob
 
+        if written is not None:
+            raise HetdepError("--scheme writes one file in this process: give --output-b on a cluster")
         outputs = [output_path, output_b_path] if models.pairs else [output_path]
         count, stats = _on_cluster(ParseJob(str(model_dir), choice), sentences, outputs, cluster)
     else:
         parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
-        count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
+        if written is not None:
+            count = write_conllu((_one_scheme(pair, written) for pair in parsed), output_path)
+        else:
+            count = _write_pairs(parsed, output_path, output_b_path) if models.pairs else write_conllu(parsed, output_path)
         stats = models.stats
     if count == 0:
         _say_empty(sources[0])
         return
+    if not quiet:
+        from hetdep.models.parsing import unknown_words_warning
+
+        warning = unknown_words_warning(stats.unknown_words, stats.words)
+        if warning:
+            click.echo(f"warning: {warning} (--quiet leaves this out)", err=True)
     taggers = models.taggers
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
     click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
@@ -206,6 +221,37 @@ def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
     click.echo(f"{len(memory)} Dask workers, peak memory " + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in memory.values()),
                err=True)
     return count, stats
+
+
+def _scheme_written(models, scheme: str | None, output_path: str, output_b_path: str | None) -> int | str | None:
+    """Which scheme a model of two schemes writes to --output alone (0, 1 or "both"), or None when
+    it writes both files (or the model has one scheme)."""
+    if scheme is None and not (models.pairs and output_path == "-" and not output_b_path):
+        return None
+    if not models.pairs or models.helper is not None:
+        raise HetdepError(f"--scheme is for a model of two schemes; {models.model_dir} writes one tree per sentence")
+    if output_b_path:
+        raise HetdepError("--scheme writes one scheme (or both, in one file) to --output: drop --output-b")
+    if scheme is None or scheme == "a":
+        return 0
+    if scheme == "both":
+        return "both"
+    from hetdep.models.parsing import scheme_names
+
+    names = list(scheme_names(models.model_dir, models.kind))
+    if scheme == "b" or scheme in names:
+        return 1 if scheme == "b" else names.index(scheme)
+    raise HetdepError(f"no scheme {scheme!r}: {models.model_dir} has {', '.join(names)} (or a, b, both)")
+
+
+def _one_scheme(pair, written):
+    """One output sentence from a pair of trees: one scheme's, or scheme a's with b's tree in MISC."""
+    if written != "both":
+        return pair[written]
+    tree_a, tree_b = pair
+    misc = [("" if value == "_" else value + "|") + f"HeadB={head}|DeprelB={label}"
+            for value, head, label in zip(tree_a.column(MISC), tree_b.heads, tree_b.deprels)]
+    return tree_a.with_column(MISC, misc)
 
 
 def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:

@@ -20,6 +20,8 @@ from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
 
+UNKNOWN_SHARE = 0.4  # share of words unknown to the model above which parsing warns
+
 
 @dataclass(frozen=True)
 class ParseChoice:
@@ -63,6 +65,12 @@ class OpenModels:
     @property
     def stats(self):
         return self.parser.stats
+
+    def is_known(self, form: str) -> bool:
+        """Whether the model learned a word of this form (else it is an unknown word to it)."""
+        if self.kind == NEURAL:
+            return form.lower() in self.parser.encoder.word_index
+        return form in self.parser.words.index
 
     def check_outputs(self, second_output: bool) -> None:
         """Refuse a second output where the model writes one tree per sentence, and its absence
@@ -122,6 +130,27 @@ class OpenModels:
         if self.kind == "joint" and choice.given is not None:
             return (pair[1 - choice.given] for pair in self.parser.parse(sentences, choice.beam, choice.given))
         return self.parser.parse(sentences, choice.beam)
+
+
+def unknown_words_warning(unknown: int, words: int) -> str | None:
+    """The warning that most of the input's words are unknown to the model (more than
+    UNKNOWN_SHARE: text in another language or script than the model's, which parses to nonsense)."""
+    if words and unknown / words > UNKNOWN_SHARE:
+        return (f"{100 * unknown / words:.0f}% of the {words:,} words are unknown to the model: is the text in the "
+                "language it was trained on?")
+    return None
+
+
+def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = None) -> tuple[str, ...]:
+    """The names of the schemes a model writes, in order (``train --schemes``, else from the training
+    files' names; a, b when neither), with a helper's (``--with``) second."""
+    config = read_config(model_dir)
+    two = kind == "joint" or (kind == NEURAL and len(config.get("vocabularies", {}).get("labels", [])) == 2)
+    names = list(config.get("schemes") or (["a", "b"] if two else ["a"]))
+    if helper is not None:
+        other = (read_config(helper).get("schemes") or ["b"])[0]
+        names = [names[0], other if other != names[0] else f"{other}-helper"]
+    return tuple(names[:2])
 
 
 def load_tokenizer(model_dir: str | Path):

@@ -110,7 +110,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     """The service for ``models`` (name -> model directory), loaded now; the first is the default."""
     if not models:
         raise HetdepError("give at least one model: --model NAME=DIR")
-    loaded = {name: Model(path) for name, path in models.items()}
+    loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
     default = next(iter(loaded))
     pool = anyio.CapacityLimiter(limits.workers)
     app = FastAPI(title="hetdep", description="Heterogeneous dependency parsing; UDPipe 2's REST interface.")
@@ -186,7 +186,10 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         scheme = (await fields_of(request)).get("scheme", next(iter(outcome.conllu)))
         if scheme not in outcome.conllu:
             return error_response(RequestError(400, f"no scheme {scheme!r}: model {name!r} gives {', '.join(outcome.conllu)}"))
-        return {"model": name, "acknowledgements": ["hetdep"], "result": outcome.conllu[scheme], "results": outcome.conllu}
+        answer = {"model": name, "acknowledgements": ["hetdep"], "result": outcome.conllu[scheme], "results": outcome.conllu}
+        if outcome.document is not None and outcome.document.warnings:
+            answer["warning"] = " ".join(outcome.document.warnings)
+        return answer
 
     @app.post("/render")
     async def render_route(request: Request):

@@ -51,12 +51,13 @@ from hetdep.treebank.conllu import write_conllu
 @click.option("--scheduler", help="The same on an existing Dask cluster, reached at this address (tcp://HOST:PORT).")
 @click.option("--shards", type=click.IntRange(2, 1024), default=None, help="With --workers/--scheduler: shards of the training set  [default: the number of workers, at least 2]")
 @click.option("--embeddings", type=click.Path(dir_okay=False, exists=True), help="--parser neural: pretrained word vectors (word2vec or fastText text format: a word and its numbers a line) to start the word embeddings from; their dimension becomes the embeddings'.")
+@click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
-                  embeddings, resume_dir):
+                  embeddings, decoder, resume_dir):
     """Train an arc-standard beam-search parser (or with --parser dep1/dep2 a graph-based one),
     with --train-b a joint model of two schemes, or with --concatenate one graph-based parser
     on two treebanks; with it, by default, a tokenizer and a tagger, so the model parses raw text.
@@ -80,8 +81,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if tagger_dir and gold_tags:
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     neural = parser_kind == NEURAL
-    if embeddings and not neural:
-        raise HetdepError("--embeddings is for --parser neural")
+    if (embeddings or decoder) and not neural:
+        raise HetdepError(f"{'--embeddings' if embeddings else '--decoder'} is for --parser neural")
     iterations = iterations or (30 if neural else 15)
     patience = patience or (8 if neural else 4)
     if neural:
@@ -126,7 +127,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         raise HetdepError("--shards is for training on a cluster: give --workers or --scheduler")
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings)
+                              embeddings=embeddings, decoder=decoder)
     with _kept_for_resume(context, model_dir):
         result = train_pipeline(model_dir, choice, pipeline, options,
                                 TrainingFiles(train_path, dev_path, train_b_path, dev_b_path), names_given)

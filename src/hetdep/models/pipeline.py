@@ -48,6 +48,7 @@ class PipelineChoice:
     cluster: object = None  # a ClusterChoice: the parser trained by parameter mixing there (hetdep.cluster.mixing)
     shards: int = 0  # its shards (0: as many as local workers, at least 2)
     embeddings: str | None = None  # a neural model's pretrained word vectors
+    decoder: str | None = None  # a neural model's tree decoder (eisner or mst)
 
 
 @dataclass
@@ -174,7 +175,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
-                             embeddings=pipeline.embeddings)
+                             embeddings=pipeline.embeddings, decoder=pipeline.decoder)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written

@@ -1,6 +1,7 @@
 """A trained neural model that tags and parses: every scheme's tree and every tag column in one
 pass of the network, trees decoded exactly from the arc scores with one word on the root
-(Chu-Liu-Edmonds for any tree, the default; or Eisner's algorithm for projective trees)."""
+(Eisner's algorithm for projective trees, the default, better and faster on fr-sequoia dev; or
+Chu-Liu-Edmonds for any tree)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from hetdep.treebank.tags import TAG_COLUMNS
 
 KIND = "neural"
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
-DECODERS = ("mst", "eisner")
+DECODERS = ("eisner", "mst")  # eisner the default: on fr-sequoia dev, joint model, SUD/UD LAS 88.40/87.51 against 88.31/87.27
 
 
 class NeuralParser:
@@ -29,7 +30,7 @@ class NeuralParser:
 
     KIND = KIND
 
-    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None, decoder: str = "mst"):
+    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None, decoder: str = "eisner"):
         if decoder not in DECODERS:
             raise ModelFileError(f"decoder {decoder!r} is not one of {', '.join(DECODERS)}")
         self.decoder = decoder
@@ -154,7 +155,7 @@ class NeuralParser:
                                  for name, array in arrays.items()})
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder")}
-        return cls(network, vocabularies, record, decoder=config.get("decoder", "mst"))
+        return cls(network, vocabularies, record, decoder=config.get("decoder", "eisner"))
 
 
 def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:
@@ -171,11 +172,11 @@ def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentenc
 
 
 def _decoder(name: str):
-    """The tree decoder: Chu-Liu-Edmonds (any tree) or Eisner (projective trees), both exact."""
-    if name == "eisner":
-        from hetdep.graph._eisner import eisner
+    """The tree decoder: Eisner (projective trees) or Chu-Liu-Edmonds (any tree), both exact."""
+    if name == "mst":
+        from hetdep.graph.mst import mst
 
-        return eisner
-    from hetdep.graph.mst import mst
+        return mst
+    from hetdep.graph._eisner import eisner
 
-    return mst
+    return eisner

@@ -38,6 +38,7 @@ class NeuralOptions:
     layers: int = 2
     dropout: float = 0.33
     embeddings: str | None = None  # word2vec / fastText text file: the word embeddings start from its vectors
+    decoder: str = "eisner"  # or "mst" (non-projective trees): see hetdep.neural.parser.DECODERS
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -95,7 +96,7 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
                 if bar:
                     bar.update(len(chosen))
             network.eval()
-            parser = NeuralParser(network, vocabularies)
+            parser = NeuralParser(network, vocabularies, decoder=options.decoder)
             scores = dev_scores(parser, dev) if dev and dev[0] else {}
         except BaseException as error:
             if bar:
@@ -163,7 +164,8 @@ def _result(network, vocabularies: Vocabularies, best: tuple, history: list, opt
 
     network.load_state_dict(best[2])
     record = {"neural_options": asdict(options)}
-    return TrainResult(NeuralParser(network, vocabularies, record), best[1], history, interrupted=interrupted)
+    return TrainResult(NeuralParser(network, vocabularies, record, decoder=options.decoder), best[1], history,
+                       interrupted=interrupted)
 
 
 def _loss(network, batch):

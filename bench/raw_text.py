@@ -6,7 +6,7 @@ paragraph; the model's own tokenizer, tagger and parser take it from there (``he
 gold file with ``hetdep eval --conll18``: Tokens, Sentences, Words, UPOS, UAS and LAS as F1.
 The tokenizer's speed alone is measured in process, on the same text.
 
-    python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu]
+    python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu] [--threads 2]
 
 A joint model needs --gold-b (scheme b's gold) and writes both schemes' trees.
 """
@@ -33,6 +33,7 @@ def main() -> None:
     parser.add_argument("--gold", required=True, help="gold test file (scheme a of a joint model)")
     parser.add_argument("--gold-b", help="a joint model: the same test sentences in scheme b")
     parser.add_argument("--beam", type=int, help="parsing beam (default: the model's)")
+    parser.add_argument("--threads", type=int, help="parse with this many threads (default: the command's, one)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -44,6 +45,7 @@ def main() -> None:
         command = [sys.executable, "-m", "hetdep", "parse", "--model", args.model, "--input", str(raw),
                    "--output", str(outputs[0])] + (["--output-b", str(outputs[1])] if args.gold_b else [])
         command += ["--beam", str(args.beam)] if args.beam else []
+        command += ["--threads", str(args.threads)] if args.threads else []
         started = time.perf_counter()
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - started

@@ -134,8 +134,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
-        click.echo(f"iteration {report.iteration:2d}: {report.seconds:7.1f} s, {report.updates} updates, "
-                   f"{report.features} features{dev}" + (f" ({detail})" if detail else ""), err=True)
+        work = "" if neural else f", {report.updates} updates, {report.features} features"  # a neural epoch: its loss is in detail
+        click.echo(f"{'epoch' if neural else 'iteration'} {report.iteration:2d}: {report.seconds:7.1f} s{work}{dev}"
+                   + (f" ({detail})" if detail else ""), err=True)
     parts = [name for name, present in (("tokenizer", (Path(model_dir) / "tokenizer").is_dir()),
                                          ("tagger", (Path(model_dir) / "tagger").is_dir())) if present]
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"

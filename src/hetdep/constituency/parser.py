@@ -19,7 +19,7 @@ from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
 from hetdep.constituency.system import Actions, to_tree
 from hetdep.errors import HetdepError
 from hetdep.learn.keys import template_rows
-from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width
 from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
@@ -132,5 +132,5 @@ class ConstituencyParser(SavedModel):
         if config["templates"] != len(TEMPLATES):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,
-                   beam=beam_size(config, directory), head_table=str(config["head_table"]), dp=bool(config.get("dp", False)),
+                   beam=config["beam"], head_table=str(config["head_table"]), dp=bool(config.get("dp", False)),
                    lattice=bool(config.get("lattice", False)), lattice_weight=float(config.get("lattice_weight", 0.0)))

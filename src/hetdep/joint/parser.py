@@ -16,7 +16,7 @@ import numpy as np
 from hetdep.errors import HetdepError
 from hetdep.joint import _lattice, _search
 from hetdep.joint.schedule import INFINITE, parse_t, schedule, t_text
-from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width, label_id
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, label_id
 from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
@@ -177,7 +177,7 @@ class JointParser(SavedModel):
                      (label_id(config, "root_label_a", labels[0], directory), label_id(config, "root_label_b", labels[1], directory)),
                      weights, t=parse_t(config["t"]),
                      guide=config.get("guide") or ("paper" if config["guided"] else "none"),  # older: "guided"
-                     beam=beam_size(config, directory), tag_column=config["tag_column"],
+                     beam=config["beam"], tag_column=config["tag_column"],
                      projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
                      lattice_weight=float(config.get("lattice_weight", 0.0)))
         what = "the label sets or the feature templates"

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn import MAX_BEAM
 from hetdep.learn._weights import DENSE_AFTER
 from hetdep.learn.model_config import ModelFileError, check_fields
 from hetdep.learn.weights import TrainedWeights
@@ -86,14 +85,6 @@ def file_sha256(path: Path) -> str:
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def beam_size(config: dict, directory: Path, key: str = "beam") -> int:
-    """A saved beam size, refused outside 1..MAX_BEAM (0 would crash the compiled search, a huge one exhaust memory)."""
-    beam = config[key]
-    if isinstance(beam, bool) or not isinstance(beam, int) or not 1 <= beam <= MAX_BEAM:
-        raise ModelFileError(f"{directory}/config.json: beam {beam!r} is not a whole number from 1 to {MAX_BEAM}")
-    return beam
 
 
 def label_id(config: dict, key: str, labels: list, directory: Path) -> int:

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width, save_model
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, save_model
 from hetdep.learn.perceptron import TrainResult, perceptron_loop
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights, Weights
@@ -208,7 +208,7 @@ class Tagger(SavedModel):
         if backward is not None and (backward.tags != tags or not backward.reverse):
             raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
         return cls(strings, lexicon, tags, weights, column=config["column"],
-                   beam=beam_size(config, directory), temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
+                   beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight)
 
 

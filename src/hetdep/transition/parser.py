@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from hetdep.learn.keys import template_rows
-from hetdep.learn.model_files import ModelFileError, SavedModel, beam_size, check_width, label_id
+from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, label_id
 from hetdep.learn.perceptron import DECODE
 from hetdep.learn.vocab import ParseStats, Vocab
 from hetdep.learn.weights import TrainedWeights
@@ -156,7 +156,7 @@ class ArcStandardParser(SavedModel):
         if config["templates"] != len(TEMPLATES):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
-                   label_id(config, "root_label", labels, directory), weights, beam=beam_size(config, directory), dp=bool(config.get("dp", False)),
+                   label_id(config, "root_label", labels, directory), weights, beam=config["beam"], dp=bool(config.get("dp", False)),
                    lattice=bool(config.get("lattice", False)),
                    lattice_weight=float(config.get("lattice_weight", 0.0)), tag_column=config["tag_column"],
                    projective_encoding=config["projective_encoding"])

@@ -5,7 +5,7 @@ neural``: the joint model of both schemes and one model per scheme; then, on the
 
 - gold tokens: UAS/LAS of every model on each scheme, UPOS accuracy, and the joint model against
   the separate one with ``hetdep compare``'s significance tests;
-- raw text: the test sentences' ``# text`` as one paragraph through ``hetdep parse`` (tokenizer and
+- raw text: the test sentences' ``# text`` as the shared task's text files had them through ``hetdep parse`` (tokenizer and
   network), scored as the CoNLL 2018 shared task did (``hetdep eval --conll18``), timed as a whole
   process on the machine's cores, with its peak memory;
 - dev LAS by epoch (the learning curves) and training time, from each model's history.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from hetdep.evaluation.attachment import evaluate
 from hetdep.evaluation.conll18 import evaluate_conll18
-from hetdep.tokenizer.tokenizer import sentence_text
+from hetdep.tokenizer.tokenizer import document_text
 from hetdep.treebank.conllu import read_conllu
 
 HETDEP = [sys.executable, "-m", "hetdep"]
@@ -75,7 +75,7 @@ def main() -> None:
         tmp = Path(folder)
         gold = {scheme: args.treebank / f"test.{scheme}.conllu" for scheme in schemes}
         raw = tmp / "raw.txt"
-        raw.write_text(" ".join(sentence_text(s) or " ".join(s.forms) for s in read_conllu(gold[schemes[0]])) + "\n",
+        raw.write_text(document_text(read_conllu(gold[schemes[0]])) + "\n",
                        encoding="utf-8")
         predictions: dict = {}
         for name, trained in models.items():

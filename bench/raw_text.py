@@ -1,9 +1,9 @@
 """Parsing from raw text, end to end: accuracy as the CoNLL 2018 shared task scored it, and speed.
 
-The raw text is a test set's sentences (their ``# text``) joined by single spaces, as one
-paragraph; the model's own tokenizer, tagger and parser take it from there (``hetdep parse
+The raw text is a test set's sentences (their ``# text``) joined by single spaces, with a blank line
+where the treebank marks a new paragraph or document, as the shared task's text files were; the model's own tokenizer, tagger and parser take it from there (``hetdep parse
 --input raw.txt``, timed as a whole process, start-up included). The output is scored against the
-gold file with ``hetdep eval --conll18``: Tokens, Sentences, Words, UPOS, UAS and LAS as F1.
+gold file with ``hetdep eval --conll18``: every metric of the shared task, as F1.
 The tokenizer's speed alone is measured in process, on the same text.
 
     python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu] [--threads 2]
@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
 from hetdep.models.parsing import load_tokenizer
-from hetdep.tokenizer.tokenizer import sentence_text
+from hetdep.tokenizer.tokenizer import document_text
 from hetdep.treebank.conllu import read_conllu
 
 
@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
-    text = " ".join(sentence_text(s) or " ".join(s.forms) for s in read_conllu(args.gold))
+    text = document_text(read_conllu(args.gold))
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.txt"
         raw.write_text(text + "\n", encoding="utf-8")
@@ -66,10 +66,9 @@ def main() -> None:
     print(f"{args.model}: {len(text):,} characters, {words:,} words parsed from raw text in {seconds:.1f} s "
           f"(whole process): {figures['words_per_second']:,} words/s; tokenizer alone "
           f"{figures['tokenizer_characters_per_second']:,} characters/s")
-    metrics = ["Tokens", "Sentences", "Words", "UPOS", "UAS", "LAS"]
-    print(f"{'gold':<24}" + "".join(f"{m:>10}" for m in metrics))
+    print(f"{'gold':<20}" + "".join(f"{m:>10}" for m in METRICS))
     for name, scores in figures["schemes"].items():
-        print(f"{name:<24}" + "".join(f"{scores[m]:>10.2f}" for m in metrics))
+        print(f"{name:<20}" + "".join(f"{scores[m]:>10.2f}" for m in METRICS))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
 

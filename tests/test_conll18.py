@@ -12,11 +12,11 @@ from conftest import SAMPLES, SHARED_DATA, needs_shared, write
 from hetdep.cli.app import main
 from hetdep.errors import InputError
 from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
-from hetdep.treebank.conllu import DEPREL, FORM, ID, UPOS, XPOS, read_conllu
+from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, UPOS, XPOS, read_conllu
 
 GOLD = """\
 # text = Il parle du livre.
-1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+1\tIl\til\tPRON\t_\tNumber=Sing|Person=3\t2\tnsubj\t_\t_
 2\tparle\tparler\tVERB\t_\t_\t0\troot\t_\t_
 3-4\tdu\t_\t_\t_\t_\t_\t_\t_\t_
 3\tde\tde\tADP\t_\t_\t5\tcase\t_\t_
@@ -25,20 +25,21 @@ GOLD = """\
 6\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
 
 # text = Il dort.
-1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+1\tIl\til\tPRON\t_\tNumber=Sing|Person=3\t2\tnsubj\t_\t_
 2\tdort\tdormir\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No
 3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_
 
 """
 
-# One sentence instead of two, "du" left as one word, "dort" attached to "parle", one label wrong.
+# One sentence instead of two, "du" left as one word, "dort" attached to "parle", one label wrong,
+# the second "Il" plural, "livre" lemmatized "Livre" (the first "Il"'s extra feature is not a universal one).
 SYSTEM = """\
-1\tIl\til\tPRON\t_\t_\t2\tnsubj\t_\t_
+1\tIl\til\tPRON\t_\tNumber=Sing|Person=3|Xtra=1\t2\tnsubj\t_\t_
 2\tparle\tparler\tVERB\t_\t_\t0\troot\t_\t_
 3\tdu\tdu\tDET\t_\t_\t4\tdet\t_\t_
-4\tlivre\tlivre\tNOUN\t_\t_\t2\tobl:arg\t_\t_
+4\tlivre\tLivre\tNOUN\t_\t_\t2\tobl:arg\t_\t_
 5\t.\t.\tPUNCT\t_\t_\t2\tdep\t_\t_
-6\tIl\til\tPRON\t_\t_\t7\tnsubj\t_\t_
+6\tIl\til\tPRON\t_\tNumber=Plur|Person=3\t7\tnsubj\t_\t_
 7\tdort\tdormir\tVERB\t_\t_\t2\tparataxis\t_\t_
 8\t.\t.\tPUNCT\t_\t_\t7\tpunct\t_\t_
 
@@ -54,8 +55,14 @@ def test_hand_computed_counts(tmp_path):
         "Words": (9, 8, 7),  # de + le against du: no form in common
         "UPOS": (9, 8, 7),
         "XPOS": (9, 8, 7),
+        "UFeats": (9, 8, 6),
+        "AllTags": (9, 8, 6),
+        "Lemmas": (9, 8, 6),
         "UAS": (9, 8, 6),  # dort is the root in gold
         "LAS": (9, 8, 5),  # obl:arg counts as obl; dep is not punct
+        "CLAS": (5, 6, 4),  # content words: Il parle livre Il dort, and the system's dep-labelled "." too
+        "MLAS": (5, 6, 2),  # livre has the functional children de + le in gold, du alone in the system
+        "BLEX": (5, 6, 3),
     }
     assert scores["Words"].f1 == pytest.approx(200 * 7 / 17)
     assert scores["UAS"].aligned_accuracy == pytest.approx(100 * 6 / 7)
@@ -81,15 +88,17 @@ def test_cli_prints_the_table_and_points_plain_eval_to_it(tmp_path):
 # --- cross-check against the shared task's scorer (udtools.udeval, test-only: GPL) ---------------
 
 class _Word:
-    __slots__ = ("form", "upos", "xpos", "deprel", "head")
+    __slots__ = ("form", "lemma", "upos", "xpos", "feats", "deprel", "head")
 
-    def __init__(self, form, upos, xpos, deprel):
-        self.form, self.upos, self.xpos, self.deprel, self.head = form, upos, xpos, deprel, None
+    def __init__(self, form, lemma, upos, xpos, feats, deprel):
+        self.form, self.lemma, self.upos, self.xpos, self.feats, self.deprel = form, lemma, upos, xpos, feats, deprel
+        self.head = None
 
 
 def _tokens(sentence) -> list[tuple[str, list[_Word]]]:
     """A sentence as (token form, its words), heads as references to words (None: the root)."""
-    words = [_Word(row[FORM], row[UPOS], row[XPOS], row[DEPREL]) for row in (sentence.rows[i] for i in sentence.word_rows)]
+    words = [_Word(row[FORM], row[LEMMA], row[UPOS], row[XPOS], row[FEATS], row[DEPREL])
+             for row in (sentence.rows[i] for i in sentence.word_rows)]
     for word, head in zip(words, sentence.heads):
         word.head = words[head - 1] if head > 0 else None
     tokens, k, left = [], 0, 0
@@ -117,7 +126,7 @@ def _text(sentences: list[list[tuple[str, list[_Word]]]]) -> str:
                 out.append(f"{n}-{n + len(words) - 1}\t{form}" + "\t_" * 8)
             for w in words:
                 head = index[id(w.head)] if w.head is not None else 0
-                out.append(f"{n}\t{w.form}\t_\t{w.upos}\t{w.xpos}\t_\t{head}\t{w.deprel}\t_\t_")
+                out.append(f"{n}\t{w.form}\t{w.lemma}\t{w.upos}\t{w.xpos}\t{w.feats}\t{head}\t{w.deprel}\t_\t_")
                 n += 1
         out.append("")
     return "\n".join(out) + "\n"
@@ -125,7 +134,8 @@ def _text(sentences: list[list[tuple[str, list[_Word]]]]) -> str:
 
 def _system_from(gold_path: Path, seed: int) -> str:
     """The gold file damaged as a raw-text parser would: sentences merged, multiword tokens left
-    whole, words split in two, leaves attached elsewhere, tags and labels changed."""
+    whole, words split in two, leaves attached elsewhere, tags, labels, lemmas and features changed,
+    content and functional relations swapped."""
     rng = random.Random(seed)
     sentences = [_tokens(s) for s in read_conllu(gold_path)]
     merged = []
@@ -151,7 +161,7 @@ def _system_from(gold_path: Path, seed: int) -> str:
                 changed.append((form, [whole]))
             elif len(ws) == 1 and len(form) >= 2 and " " not in form and rng.random() < 0.05:  # split in two
                 half = len(form) // 2
-                rest = _Word(form[half:], "X", "_", "dep")
+                rest = _Word(form[half:], "_", "X", "_", "_", "dep")
                 rest.head, ws[0].form = ws[0], form[:half]
                 changed += [(form[:half], ws), (form[half:], [rest])]
             else:
@@ -165,6 +175,13 @@ def _system_from(gold_path: Path, seed: int) -> str:
                 has_child.add(id(w.head))
             if rng.random() < 0.05:
                 w.upos, w.deprel = "X", "dep:x"
+            if rng.random() < 0.05:
+                w.lemma = rng.choice(["_", w.lemma + "x", w.lemma.upper()])
+            if rng.random() < 0.05:  # features dropped, one removed, or a non-universal one added
+                features = [f for f in w.feats.split("|") if f != "_"]
+                w.feats = rng.choice(["_", "|".join(features[1:]) or "_", "|".join(sorted(features + ["Xtra=Yes"]))])
+            if rng.random() < 0.03 and w.deprel in ("det", "case", "nsubj"):  # a functional child or not
+                w.deprel = {"det": "nmod", "case": "mark", "nsubj": "det"}[w.deprel]
     return _text(merged)
 
 
@@ -179,6 +196,8 @@ def _check_against_official(gold: Path, tmp_path: Path, seed: int) -> None:
     ours = {name: (s.gold, s.system, s.correct) for name, s in evaluate_conll18(gold, system).items()}
     assert ours == _official(gold, system)
     assert ours["Words"][2] < ours["Words"][0] and ours["Sentences"][2] < ours["Sentences"][0]  # the damage was scored
+    for name in ("UFeats", "Lemmas", "CLAS", "MLAS", "BLEX"):
+        assert 0 < ours[name][2] < min(ours[name][:2]), name
 
 
 @pytest.mark.parametrize("seed", [1, 2])

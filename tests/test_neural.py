@@ -107,7 +107,7 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     assert result.exit_code == 0, result.output
     assert (model / "tokenizer").is_dir() and not (model / "tagger").exists()
     info = CliRunner().invoke(main, ["info", str(model)]).output
-    assert "neural parser" in info and "tags: predicted by the network itself (upos)" in info
+    assert "neural parser" in info and "word columns: predicted by the network itself (upos, feats, lemma)" in info
     text = tmp_path / "t.txt"
     text.write_text("Le conseil municipal s'est réuni hier. Il a voté le budget.\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",

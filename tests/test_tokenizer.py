@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED_DATA, needs_shared
@@ -13,7 +15,8 @@ from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference
 from hetdep.tokenizer.characters import char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander
-from hetdep.tokenizer.tokenizer import MAX_TOKENS, Tokenizer, TokenizerOptions, rebuild_text, sentence_text
+from hetdep.tokenizer.tokenizer import (MAX_TOKENS, SENTENCE_END_BIASES, Tokenizer, TokenizerOptions, gold_text,
+                                        rebuild_text, sentence_text)
 from hetdep.treebank.conllu import read_conllu, write_conllu
 
 
@@ -115,6 +118,34 @@ def test_saved_tokenizer_gives_the_same_output_and_damage_is_refused(sample_toke
     weights.write_bytes(weights.read_bytes()[:-10])
     with pytest.raises(ModelFileError, match="weights.npz"):
         Tokenizer.load(tmp_path / "tok")
+
+
+def test_a_tokenizer_of_other_boundary_features_is_refused(sample_tokenizer, tmp_path):
+    sample_tokenizer.save(tmp_path / "tok")
+    config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
+    del config["templates"]  # as an earlier hetdep wrote it, with 33 templates
+    (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="earlier hetdep.*train it again"):
+        Tokenizer.load(tmp_path / "tok")
+
+
+def test_the_sentence_end_bias_is_the_best_of_its_grid_on_dev():
+    train, dev = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    fitted = Tokenizer.train(train, dev, TokenizerOptions(iterations=3))
+    bias = fitted.record["sentence_end_bias"]
+    assert bias in SENTENCE_END_BIASES
+    gold = gold_text(dev)
+    arrays = char_arrays(gold.text)
+    row = _boundaries.constant_row(fitted.weights.shape[0])
+    found = {}
+    for other in SENTENCE_END_BIASES:
+        weights = fitted.weights.copy()
+        weights[row, _boundaries.SENTENCE_END] += other - bias
+        labels, _ = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
+                                         weights)
+        ends, guessed = gold.labels == _boundaries.SENTENCE_END, labels == _boundaries.SENTENCE_END
+        found[other] = 2 * int((ends & guessed).sum()) / int(ends.sum() + guessed.sum())
+    assert found[bias] == max(found.values())
 
 
 @needs_shared

@@ -11,6 +11,13 @@ head is right when it is the aligned partner of the gold head (or both are the r
 when its part before the colon matches. Every word counts, punctuation included, and each
 figure is an F1 of precision over the system's words and recall over the gold's.
 
+UFeats compares the universal features alone (the shared task's list), AllTags UPOS, XPOS and
+those features together; a lemma is right when it equals the gold one or the gold has none
+("_"). CLAS, MLAS and BLEX count content words only (those whose relation is a content one: the
+gold word's for what is right, each file's own for its total): CLAS asks for head and relation,
+MLAS also for UPOS, universal features and the same functional children (aux, cop, mark, det,
+clf, case, cc) with their heads, relations, UPOS and features, BLEX for head, relation and lemma.
+
 This follows the shared task's evaluation script (``conll18_ud_eval.py``, kept as
 ``udtools.udeval``); the tests check both give the same counts on real files.
 """
@@ -23,11 +30,26 @@ from pathlib import Path
 from typing import Iterable
 
 from hetdep.errors import InputError
-from hetdep.treebank.conllu import DEPREL, FORM, ID, UPOS, XPOS, Sentence, read_conllu
+from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, UPOS, XPOS, Sentence, read_conllu
 
 # Unicode's space separators (category Zs): the shared task drops them from forms before matching text.
 _SPACES = re.compile("[\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
-METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UAS", "LAS")
+METRICS = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS",
+           "BLEX")
+CONTENT_RELATIONS = frozenset({
+    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated", "advcl", "advmod",
+    "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed", "flat", "compound", "list", "parataxis",
+    "orphan", "goeswith", "reparandum", "root", "dep"})
+FUNCTIONAL_RELATIONS = frozenset({"aux", "cop", "mark", "det", "clf", "case", "cc"})
+UNIVERSAL_FEATURES = frozenset({
+    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
+    "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person", "Polite"})
+NO_LEMMA = "_"
+
+
+def universal_features(feats: str) -> str:
+    """FEATS with only the universal features kept, sorted ("" for none)."""
+    return "|".join(sorted(feat for feat in feats.split("|") if feat.split("=", 1)[0] in UNIVERSAL_FEATURES))
 
 
 @dataclass(frozen=True)
@@ -82,8 +104,11 @@ class _Text:
     forms: list[str] = field(default_factory=list)  # lower-cased
     upos: list[str] = field(default_factory=list)
     xpos: list[str] = field(default_factory=list)
+    feats: list[str] = field(default_factory=list)  # universal features only
+    lemmas: list[str] = field(default_factory=list)
     heads: list[int] = field(default_factory=list)  # index of the head word in the file, -1 for the root
     labels: list[str] = field(default_factory=list)  # before the colon
+    functional_children: dict[int, list[int]] = field(default_factory=dict)  # word -> its functional dependents
 
     def add_token(self, form: str, line: int) -> tuple[int, int]:
         text = _SPACES.sub("", form)
@@ -118,8 +143,13 @@ class _Text:
             self.forms.append(row[FORM].lower())
             self.upos.append(row[UPOS])
             self.xpos.append(row[XPOS])
+            self.feats.append(universal_features(row[FEATS]))
+            self.lemmas.append(row[LEMMA])
             self.labels.append(row[DEPREL].split(":")[0])
         self.heads.extend(base + head - 1 if head > 0 else -1 if head == 0 else self.no_head for head in sentence.heads)
+        for word in range(base, len(self.forms)):
+            if self.heads[word] >= 0 and self.labels[word] in FUNCTIONAL_RELATIONS:
+                self.functional_children.setdefault(self.heads[word], []).append(word)
         if self.length > first:
             self.sentences.append((first, self.length))
 
@@ -228,7 +258,7 @@ def align_words(gold: _Text, system: _Text) -> dict[int, int]:
 
 
 def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_root: bool = True) -> dict[str, Score]:
-    """Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS of ``system_path`` against ``gold_path``."""
+    """Every metric of :data:`METRICS` of ``system_path`` against ``gold_path``."""
     gold = _read(gold_path, read_conllu(gold_path, single_root=single_root), no_head=-3)
     system = _read(system_path, read_conllu(system_path, single_root=single_root), no_head=-4)
     _check_same_text(gold, system)
@@ -238,9 +268,37 @@ def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_r
     def on_aligned(right) -> Score:
         return Score(len(gold.forms), len(system.forms), sum(1 for s, g in partner.items() if right(g, s)), aligned)
 
+    def content(text: _Text, word: int) -> bool:
+        return text.labels[word] in CONTENT_RELATIONS
+
+    def on_content(right) -> Score:
+        """Scored on content words: right ones among the aligned words whose gold relation is content."""
+        return Score(sum(content(gold, g) for g in range(len(gold.forms))),
+                     sum(content(system, s) for s in range(len(system.forms))),
+                     sum(1 for s, g in partner.items() if content(gold, g) and right(g, s)),
+                     sum(1 for g in partner.values() if content(gold, g)))
+
     def head_right(g: int, s: int) -> bool:
         head = system.heads[s]
         return gold.heads[g] == (head if head < 0 else partner.get(head, -2))
+
+    def labelled(g: int, s: int) -> bool:
+        return head_right(g, s) and gold.labels[g] == system.labels[s]
+
+    def lemma_right(g: int, s: int) -> bool:
+        return gold.lemmas[g] == NO_LEMMA or gold.lemmas[g] == system.lemmas[s]
+
+    def morphology(g: int, s: int) -> bool:
+        """UPOS, features and the functional children right (each the partner of the gold one, in order,
+        with its relation, UPOS and features; their head is the word itself in both files)."""
+        if gold.upos[g] != system.upos[s] or gold.feats[g] != system.feats[s]:
+            return False
+        gold_children = gold.functional_children.get(g, [])
+        system_children = system.functional_children.get(s, [])
+        return len(gold_children) == len(system_children) and all(
+            partner.get(c, -2) == d and gold.labels[d] == system.labels[c]
+            and gold.upos[d] == system.upos[c] and gold.feats[d] == system.feats[c]
+            for d, c in zip(gold_children, system_children))
 
     return {
         "Tokens": _spans_score(gold.tokens, system.tokens),
@@ -248,6 +306,12 @@ def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_r
         "Words": Score(len(gold.forms), len(system.forms), aligned),
         "UPOS": on_aligned(lambda g, s: gold.upos[g] == system.upos[s]),
         "XPOS": on_aligned(lambda g, s: gold.xpos[g] == system.xpos[s]),
+        "UFeats": on_aligned(lambda g, s: gold.feats[g] == system.feats[s]),
+        "AllTags": on_aligned(lambda g, s: (gold.upos[g], gold.xpos[g], gold.feats[g]) == (system.upos[s], system.xpos[s], system.feats[s])),
+        "Lemmas": on_aligned(lemma_right),
         "UAS": on_aligned(head_right),
-        "LAS": on_aligned(lambda g, s: head_right(g, s) and gold.labels[g] == system.labels[s]),
+        "LAS": on_aligned(labelled),
+        "CLAS": on_content(labelled),
+        "MLAS": on_content(lambda g, s: labelled(g, s) and morphology(g, s)),
+        "BLEX": on_content(lambda g, s: labelled(g, s) and lemma_right(g, s)),
     }

@@ -91,6 +91,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "unaries": (lambda v: isinstance(v, list), "a list"),
     "lattice": (lambda v: isinstance(v, bool), "true or false"), "dp": (lambda v: isinstance(v, bool), "true or false"),
     "lattice_weight": (_number, "a number"), "temperature": (_number, "a number"),
+    "sentence_end_bias": (_number, "a number"),
     "templates": (lambda v: _whole(0)(v) or isinstance(v, list), "a whole number or a list"),
     "history": (_records(_HISTORY_FIELDS), "a list of objects with numeric scores"),
     "best_iteration": (_optional(_whole(1)), "a whole number from 1"),

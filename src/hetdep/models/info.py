@@ -115,7 +115,7 @@ def describe(model_dir: str | Path) -> list[str]:
                                   "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
                                                                f"{dev['sentence_ends']:.2f})" if dev else "")))
     if facts.get("tag_heads"):
-        lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
+        lines.append(f"word columns: predicted by the network itself ({', '.join(facts['tag_heads'])})")
     elif facts["kind"] not in ("tagger", "tokenizer"):
         lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):

@@ -10,7 +10,7 @@ from typing import Sequence
 import torch
 
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import TAG_COLUMNS
+from hetdep.treebank.tags import WORD_COLUMNS, annotated, word_classes
 
 PAD, UNKNOWN, ROOT = 0, 1, 2  # word ids (chars: PAD and UNKNOWN, and ROOT spells the root)
 IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank leaves empty)
@@ -24,23 +24,22 @@ class Vocabularies:
 
     words: list[str]
     chars: list[str]
-    tag_columns: list[str]
-    tags: list[list[str]]  # per tag column
+    tag_columns: list[str]  # the word columns the network predicts (UPOS, XPOS, FEATS, LEMMA: those the treebank fills)
+    tags: list[list[str]]  # per tag column, its classes (LEMMA's: edit scripts)
     labels: list[list[str]]  # per scheme
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
         """From the training sentences of each scheme (the same words in each): forms seen
-        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels."""
+        ``min_count`` times, every character, the word columns the treebank fills, each scheme's labels."""
         first = schemes[0]
         counts = Counter(form.lower() for sentence in first for form in sentence.forms)
         chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
-        columns = [column for column in ("upos", "xpos")
-                   if any(tag != "_" for sentence in first for tag in sentence.column(TAG_COLUMNS[column]))]
+        columns = [column for column in WORD_COLUMNS if annotated(first, column)]
         return cls(words=["<pad>", "<unknown>", "<root>"] + _by_count(counts, min_count),
                    chars=["<pad>", "<unknown>", "<root>"] + _by_count(chars, 1),
                    tag_columns=columns,
-                   tags=[_by_count(Counter(t for s in first for t in s.column(TAG_COLUMNS[c]) if t != "_"), 1)
+                   tags=[_by_count(Counter(t for s in first for t in word_classes(s, c) if t is not None), 1)
                          for c in columns],
                    labels=[_by_count(Counter(label for s in sentences for label in s.deprels), 1) for sentences in schemes])
 
@@ -110,7 +109,7 @@ class Encoder:
         tags, heads, labels = [], [], []
         if len(schemes) == len(self.vocabularies.labels):  # with gold trees: the targets
             for column, index in zip(self.vocabularies.tag_columns, self.tag_index):
-                tags.append(self._targets(sentences, longest, lambda s: s.column(TAG_COLUMNS[column]), index))
+                tags.append(self._targets(sentences, longest, lambda s, c=column: word_classes(s, c), index))
             for trees, index in zip(schemes, self.label_index):
                 heads.append(self._targets(trees, longest, lambda s: s.heads, None))
                 labels.append(self._targets(trees, longest, lambda s: s.deprels, index))

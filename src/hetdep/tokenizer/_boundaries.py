@@ -18,8 +18,8 @@ from hetdep.tokenizer.characters import SPACE
 
 INSIDE, TOKEN_END, SENTENCE_END = range(3)
 N_LABELS = 3
-N_TEMPLATES = 33
-LEFT_SPAN, RIGHT_SPAN, CHUNK_SPAN, LOOK_AHEAD = 16, 17, 32, 8
+N_TEMPLATES = 37
+LEFT_SPAN, RIGHT_SPAN, CHUNK_SPAN, LOOK_AHEAD, SHAPE_SPAN = 16, 17, 32, 8, 16
 
 _SEED = np.uint64(SEED)
 _MULTIPLIER = np.uint64(MULTIPLIER)
@@ -43,6 +43,12 @@ def _at(array, j):
     if j < 0 or j >= array.shape[0]:
         return 0
     return array[j]
+
+
+@njit(cache=True)
+def constant_row(buckets):
+    """The table row of template 0, the feature every boundary has: its weights are the labels' biases."""
+    return np.int64(_start(0) & np.uint64(buckets - 1))
 
 
 @njit(cache=True)
@@ -102,6 +108,42 @@ def features(codes, lower, classes, chunk_start, chunk_end, i, mask, out):
     out[t] = np.int64(_mix(_mix(_start(t), codes[i]), next_lower) & mask)  # 31
     t += 1
     out[t] = np.int64(_mix(_mix(_mix(_start(t), codes[i]), _at(classes, i + 1)), _at(classes, i + 2)) & mask)  # 32
+    t += 1
+    # 33-36, the words around a sentence end: the next chunk as written (a capital "Les" after a
+    # heading), with the boundary's character class; the shapes of this chunk and the next ("X."
+    # before "Xx": an initial); the chunk before this one (a title before a name)
+    written = _start(0)
+    if after:
+        for j in range(after, min(chunk_end[after], after + RIGHT_SPAN)):
+            written = _mix(written, codes[j])
+    out[t] = np.int64(_mix(_start(t), written) & mask)
+    t += 1
+    out[t] = np.int64(_mix(_mix(_start(t), written), classes[i]) & mask)
+    t += 1
+    h = _mix(_shape(classes, start, i + 1, _start(t)), 0)
+    if after:
+        h = _shape(classes, after, chunk_end[after], h)
+    out[t] = np.int64(h & mask)
+    t += 1
+    h = _start(t)
+    before = start - 1
+    while before >= 0 and before > start - 1 - LOOK_AHEAD and classes[before] == SPACE:
+        before -= 1
+    if before >= 0 and classes[before] != SPACE:
+        for j in range(max(chunk_start[before], before - CHUNK_SPAN + 1), before + 1):
+            h = _mix(h, lower[j])
+    out[t] = np.int64(_mix(h, codes[i]) & mask)
+
+
+@njit(cache=True, inline="always")
+def _shape(classes, first, end, h):
+    """``h`` mixed with the classes of ``first:end`` (at most SHAPE_SPAN), runs of one class as one."""
+    last = -1
+    for j in range(first, min(end, first + SHAPE_SPAN)):
+        if classes[j] != last:
+            h = _mix(h, classes[j])
+            last = classes[j]
+    return h
 
 
 @njit(cache=True, inline="always")

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
-from hetdep.tokenizer._boundaries import CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, TOKEN_END
+from hetdep.tokenizer._boundaries import (CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, SHAPE_SPAN,
+                                         TOKEN_END)
 from hetdep.tokenizer.characters import OUTSIDE, SPACE_CODE, char_class
 
 
@@ -45,6 +46,12 @@ def _chunk(text: str, i: int) -> tuple[int, int]:
     return start, end
 
 
+def _shape(text: str, first: int, end: int) -> list[int]:
+    """The classes of ``text[first:end]`` (its first SHAPE_SPAN characters), runs of one class as one."""
+    classes = [_class(text, j) for j in range(first, min(end, first + SHAPE_SPAN))]
+    return [c for k, c in enumerate(classes) if k == 0 or classes[k - 1] != c]
+
+
 def feature_rows(text: str, i: int, buckets: int) -> list[int]:
     """The table rows of the boundary after ``text[i]``, template by template."""
     low = lambda j: _code(text, j, lower=True)  # noqa: E731
@@ -68,6 +75,19 @@ def feature_rows(text: str, i: int, buckets: int) -> list[int]:
     keys.append(_key(30, left, code(i + 1)))
     keys.append(_key(31, code(i), low(after) if after is not None else 0))
     keys.append(_key(32, code(i), cls(i + 1), cls(i + 2)))
+    next_end = _chunk(text, after)[1] if after is not None else None
+    written = _key(0, *(code(j) for j in range(after, min(next_end, after + RIGHT_SPAN)))) if after is not None else _key(0)
+    keys.append(_key(33, written))
+    keys.append(_key(34, written, cls(i)))
+    shape = _shape(text, start, i + 1) + [0] + (_shape(text, after, next_end) if after is not None else [])
+    keys.append(_key(35, *shape))
+    before = start - 1
+    while before >= 0 and before > start - 1 - LOOK_AHEAD and text[before].isspace():
+        before -= 1
+    previous = []
+    if before >= 0 and not text[before].isspace():
+        previous = [low(j) for j in range(max(_chunk(text, before)[0], before - CHUNK_SPAN + 1), before + 1)]
+    keys.append(_key(36, *previous, code(i)))
     return [key & (buckets - 1) for key in keys]
 
 

@@ -70,6 +70,19 @@ def sentence_text(sentence: Sentence) -> str | None:
     return None
 
 
+def document_text(sentences: Iterable[Sentence]) -> str:
+    """A treebank's text as the CoNLL 2018 shared task gave it to the systems: each sentence's
+    ``# text`` (its forms when it has none) after a space, or after a blank line where the
+    treebank marks a new paragraph or document (``# newpar``, ``# newdoc``)."""
+    pieces = []
+    for sentence in sentences:
+        if pieces:
+            new_paragraph = any(c.startswith(("# newpar", "# newdoc")) for c in sentence.comments)
+            pieces.append("\n\n" if new_paragraph else " ")
+        pieces.append(sentence_text(sentence) or " ".join(sentence.forms))
+    return "".join(pieces)
+
+
 def token_rows(sentence: Sentence) -> Iterator[tuple[list[str], list[list[str]] | None]]:
     """Each token's row (a multiword token's range line, else the word's) and, for a multiword
     token, the rows of its words; empty nodes are not tokens."""
@@ -169,6 +182,30 @@ def _boundary_f1(gold: np.ndarray, guess: np.ndarray) -> dict[str, float]:
     return scores
 
 
+SENTENCE_END_BIASES = tuple(float(b) for b in range(-10, 31, 2))  # grid fitted on dev, in perceptron-score units
+
+
+def _labels(arrays, weights: np.ndarray) -> np.ndarray:
+    return _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, weights)[0]
+
+
+def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: np.ndarray) -> tuple[np.ndarray, float]:
+    """The weights with the bias of the sentence-end label (the weight of the feature every
+    boundary has, template 0) moved by the grid value that gives the best dev F1 of sentence ends
+    (the smallest move on ties). The perceptron leaves that label, rare next to token ends and
+    characters inside tokens, too shy or too eager for a treebank's sentence F1."""
+    row = int(_boundaries.constant_row(weights.shape[0]))
+
+    def moved(bias: float) -> np.ndarray:
+        out = weights.copy()
+        out[row, SENTENCE_END] += bias
+        return out
+
+    scores = {bias: _boundary_f1(gold, _labels(arrays, moved(bias)))["sentence_ends"] for bias in SENTENCE_END_BIASES}
+    bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b], -abs(b)))
+    return moved(bias), bias
+
+
 class Tokenizer:
     def __init__(self, weights: np.ndarray, multiword: MultiwordExpander, record: dict | None = None):
         self.weights = weights
@@ -214,11 +251,16 @@ class Tokenizer:
                  if "dev" in entry else ""))
             if score > best_score:
                 best, best_score = averaged, score
+        bias = 0.0
+        if dev_arrays is not None:
+            best, bias = _fit_sentence_end_bias(best, dev_arrays, dev_gold.labels)
+            log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentence ends "
+                f"{_boundary_f1(dev_gold.labels, _labels(dev_arrays, best))['sentence_ends']:.2f})")
         multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
         best_entry = max(history, key=lambda e: (e["dev"]["token_ends"] + e["dev"]["sentence_ends"]) if "dev" in e else e["iteration"])
         record = {"options": asdict(options), "history": history, "best_iteration": best_entry["iteration"],
                   "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
-                  "multiword_forms": len(multiword.lexicon)}
+                  "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias}
         return cls(best, multiword, record)
 
     # files
@@ -230,7 +272,7 @@ class Tokenizer:
         np.savez_compressed(directory / "weights.npz", rows=rows.astype(np.int64), values=self.weights[rows],
                             buckets=np.array([self.weights.shape[0]], np.int64))
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
-                  **self.record, "multiword": self.multiword.config()}
+                  "templates": _boundaries.N_TEMPLATES, **self.record, "multiword": self.multiword.config()}
         (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
 
     @classmethod
@@ -241,6 +283,9 @@ class Tokenizer:
         config = read_config(directory)
         if config["kind"] != KIND:
             raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a tokenizer")
+        if config.get("templates") != _boundaries.N_TEMPLATES:
+            raise ModelFileError(f"{directory}: a tokenizer made by an earlier hetdep, whose boundary features differ "
+                                 f"from this one's; train it again (hetdep train-tokenizer, or hetdep train)")
         arrays = read_arrays(directory, config, {"rows": ("i", 1), "values": ("f", 2), "buckets": ("i", 1)})
         rows, values, buckets = arrays["rows"], arrays["values"], arrays["buckets"]
         if not (buckets.shape == (1,) and 0 < buckets[0] <= 1 << MAX_BUCKETS_LOG2 and buckets[0] & (buckets[0] - 1) == 0
@@ -253,7 +298,8 @@ class Tokenizer:
             multiword = MultiwordExpander.from_config(config["multiword"])
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelFileError(f"{directory / 'config.json'}: damaged multiword lexicon ({error!r})") from None
-        record = {k: v for k, v in config.items() if k not in ("kind", "format_version", "weights_sha256", "multiword")}
+        record = {k: v for k, v in config.items()
+                  if k not in ("kind", "format_version", "weights_sha256", "templates", "multiword")}
         return cls(weights, multiword, record)
 
     # tokenizing

@@ -1,15 +1,49 @@
-"""Tag columns and the k-best tags a tagger leaves in MISC (``TagKBest=NOUN:0.912,PROPN:0.071``).
+"""Tag columns, the word columns a tagger can predict, and the k-best tags a tagger leaves in MISC
+(``TagKBest=NOUN:0.912,PROPN:0.071``).
 
 The parsers read one tag column; a tag lattice reads each word's candidate tags from MISC. Both
 the tagger (which writes them) and the parsers (which read them) take these names from here.
+Taggers predict a word column as classes: the column's values, except LEMMA, whose classes are
+edit scripts of the form (:mod:`hetdep.treebank.lemma_scripts`).
 """
 
 from __future__ import annotations
 
-from hetdep.treebank.conllu import MISC, UPOS, XPOS, Sentence
+from typing import Sequence
+
+from hetdep.treebank.conllu import FEATS, FORM, LEMMA, MISC, UPOS, XPOS, Sentence
+from hetdep.treebank.lemma_scripts import apply_script, edit_script
 
 TAG_COLUMNS = {"upos": UPOS, "xpos": XPOS}
+WORD_COLUMNS = {**TAG_COLUMNS, "feats": FEATS, "lemma": LEMMA}  # what a tagger can fill, in training order
 KBEST_KEY = "TagKBest"
+UNANNOTATED = "_"
+
+
+def word_classes(sentence: Sentence, column: str) -> list[str | None]:
+    """Each word's class in a word column (None where the treebank leaves it empty). FEATS "_" is
+    a class (no features) once the treebank annotates features at all, which the caller decides
+    with :func:`annotated`; a LEMMA "_" is empty unless the form is "_" too."""
+    values = sentence.column(WORD_COLUMNS[column])
+    if column == "lemma":
+        return [None if lemma == UNANNOTATED and form != UNANNOTATED else edit_script(form, lemma)
+                for form, lemma in zip(sentence.column(FORM), values)]
+    if column == "feats":
+        return values
+    return [None if value == UNANNOTATED else value for value in values]
+
+
+def with_word_classes(sentence: Sentence, column: str, classes: Sequence[str]) -> Sentence:
+    """The sentence with a word column written from predicted classes."""
+    if column == "lemma":
+        classes = [apply_script(form, script) for form, script in zip(sentence.column(FORM), classes)]
+    return sentence.with_column(WORD_COLUMNS[column], classes)
+
+
+def annotated(sentences: Sequence[Sentence], column: str) -> bool:
+    """Whether a treebank fills a word column (one value other than "_" is enough)."""
+    index = WORD_COLUMNS[column]
+    return any(value != UNANNOTATED for sentence in sentences for value in sentence.column(index))
 
 
 def parse_kbest(misc: str) -> list[tuple[str, float]]:

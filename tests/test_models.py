@@ -146,13 +146,13 @@ def test_a_model_records_its_schemes_and_training_files(tmp_path):
     assert files["train"]["sha256"] == hashlib.sha256(train_a.read_bytes()).hexdigest()
     assert set(facts["dev"]) >= {"UAS", "LAS"}
     text = CliRunner().invoke(main, ["info", str(tmp_path / "named")]).output
-    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled tagger: upos" in text
+    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled taggers: upos, feats, lemma" in text
     assert "tokenizer: yes" in text and "parser trained on: jackknifed by its tagger (10 folds; upos" in text
     assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "given"), "--schemes", "fh,ch", "--gold-tags",
                                      "--no-tokenizer"]).exit_code == 0
     assert json.loads(CliRunner().invoke(main, ["info", str(tmp_path / "given"), "--json"]).output)["schemes"] == ["fh", "ch"]
     text = CliRunner().invoke(main, ["info", str(tmp_path / "given")]).output
-    assert "bundled tagger: none" in text and "tokenizer: none" in text and "the training file's own tags" in text
+    assert "bundled taggers: none" in text and "tokenizer: none" in text and "the training file's own tags" in text
     refused = CliRunner().invoke(main, [*common, "--model", str(tmp_path / "bad"), "--schemes", "only-one"])
     assert refused.exit_code == 2 and not (tmp_path / "bad").exists()
 
@@ -338,7 +338,7 @@ def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_lin
     (".", lambda c: c["history"][0].update(dev_las="high"), "history .* is not"),
     (".", lambda c: c["pipeline"].update(tokenizer="yes"), "pipeline .* is not"),
     (".", lambda c: c.update(kind="parser9"), "kind 'parser9' is not a kind of model this hetdep knows"),
-    ("tagger/upos", lambda c: c.update(column="lemma"), "column 'lemma' is not"),
+    ("tagger/upos", lambda c: c.update(column="deprel"), "column 'deprel' is not"),
     ("tokenizer", lambda c: c.update(multiword={"lexicon": 3, "weights": {}}), "damaged multiword lexicon"),
     ("tokenizer", lambda c: c.update(history=[{"iteration": 1, "dev": {"token_ends": "x"}}]), "history .* is not"),
 ])
@@ -445,9 +445,10 @@ def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run
     assert (kept / "tokenizer").is_dir() and (kept / "tagger" / "upos").is_dir() and (kept / "jackknifed.conllu").is_file()
     again = subprocess.run([sys.executable, "-m", "hetdep", "train", "--resume", str(resumed)], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
-    assert again.stderr.count("finished by the interrupted training, kept") == 3  # tokenizer, tagger, jackknifing
+    assert again.stderr.count("finished by the interrupted training, kept") == 5  # tokenizer, 3 taggers, jackknifing
     assert not kept.exists()
-    for part in ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz"):
+    for part in ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz", "tagger/feats/weights.npz",
+                 "tagger/lemma/weights.npz"):
         assert (whole / part).read_bytes() == (resumed / part).read_bytes(), part
 
     def scores(model):

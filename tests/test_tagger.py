@@ -37,11 +37,11 @@ def test_shape(word, expected):
 def test_ambiguity_classes_keep_frequent_words_and_common_tags():
     sentences = [s for s in TRAIN if "la" in [f.lower() for f in s.forms]]
     tags_of_la = [t for s in sentences for f, t in zip(s.forms, s.upos) if f.lower() == "la"]
-    lexicon = ambiguity_classes(sentences, UPOS, min_count=2, min_share=0.0)
+    lexicon = ambiguity_classes(sentences, "upos", min_count=2, min_share=0.0)
     assert lexicon["la"] == "|".join(sorted(set(tags_of_la)))
-    rare = ambiguity_classes(sentences, UPOS, min_count=len(tags_of_la) + 1)
+    rare = ambiguity_classes(sentences, "upos", min_count=len(tags_of_la) + 1)
     assert "la" not in rare
-    strict = ambiguity_classes(sentences, UPOS, min_count=1, min_share=1.0)
+    strict = ambiguity_classes(sentences, "upos", min_count=1, min_share=1.0)
     assert all("|" not in tags for tags in strict.values())  # only a word's every-time tag survives
 
 
@@ -125,7 +125,7 @@ def test_a_model_of_other_feature_templates_is_refused(trained, tmp_path):
 
 
 def test_refuses_a_file_without_the_column():
-    with pytest.raises(HetdepError, match="no XPOS tags"):
+    with pytest.raises(HetdepError, match="no XPOS column to learn"):
         train_tagger(TRAIN[:10], [], TaggerOptions(column="xpos"))
 
 
@@ -187,3 +187,16 @@ def test_parse_plain_text_with_the_bundled_tagger(tmp_path):
     parsed = list(read_conllu(tmp_path / "o.conllu", require_heads=True))
     assert [s.forms for s in parsed] == [["Le", "chat", "dort", "."], ["Il", "pleut", "sur", "la", "ville", "."]]
     assert all(tag != "_" for s in parsed for tag in s.upos) and parsed[1].sent_id == "4"
+
+
+@pytest.mark.parametrize("column, at_least", [("feats", 80.0), ("lemma", 88.0)])
+def test_features_and_lemmas_are_learned_and_saved(tmp_path, column, at_least):
+    """200 training sentences (full fr-sequoia: bench/raw_text.py); the lemma tagger writes lemmas, not scripts."""
+    tagger = train_tagger(TRAIN, DEV, TaggerOptions(column=column, iterations=6)).parser
+    tagged = list(tagger.tag(DEV))
+    assert tag_accuracy(DEV, tagged, column) > at_least
+    tagger.save(tmp_path / column)
+    again = Tagger.load(tmp_path / column)
+    assert [s.to_text() for s in again.tag(DEV[:20])] == [s.to_text() for s in tagged[:20]]
+    if column == "lemma":
+        assert tagged[0].column(2)[:3] != ["_"] * 3 and not any(lemma.startswith('["') for s in tagged for lemma in s.column(2))

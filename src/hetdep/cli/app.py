@@ -63,3 +63,4 @@ def t_values(text: str) -> tuple[int, ...]:
 
 
 TAG_COLUMN_CHOICE = click.Choice(["upos", "xpos"])
+WORD_COLUMN_CHOICE = click.Choice(["upos", "xpos", "feats", "lemma"])  # what a tagger can learn

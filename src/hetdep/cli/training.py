@@ -9,7 +9,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import TAG_COLUMN_CHOICE, read_all, refuse_options
+from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refuse_options
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import CONSTITUENCY, NEURAL, PARSER_KINDS
@@ -218,12 +218,12 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
 @click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="Training file (CoNLL-U) with gold tags.")
 @click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
-@click.option("--column", "columns", type=TAG_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn; repeat for both (upos and xpos).")
+@click.option("--column", "columns", type=WORD_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn (lemma: as edit scripts of the form); repeat for several.")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=8, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
-    """Train a POS tagger (averaged perceptron, beam search) for UPOS and/or XPOS."""
+    """Train a tagger (averaged perceptron, beam search) for UPOS, XPOS, FEATS and/or LEMMA."""
     from tqdm import tqdm
 
     from hetdep.tagger.tagger import TaggerOptions, tag_accuracy, train_tagger

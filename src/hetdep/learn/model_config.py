@@ -16,7 +16,7 @@ from typing import Callable
 
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.treebank.tags import TAG_COLUMNS
+from hetdep.treebank.tags import TAG_COLUMNS, WORD_COLUMNS
 
 
 class ModelFileError(HetdepError):
@@ -83,7 +83,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "weights_sha256": (lambda v: isinstance(v, str) and len(v) == 64, "a sha256 digest (64 hexadecimal digits)"),
     "beam": (_whole(1, MAX_BEAM), f"a whole number from 1 to {MAX_BEAM}"),
     "tag_column": (lambda v: isinstance(v, str) and v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
-    "column": (lambda v: isinstance(v, str) and v in TAG_COLUMNS, f"one of {', '.join(sorted(TAG_COLUMNS))}"),
+    "column": (lambda v: isinstance(v, str) and v in WORD_COLUMNS, f"one of {', '.join(sorted(WORD_COLUMNS))}"),
     "words": (_strings, "a list of strings"), "tags": (_strings, "a list of strings"),
     "strings": (_strings, "a list of strings"), "labels": (_strings, "a list of strings"),
     "labels_a": (_strings, "a list of strings"), "labels_b": (_strings, "a list of strings"),

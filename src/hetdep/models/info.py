@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hetdep.learn.model_files import read_config
+from hetdep.treebank.tags import WORD_COLUMNS
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
                 "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger",
@@ -62,7 +63,8 @@ def summary(model_dir: str | Path) -> dict:
         "words": len(config.get("words", config.get("strings", []))),
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
-        "tagger": sorted(p.name for p in (directory / "tagger").iterdir()) if (directory / "tagger").is_dir() else [],
+        "tagger": sorted((p.name for p in (directory / "tagger").iterdir()), key=_column_order)
+        if (directory / "tagger").is_dir() else [],
         "tokenizer": (config.get("pipeline") or {}).get("tokenizer") or ({"present": True} if (directory / "tokenizer").is_dir() else None),
         "training_tags": _training_tags(config.get("pipeline")),
         "training_options": config.get("training_options"), "training_files": config.get("training_files", []),
@@ -117,7 +119,7 @@ def describe(model_dir: str | Path) -> list[str]:
     if facts.get("tag_heads"):
         lines.append(f"word columns: predicted by the network itself ({', '.join(facts['tag_heads'])})")
     elif facts["kind"] not in ("tagger", "tokenizer"):
-        lines.append("bundled tagger: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
+        lines.append("bundled taggers: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")
     for record in facts.get("training_files", []):
@@ -132,3 +134,9 @@ def describe(model_dir: str | Path) -> list[str]:
     if facts.get("dev") and any(value is not None for value in facts["dev"].values()):
         lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items() if value is not None))
     return lines
+
+
+def _column_order(name: str) -> tuple[int, str]:
+    """Bundled taggers in the order they tag: the parser's tag columns, then FEATS and LEMMA."""
+    order = list(WORD_COLUMNS)
+    return (order.index(name) if name in order else len(order), name)

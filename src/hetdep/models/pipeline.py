@@ -1,10 +1,12 @@
-"""One model from raw text to trees: a tokenizer, a tagger and the parser trained on jackknifed tags.
+"""One model from raw text to trees: a tokenizer, taggers and the parser trained on jackknifed tags.
 
 This is what ``hetdep train`` builds by default, the papers' setting: the parser learns from
 tags as noisy as the ones its own tagger will give it at parsing time (each training sentence
 tagged by a tagger that never saw it), picks its iteration on dev tagged by that tagger, and
-the model directory holds all three parts (``tokenizer/``, ``tagger/``, the parser's files), so
-``hetdep parse`` can start from raw text.
+the model directory holds all the parts (``tokenizer/``, ``tagger/``, the parser's files), so
+``hetdep parse`` can start from raw text. Where the treebank fills FEATS and LEMMA, taggers for
+them join the UPOS one (the parser does not read them, so they are not jackknifed), so the
+output is the whole CoNLL-U.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from hetdep.models.training import ModelChoice, train_model, training_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of
-from hetdep.treebank.tags import TAG_COLUMNS
+from hetdep.treebank.tags import TAG_COLUMNS, annotated
 
 TAGGER_CHOICES = ("train", "gold")  # or a directory holding a trained tagger
 RESUMED = " (finished by the interrupted training, kept)"
@@ -74,13 +76,13 @@ def _copy_tags(tagged: Sequence[Sentence], into: Sequence[Sentence], columns: Se
 
 
 def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
-            tokenizer: bool, columns: list[str]) -> list[Stage]:
+            tokenizer: bool, columns: list[str], morphology: list[str]) -> list[Stage]:
     from hetdep.tagger.tagger import TaggerOptions
     from hetdep.tokenizer.tokenizer import TokenizerOptions
 
     stages = [Stage("tokenizer", TokenizerOptions().iterations, "iterations", fine=False)] if tokenizer else []
     passes = 2 * TaggerOptions().iterations * len(train)  # both directions, at most
-    stages += [Stage(f"tagger ({column})", passes, "sentence passes", stops_early=True) for column in columns]
+    stages += [Stage(f"tagger ({column})", passes, "sentence passes", stops_early=True) for column in columns + morphology]
     if columns:
         stages.append(Stage("jackknifing", pipeline.folds * len(columns), "folds", fine=False))
     examples = len(train) + (len(train_b) if choice.concatenate else 0)
@@ -110,10 +112,12 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
     columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
                if pipeline.tagger == "train" and not separate_treebanks and choice.parser != NEURAL else [])
+    morphology = [column for column in ("feats", "lemma") if columns and annotated(train, column)]
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
-    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns), stream, interactive)
+    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns, morphology), stream,
+                         interactive)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
     tokenizer = None
     state = Path(model_dir) / checkpoint.STATE
@@ -137,7 +141,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
     taggers = []
     if columns:
-        for column in columns:
+        for column in columns + morphology:
             stage = f"tagger ({column})"
             display.start(stage)
             resumed = (state / "tagger" / column / "config.json").is_file()
@@ -151,6 +155,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                 tagger = result.parser
             taggers.append(tagger)
             display.finish(stage, f"dev accuracy {tag_accuracy(dev, tagger.tag(dev), column):.2f}%" + (RESUMED if resumed else ""))
+        tag_taggers = taggers[:len(columns)]
         display.start("jackknifing")
         gold_train = train
         jackknifed = state / "jackknifed.conllu"
@@ -163,7 +168,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                               progress=lambda _: display.advance("jackknifing"), threads=pipeline.threads or 1)
             state.mkdir(parents=True, exist_ok=True)
             jackknifed.write_text("".join(sentence.to_text() for sentence in train), encoding="utf-8")
-        for tagger in taggers:
+        for tagger in tag_taggers:
             dev = list(tagger.tag(dev))
         kept = {c: round(tag_accuracy(gold_train, train, c), 2) for c in columns}
         record.update(columns=columns, jackknife_folds=pipeline.folds, jackknifed_tags_kept=kept)

@@ -37,9 +37,9 @@ from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.tagger import _search as _tagger
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
-from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
+from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
 
-COLUMNS = TAG_COLUMNS  # the tag columns a tagger can fill, the parsers' own
+COLUMNS = WORD_COLUMNS  # the word columns a tagger can fill: the parsers' tag columns, FEATS and LEMMA
 BACKWARD = "backward"  # subdirectory of a tagger's right-to-left companion
 BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forward-score units)
 DEFAULT_BACKWARD_WEIGHT = 4.0  # without a dev set (jackknifing): a middle value of the fitted ones
@@ -82,7 +82,13 @@ def word_strings(form: str, lexicon: dict[str, str]) -> list[str]:
             + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}"])
 
 
-def ambiguity_classes(sentences: Sequence[Sentence], column: int, min_count: int = LEXICON_MIN_COUNT,
+def classes(sentence: Sentence, column: str) -> list[str]:
+    """A sentence's classes in a tagger's column, "_" where the treebank leaves it empty (a class
+    of its own, as the tag columns always had it)."""
+    return [UNANNOTATED if value is None else value for value in word_classes(sentence, column)]
+
+
+def ambiguity_classes(sentences: Sequence[Sentence], column: str, min_count: int = LEXICON_MIN_COUNT,
                       min_share: float = LEXICON_MIN_SHARE) -> dict[str, str]:
     """Each frequent lower-cased word's ambiguity class: its tags in training, sorted, joined by ``|``.
 
@@ -92,7 +98,7 @@ def ambiguity_classes(sentences: Sequence[Sentence], column: int, min_count: int
     """
     counts: dict[str, Counter] = {}
     for sentence in sentences:
-        for form, tag in zip(sentence.forms, sentence.column(column)):
+        for form, tag in zip(sentence.forms, classes(sentence, column)):
             counts.setdefault(form.lower(), Counter())[tag] += 1
     lexicon = {}
     for word, tags in counts.items():
@@ -110,7 +116,7 @@ def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str]) -> np.
 
 
 class Tagger(SavedModel):
-    """A trained tagger for one column (UPOS or XPOS).
+    """A trained tagger for one word column (UPOS, XPOS, FEATS bundles, or LEMMA as edit scripts).
 
     A left-to-right tagger may hold a right-to-left one (``backward``, trained on reversed
     sentences): its per-word log-probabilities, times ``backward_weight``, are added to every
@@ -165,10 +171,9 @@ class Tagger(SavedModel):
     def tag(self, sentences: Iterable[Sentence], beam: int | None = None, k: int = 0,
             threshold: float = 0.0) -> Iterator[Sentence]:
         """Each sentence with this tagger's column replaced; with ``k``, the k-best tags in MISC."""
-        column = COLUMNS[self.column]
         for sentence in sentences:
             best, scores = self.search(sentence.forms, beam)
-            tagged = sentence.with_column(column, [self.tags[t] for t in best])
+            tagged = with_word_classes(sentence, self.column, [self.tags[t] for t in best])
             if k:
                 tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
                                                    for misc, row in zip(tagged.column(MISC), scores)])
@@ -240,17 +245,17 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
         raise HetdepError("no training sentences")
     if options.column not in COLUMNS:
         raise HetdepError(f"unknown tag column {options.column!r}; choose from {sorted(COLUMNS)}")
-    column = COLUMNS[options.column]
-    tag_counts = Counter(tag for s in train_sentences for tag in s.column(column))
-    if set(tag_counts) <= {"_"}:
-        raise HetdepError(f"{train_sentences[0].path}: the training file has no {options.column.upper()} tags")
+    gold = [classes(s, options.column) for s in train_sentences]
+    tag_counts = Counter(tag for tags in gold for tag in tags)
+    if set(tag_counts) <= {UNANNOTATED}:
+        raise HetdepError(f"{train_sentences[0].path}: the training file has no {options.column.upper()} column to learn")
     tags = sorted(tag_counts)
     tag_index = {tag: i + 1 for i, tag in enumerate(tags)}
-    lexicon = ambiguity_classes(train_sentences, column)
+    lexicon = ambiguity_classes(train_sentences, options.column)
     strings = Vocab.from_counts(Counter(s for sentence in train_sentences for form in sentence.forms
                                         for s in word_strings(form, lexicon)))
-    encoded = [(encode(strings, lexicon, s.forms), np.array([tag_index[t] for t in s.column(column)], dtype=np.int64))
-               for s in train_sentences if len(s)]
+    encoded = [(encode(strings, lexicon, s.forms), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
+               for s, tags_of in zip(train_sentences, gold) if len(s)]
     make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam)
     if not options.bidirectional:
         return _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
@@ -314,11 +319,10 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
 def fit_temperature(tagger: Tagger, sentences: Sequence[Sentence]) -> float:
     """The temperature of the grid 2^(-2..8, step 1/2) under which the gold tags are likeliest."""
     index = {tag: i for i, tag in enumerate(tagger.tags)}
-    column = COLUMNS[tagger.column]
     rows, gold = [], []
     for sentence in sentences:
         _, scores = tagger.search(sentence.forms)
-        for row, tag in zip(scores, sentence.column(column)):
+        for row, tag in zip(scores, classes(sentence, tagger.column)):
             if tag in index:
                 rows.append(row)
                 gold.append(index[tag])
@@ -381,11 +385,11 @@ def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str],
 
 
 def load_taggers(model_dir: str | Path) -> list[Tagger]:
-    """The taggers of a model directory: the directory itself, or its upos/ and xpos/ subdirectories."""
+    """The taggers of a model directory: the directory itself, or its upos/, xpos/, feats/ and lemma/ subdirectories."""
     directory = Path(model_dir)
     if (directory / "config.json").exists():
         return [Tagger.load(directory)]
-    found = [Tagger.load(directory / column) for column in ("upos", "xpos") if (directory / column / "config.json").exists()]
+    found = [Tagger.load(directory / column) for column in COLUMNS if (directory / column / "config.json").exists()]
     if not found:
-        raise ModelFileError(f"{model_dir}: no tagger model here (neither config.json nor upos/ or xpos/)")
+        raise ModelFileError(f"{model_dir}: no tagger model here (neither config.json nor a subdirectory {', '.join(COLUMNS)})")
     return found

@@ -1,0 +1,42 @@
+"""Lemmas as edit scripts of their forms: every lemma comes back, and a script generalizes to forms never seen."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hetdep.treebank.conllu import LEMMA, Sentence
+from hetdep.treebank.lemma_scripts import apply_script, edit_script
+from hetdep.treebank.tags import annotated, with_word_classes, word_classes
+
+
+@given(form=st.text(min_size=1, max_size=80), lemma=st.text(max_size=80))
+def test_a_script_gives_back_its_lemma(form, lemma):
+    assert apply_script(form, edit_script(form, lemma)) == lemma
+
+
+def test_scripts_generalize_over_endings_and_casing():
+    assert apply_script("dansaient", edit_script("chantaient", "chanter")) == "danser"
+    assert apply_script("Rivières", edit_script("Maisons", "maison")) == "rivière"
+    assert apply_script("LONDRES", edit_script("PARIS", "Paris")) == "Londres"
+    assert apply_script("walked", edit_script("played", "play")) == "walk"
+
+
+def test_an_irregular_lemma_is_written_whole():
+    assert edit_script("est", "être") == edit_script("ai", "être")  # "t" in common is no rule
+    assert apply_script("fut", edit_script("est", "être")) == "être"
+
+
+def test_a_script_that_cuts_more_than_the_form_has_keeps_the_form():
+    assert apply_script("a", edit_script("chantaient", "chanter")) == "a"
+
+
+def test_lemma_classes_skip_empty_lemmas_and_fill_the_column():
+    rows = [["1", "Chats", "chat", "NOUN", "_", "Number=Plur", "0", "root", "_", "_"],
+            ["2", "_", "_", "SYM", "_", "_", "1", "dep", "_", "_"],
+            ["3", "dorment", "_", "VERB", "_", "_", "1", "dep", "_", "_"]]
+    sentence = Sentence([], rows, [0, 1, 2], [0, 1, 1])
+    scripts = word_classes(sentence, "lemma")
+    assert scripts[2] is None and scripts[1] is not None  # an underscore form may have "_" as its lemma
+    assert with_word_classes(sentence, "lemma", [scripts[0], scripts[1], scripts[0]]).column(LEMMA) == ["chat", "_", "dormen"]  # the plural rule, as taught
+    assert word_classes(sentence, "feats") == ["Number=Plur", "_", "_"] and annotated([sentence], "feats")

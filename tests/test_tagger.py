@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -200,3 +201,21 @@ def test_features_and_lemmas_are_learned_and_saved(tmp_path, column, at_least):
     assert [s.to_text() for s in again.tag(DEV[:20])] == [s.to_text() for s in tagged[:20]]
     if column == "lemma":
         assert tagged[0].column(2)[:3] != ["_"] * 3 and not any(lemma.startswith('["') for s in tagged for lemma in s.column(2))
+
+
+def test_malformed_or_empty_feats_are_named_or_left_out_in_one_line(tmp_path):
+    broken = [s.with_column(5, ["Number"] + s.column(5)[1:]) if k == 3 else s for k, s in enumerate(TRAIN)]
+    with pytest.raises(HetdepError, match=r"train.ud.conllu:\d+: FEATS 'Number' is not Name=Value"):
+        train_tagger(broken, [], TaggerOptions(column="feats", iterations=1))
+    path = tmp_path / "train.conllu"
+    path.write_text("".join(s.to_text() for s in broken[:40]), encoding="utf-8")
+    no_lemmas = tmp_path / "no-lemmas.conllu"
+    no_lemmas.write_text("".join(s.with_column(2, ["_"] * len(s)).to_text() for s in TRAIN[:40]), encoding="utf-8")
+    for train, expected in ((path, r"no FEATS tagger: .*train.conllu:\d+: FEATS 'Number'"),
+                            (no_lemmas, r"no LEMMA tagger: .*no-lemmas.conllu leaves LEMMA empty")):
+        result = CliRunner().invoke(main, ["train", "--train", str(train), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                           "--model", str(tmp_path / "m"), "--iterations", "1", "--folds", "2",
+                                           "--no-tokenizer"])
+        assert result.exit_code == 0, result.output
+        assert re.search(expected, result.output), result.output
+    assert sorted(p.name for p in (tmp_path / "m" / "tagger").iterdir()) == ["feats", "upos"]  # no lemma tagger left over

@@ -170,3 +170,19 @@ def test_any_text_comes_back_whole_as_valid_conllu(sample_tokenizer, tmp_path, t
     path = tmp_path / "out.conllu"
     write_conllu(sentences, path)
     assert [s.forms for s in read_conllu(path)] == [s.forms for s in sentences]
+
+
+def test_other_treebanks_add_to_what_the_tokenizer_learns(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    train, dev = SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"
+    result = CliRunner().invoke(main, ["train-tokenizer", "--train", str(train), "--tokenizer-text", str(dev),
+                                       "--model", str(tmp_path / "tok"), "--iterations", "2"])
+    assert result.exit_code == 0, result.output
+    learned = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))["training_sentences"]
+    assert learned == len(list(read_conllu(train))) + len(list(read_conllu(dev)))
+    result = CliRunner().invoke(main, ["train", "--train", str(train), "--dev", str(dev), "--model", str(tmp_path / "m"),
+                                       "--no-tokenizer", "--tokenizer-text", str(dev)])
+    assert result.exit_code != 0 and "--tokenizer-text is for the tokenizer" in result.output

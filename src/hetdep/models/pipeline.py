@@ -25,7 +25,7 @@ from hetdep.models.training import ModelChoice, train_model, training_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of
-from hetdep.treebank.tags import TAG_COLUMNS, annotated
+from hetdep.treebank.tags import TAG_COLUMNS, annotated, malformed
 
 TAGGER_CHOICES = ("train", "gold")  # or a directory holding a trained tagger
 RESUMED = " (finished by the interrupted training, kept)"
@@ -35,7 +35,8 @@ RESUMED = " (finished by the interrupted training, kept)"
 class PipelineChoice:
     """Which parts to train beside the parser.
 
-    ``tokenizer``: train one when the training file has ``# text`` comments. ``tagger``: "train"
+    ``tokenizer``: train one when the training file has ``# text`` comments (on it and on the
+    treebanks of ``tokenizer_texts``, which nothing else reads). ``tagger``: "train"
     (a tagger for the parser's tag column, UPOS and also XPOS when the parser reads XPOS, and the
     parser trained on ``folds``-fold jackknifed tags), "gold" (the parser learns from the file's
     tags and the model has no tagger: its input must carry tags), or the directory of a trained
@@ -43,6 +44,7 @@ class PipelineChoice:
     """
 
     tokenizer: bool = True
+    tokenizer_texts: tuple[str, ...] = ()  # further treebanks the tokenizer alone learns from
     tagger: str = "train"
     folds: int = 10
     fold_iterations: int = 10
@@ -73,6 +75,21 @@ def _copy_tags(tagged: Sequence[Sentence], into: Sequence[Sentence], columns: Se
             target = target.with_column(TAG_COLUMNS[column], source.column(TAG_COLUMNS[column]))
         out.append(target)
     return out
+
+
+def _morphology_columns(train: Sequence[Sentence], path: str | Path) -> tuple[list[str], list[str]]:
+    """The columns beside the tags that the pipeline learns (FEATS, LEMMA: those the training file
+    fills, well formed), and a line for each one left out, saying why."""
+    columns, left_out = [], []
+    for column in ("feats", "lemma"):
+        problem = malformed(train, column)
+        if not annotated(train, column):
+            left_out.append(f"no {column.upper()} tagger: {path} leaves {column.upper()} empty")
+        elif problem:
+            left_out.append(f"no {column.upper()} tagger: {problem}")
+        else:
+            columns.append(column)
+    return columns, left_out
 
 
 def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
@@ -112,12 +129,14 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
     columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
                if pipeline.tagger == "train" and not separate_treebanks and choice.parser != NEURAL else [])
-    morphology = [column for column in ("feats", "lemma") if columns and annotated(train, column)]
+    morphology, left_out = _morphology_columns(train, files.train) if columns else ([], [])
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
     display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns, morphology), stream,
                          interactive)
+    for line in left_out:
+        display.log(line)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
     tokenizer = None
     state = Path(model_dir) / checkpoint.STATE
@@ -132,7 +151,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         if resumed:
             tokenizer = Tokenizer.load(state / "tokenizer")
         else:
-            tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
+            texts = [sentence for path in pipeline.tokenizer_texts for sentence in read_conllu(path)]
+            tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
             tokenizer.save(state / "tokenizer")
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
         record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev")}
@@ -189,8 +209,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        **({} if choice.parser == NEURAL else {"training_options": vars(options)}),
                        pipeline={**record, "choice": asdict(pipeline)}, **facts)
-    for part, kept in (("tokenizer", tokenizer is not None), ("tagger", bool(taggers) or given_tagger)):
-        if not kept and (model_dir / part).is_dir():  # a part left by an earlier training in this directory
+    for part in ("tokenizer", "tagger"):
+        if (model_dir / part).is_dir():  # left by an earlier training in this directory: none of it may stay
             shutil.rmtree(model_dir / part)
     if tokenizer is not None:
         shutil.copytree(state / "tokenizer", model_dir / "tokenizer", dirs_exist_ok=True)

@@ -37,7 +37,7 @@ from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.tagger import _search as _tagger
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
-from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
+from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, malformed, with_word_classes, word_classes
 
 COLUMNS = WORD_COLUMNS  # the word columns a tagger can fill: the parsers' tag columns, FEATS and LEMMA
 BACKWARD = "backward"  # subdirectory of a tagger's right-to-left companion
@@ -245,6 +245,9 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
         raise HetdepError("no training sentences")
     if options.column not in COLUMNS:
         raise HetdepError(f"unknown tag column {options.column!r}; choose from {sorted(COLUMNS)}")
+    problem = malformed(train_sentences, options.column)
+    if problem:
+        raise HetdepError(problem)
     gold = [classes(s, options.column) for s in train_sentences]
     tag_counts = Counter(tag for tags in gold for tag in tags)
     if set(tag_counts) <= {UNANNOTATED}:

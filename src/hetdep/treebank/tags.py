@@ -9,6 +9,7 @@ edit scripts of the form (:mod:`hetdep.treebank.lemma_scripts`).
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from hetdep.treebank.conllu import FEATS, FORM, LEMMA, MISC, UPOS, XPOS, Sentence
@@ -18,6 +19,7 @@ TAG_COLUMNS = {"upos": UPOS, "xpos": XPOS}
 WORD_COLUMNS = {**TAG_COLUMNS, "feats": FEATS, "lemma": LEMMA}  # what a tagger can fill, in training order
 KBEST_KEY = "TagKBest"
 UNANNOTATED = "_"
+_FEATURES = re.compile(r"[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+(\|[A-Za-z0-9\[\]]+=[A-Za-z0-9,]+)*")  # UD's FEATS syntax
 
 
 def word_classes(sentence: Sentence, column: str) -> list[str | None]:
@@ -66,3 +68,15 @@ def lattice_candidates(sentence: Sentence, column: int) -> list[list[tuple[str, 
             listed.setdefault(candidate, probability)
         out.append(list(listed.items()) or [(tag, 1.0)])
     return out
+
+
+def malformed(sentences: Sequence[Sentence], column: str) -> str | None:
+    """Where a treebank's FEATS first breaks UD's syntax (``Name=Value|Name=Value``), as
+    ``FILE:LINE: ...``; None when every value is well formed (other columns take any value)."""
+    if column != "feats":
+        return None
+    for sentence in sentences:
+        for k, value in enumerate(sentence.column(WORD_COLUMNS[column])):
+            if value != UNANNOTATED and not _FEATURES.fullmatch(value):
+                return f"{sentence.path}:{sentence.word_line(k)}: FEATS {value!r} is not Name=Value pairs joined by '|'"
+    return None

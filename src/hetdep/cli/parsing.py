@@ -275,8 +275,8 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 @INPUT_FORMAT
 @cluster_options
 def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format, workers, scheduler):
-    """Tag a file's words with UPOS and/or XPOS: one output sentence per input sentence (raw text:
-    per sentence the model's tokenizer finds)."""
+    """Tag a file's words with the model's taggers (UPOS, XPOS, FEATS, LEMMA): one output sentence
+    per input sentence (raw text: per sentence the model's tokenizer finds)."""
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice

@@ -4,8 +4,8 @@ This is what ``hetdep train`` builds by default, the papers' setting: the parser
 tags as noisy as the ones its own tagger will give it at parsing time (each training sentence
 tagged by a tagger that never saw it), picks its iteration on dev tagged by that tagger, and
 the model directory holds all the parts (``tokenizer/``, ``tagger/``, the parser's files), so
-``hetdep parse`` can start from raw text. Where the treebank fills FEATS and LEMMA, taggers for
-them join the UPOS one (the parser does not read them, so they are not jackknifed), so the
+``hetdep parse`` can start from raw text. Where the treebank fills XPOS, FEATS and LEMMA, taggers
+for them join the UPOS one (the parser does not read them, so they are not jackknifed), so the
 output is the whole CoNLL-U.
 """
 
@@ -77,10 +77,13 @@ def _copy_tags(tagged: Sequence[Sentence], into: Sequence[Sentence], columns: Se
     return out
 
 
-def _morphology_columns(train: Sequence[Sentence], path: str | Path) -> tuple[list[str], list[str]]:
-    """The columns beside the tags that the pipeline learns (FEATS, LEMMA: those the training file
-    fills, well formed), and a line for each one left out, saying why."""
+def _morphology_columns(train: Sequence[Sentence], path: str | Path, tags: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The columns beside the parser's tags that the pipeline learns (XPOS where the parser reads
+    UPOS, FEATS, LEMMA: those the training file fills, well formed), and a line for each of FEATS
+    and LEMMA left out, saying why (a treebank without XPOS is common and goes unsaid)."""
     columns, left_out = [], []
+    if "xpos" not in tags and annotated(train, "xpos"):
+        columns.append("xpos")
     for column in ("feats", "lemma"):
         problem = malformed(train, column)
         if not annotated(train, column):
@@ -129,7 +132,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
     columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
                if pipeline.tagger == "train" and not separate_treebanks and choice.parser != NEURAL else [])
-    morphology, left_out = _morphology_columns(train, files.train) if columns else ([], [])
+    morphology, left_out = _morphology_columns(train, files.train, columns) if columns else ([], [])
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")

@@ -105,9 +105,10 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
         str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
         "--model", str(model), "--iterations", "1", "--threads", "1"])
     assert result.exit_code == 0, result.output
-    assert (model / "tokenizer").is_dir() and not (model / "tagger").exists()
+    assert (model / "tokenizer").is_dir() and sorted(p.name for p in (model / "tagger").iterdir()) == ["feats", "lemma"]
     info = CliRunner().invoke(main, ["info", str(model)]).output
-    assert "neural parser" in info and "word columns: predicted by the network itself (upos, feats, lemma)" in info
+    assert "neural parser" in info and "tags: predicted by the network itself (upos)" in info
+    assert "bundled taggers: feats, lemma" in info
     text = tmp_path / "t.txt"
     text.write_text("Le conseil municipal s'est réuni hier. Il a voté le budget.\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",
@@ -115,8 +116,9 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     assert result.exit_code == 0, result.output
     a, b = list(read_conllu(tmp_path / "a.conllu")), list(read_conllu(tmp_path / "b.conllu"))
     assert len(a) == len(b) >= 2 and [s.forms for s in a] == [s.forms for s in b]
+    assert a[0].column(2)[:2] == ["le", "conseil"] and a[0].column(5)[0] != "_"  # lemma and features by the taggers
     document = hetdep.load(model)("Le chat dort.")
-    assert document.schemes == ("sud", "ud") and len(document[0].words) == 4
+    assert document.schemes == ("sud", "ud") and len(document[0].words) == 4 and document[0].words[0].lemma == "le"
     refused = CliRunner().invoke(main, ["train", "--parser", "neural", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
                                         str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "x"), "--beam", "8"])
     assert refused.exit_code == 2 and "--beam" in refused.output and not (tmp_path / "x").exists()

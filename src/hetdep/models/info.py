@@ -117,8 +117,8 @@ def describe(model_dir: str | Path) -> list[str]:
                                   "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
                                                                f"{dev['sentence_ends']:.2f})" if dev else "")))
     if facts.get("tag_heads"):
-        lines.append(f"word columns: predicted by the network itself ({', '.join(facts['tag_heads'])})")
-    elif facts["kind"] not in ("tagger", "tokenizer"):
+        lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
+    if facts.get("tagger") or (facts["kind"] not in ("tagger", "tokenizer") and not facts.get("tag_heads")):
         lines.append("bundled taggers: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")

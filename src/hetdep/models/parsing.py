@@ -84,14 +84,12 @@ class OpenModels:
             raise HetdepError(f"{self.model_dir} is a single-scheme ('{self.kind}') model: it writes no --output-b")
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
-        """The input tagged by the model's own tagger (with candidates for a lattice model), if it has one
-        (a neural model: by its network's tag heads)."""
-        if self.kind == NEURAL:
-            return self.parser.tag(sentences)
+        """The input tagged by the model's bundled taggers (with candidates for a lattice model), if it
+        has them, and a neural model's by its network's tag heads too."""
         for tagger in self.taggers:
             sentences = tagger.tag(sentences, k=self.choice.lattice_k if self.lattice and tagger.column == self.parser.tag_column
                                    else 0)
-        return sentences
+        return self.parser.tag(sentences) if self.kind == NEURAL else sentences
 
     def require_tags(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The sentences, refusing one with an untagged word: a parser reading no tags gives wrong
@@ -110,8 +108,11 @@ class OpenModels:
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
         """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
         tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads
-        (a neural model: its network's threads, over batches of sentences; it tags as it parses)."""
+        (a neural model: its network's threads, over batches of sentences; it tags as it parses, after
+        its bundled taggers of FEATS and LEMMA)."""
         if self.kind == NEURAL:
+            for tagger in self.taggers:
+                sentences = tagger.tag(sentences)
             return self.parser.parse(sentences)
         if self.choice.threads > 1:
             return ordered_map(self._parse_one, sentences, self.choice.threads)

@@ -10,7 +10,7 @@ from typing import Sequence
 import torch
 
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import WORD_COLUMNS, annotated, word_classes
+from hetdep.treebank.tags import TAG_COLUMNS, annotated, word_classes
 
 PAD, UNKNOWN, ROOT = 0, 1, 2  # word ids (chars: PAD and UNKNOWN, and ROOT spells the root)
 IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank leaves empty)
@@ -24,18 +24,19 @@ class Vocabularies:
 
     words: list[str]
     chars: list[str]
-    tag_columns: list[str]  # the word columns the network predicts (UPOS, XPOS, FEATS, LEMMA: those the treebank fills)
-    tags: list[list[str]]  # per tag column, its classes (LEMMA's: edit scripts)
+    tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
+    tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
         """From the training sentences of each scheme (the same words in each): forms seen
-        ``min_count`` times, every character, the word columns the treebank fills, each scheme's labels."""
+        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels
+        (FEATS and LEMMA are left to the perceptron taggers: see hetdep.models.pipeline)."""
         first = schemes[0]
         counts = Counter(form.lower() for sentence in first for form in sentence.forms)
         chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
-        columns = [column for column in WORD_COLUMNS if annotated(first, column)]
+        columns = [column for column in TAG_COLUMNS if annotated(first, column)]
         return cls(words=["<pad>", "<unknown>", "<root>"] + _by_count(counts, min_count),
                    chars=["<pad>", "<unknown>", "<root>"] + _by_count(chars, 1),
                    tag_columns=columns,

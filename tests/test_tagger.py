@@ -192,13 +192,17 @@ def test_parse_plain_text_with_the_bundled_tagger(tmp_path):
 
 @pytest.mark.parametrize("column, at_least", [("feats", 80.0), ("lemma", 88.0)])
 def test_features_and_lemmas_are_learned_and_saved(tmp_path, column, at_least):
-    """200 training sentences (full fr-sequoia: bench/raw_text.py); the lemma tagger writes lemmas, not scripts."""
-    tagger = train_tagger(TRAIN, DEV, TaggerOptions(column=column, iterations=6)).parser
+    """200 training sentences (full fr-sequoia: bench/raw_text.py); the lemma tagger writes lemmas, not scripts;
+    both read the words' UPOS."""
+    tagger = train_tagger(TRAIN, DEV, TaggerOptions(column=column, iterations=6, reads="upos")).parser
     tagged = list(tagger.tag(DEV))
     assert tag_accuracy(DEV, tagged, column) > at_least
     tagger.save(tmp_path / column)
     again = Tagger.load(tmp_path / column)
+    assert again.reads == "upos" and again.backward.reads == "upos"
     assert [s.to_text() for s in again.tag(DEV[:20])] == [s.to_text() for s in tagged[:20]]
+    untagged = [s.with_column(UPOS, ["_"] * len(s)) for s in DEV]  # what it reads changes what it says
+    assert tag_accuracy(DEV, again.tag(untagged), column) < tag_accuracy(DEV, tagged, column)
     if column == "lemma":
         assert tagged[0].column(2)[:3] != ["_"] * 3 and not any(lemma.startswith('["') for s in tagged for lemma in s.column(2))
 

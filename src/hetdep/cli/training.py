@@ -225,10 +225,11 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
 @click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev file: picks the best iteration (without it, the last is kept).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the tagger(s) to: one subdirectory per column.")
 @click.option("--column", "columns", type=WORD_COLUMN_CHOICE, multiple=True, default=("upos",), show_default=True, help="Column to learn (lemma: as edit scripts of the form); repeat for several.")
+@click.option("--reads", type=click.Choice(["upos", "xpos"]), default=None, help="Each word's tag in this column is a feature too (gold in training; at tagging time the column must be filled, by a tagger run before: 'hetdep train' makes its FEATS, LEMMA and XPOS taggers read UPOS).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=8, show_default=True, help="Beam size (1 is greedy).")
 @click.option("--iterations", type=click.IntRange(1), default=20, show_default=True, help="Most training iterations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
-def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterations, seed):
+def train_tagger_command(train_path, dev_path, model_dir, columns, reads, beam, iterations, seed):
     """Train a tagger (averaged perceptron, beam search) for UPOS, XPOS, FEATS and/or LEMMA."""
     from tqdm import tqdm
 
@@ -237,7 +238,9 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, beam, iterati
     train_sentences = read_all(train_path)
     dev_sentences = read_all(dev_path) if dev_path else []
     for column in dict.fromkeys(columns):
-        options = TaggerOptions(column=column, beam=beam, iterations=iterations, seed=seed)
+        if reads == column:
+            raise HetdepError(f"a {column} tagger cannot read its own column: --reads {reads}")
+        options = TaggerOptions(column=column, beam=beam, iterations=iterations, seed=seed, reads=reads)
         result = train_tagger(train_sentences, dev_sentences, options, progress=lambda **kw: tqdm(disable=None, **kw))
         best = result.history[result.best_iteration - 1]
         result.parser.save(Path(model_dir) / column, history=[vars(r) for r in result.history],

@@ -18,7 +18,7 @@ from hetdep.learn.vocab import ParseStats
 from hetdep.models import GRAPH_KINDS, NEURAL
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
-from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS
+from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS, WORD_COLUMNS
 
 UNKNOWN_SHARE = 0.4  # share of words unknown to the model above which parsing warns
 
@@ -86,10 +86,33 @@ class OpenModels:
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
         """The input tagged by the model's bundled taggers (with candidates for a lattice model), if it
         has them, and a neural model's by its network's tag heads too."""
+        if self.kind == NEURAL:  # the network's UPOS first: the bundled FEATS and LEMMA taggers read it
+            return self._bundled(self.parser.tag(sentences))
         for tagger in self.taggers:
             sentences = tagger.tag(sentences, k=self.choice.lattice_k if self.lattice and tagger.column == self.parser.tag_column
                                    else 0)
-        return self.parser.tag(sentences) if self.kind == NEURAL else sentences
+        return sentences
+
+    def _bundled(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
+        for tagger in self.taggers:
+            sentences = tagger.tag(sentences)
+        return sentences
+
+    def _with_bundled_tags(self, parsed: Iterable) -> Iterator:
+        """A neural model's parses with the bundled taggers' columns, tagged once per sentence
+        (on the first scheme's tree, which carries the network's UPOS) and copied to every tree."""
+        columns = [WORD_COLUMNS[tagger.column] for tagger in self.taggers]
+        for trees in parsed:
+            if not isinstance(trees, tuple):
+                yield next(iter(self._bundled([trees])))
+                continue
+            first = next(iter(self._bundled([trees[0]])))
+            others = []
+            for tree in trees[1:]:
+                for column in columns:
+                    tree = tree.with_column(column, first.column(column))
+                others.append(tree)
+            yield (first, *others)
 
     def require_tags(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The sentences, refusing one with an untagged word: a parser reading no tags gives wrong
@@ -108,12 +131,11 @@ class OpenModels:
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
         """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
         tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads
-        (a neural model: its network's threads, over batches of sentences; it tags as it parses, after
-        its bundled taggers of FEATS and LEMMA)."""
+        (a neural model: its network's threads, over batches of sentences; it tags as it parses, and
+        its bundled taggers of FEATS and LEMMA tag after it)."""
         if self.kind == NEURAL:
-            for tagger in self.taggers:
-                sentences = tagger.tag(sentences)
-            return self.parser.parse(sentences)
+            parsed = self.parser.parse(sentences)
+            return self._with_bundled_tags(parsed) if self.taggers else parsed
         if self.choice.threads > 1:
             return ordered_map(self._parse_one, sentences, self.choice.threads)
         return self._parse_in_turn(sentences)

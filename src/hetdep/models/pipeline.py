@@ -176,13 +176,20 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         if resumed:
             tagger = Tagger.load(state / "tagger" / column)
         else:
-            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed),
+            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed,
+                                                            reads="upos" if column in morphology else None),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             result.parser.save(state / "tagger" / column, history=[vars(r) for r in result.history],
                                best_iteration=result.best_iteration)
             tagger = result.parser
         taggers.append(tagger)
-        display.finish(stage, f"dev accuracy {tag_accuracy(dev, tagger.tag(dev), column):.2f}%" + (RESUMED if resumed else ""))
+        if tagger.reads and taggers[0].column == tagger.reads:  # dev as parsing will give it: the UPOS tagger's tags
+            accuracy = tag_accuracy(dev, tagger.tag(taggers[0].tag(dev)), column)
+            display.finish(stage, f"dev accuracy {accuracy:.2f}% (after the UPOS tagger)" + (RESUMED if resumed else ""))
+        else:
+            accuracy = tag_accuracy(dev, tagger.tag(dev), column)
+            display.finish(stage, f"dev accuracy {accuracy:.2f}%" + (" (given the gold UPOS)" if tagger.reads else "")
+                           + (RESUMED if resumed else ""))
     if columns:
         tag_taggers = taggers[:len(columns)]
         display.start("jackknifing")

@@ -1,7 +1,7 @@
 """Compiled hot path of the POS tagger: feature keys, beam search over tag sequences, update.
 
 Each word has ``N_ATOMS`` integer atoms (word, lower-cased word, prefixes, suffixes, shape,
-ambiguity class; see :mod:`hetdep.tagger.tagger`). Static templates read atoms at offsets -2..+2 and are scored once
+ambiguity class, the tag another tagger gave it; see :mod:`hetdep.tagger.tagger`). Static templates read atoms at offsets -2..+2 and are scored once
 per word; the tag templates add the previous one or two tags, scored per beam item. Tag k is
 weight column k + 2 (so that :func:`hetdep.learn._weights.add_scores` with ``arcs`` adds exactly
 the tag columns).
@@ -15,8 +15,8 @@ from numba import njit
 from hetdep.learn import _weights
 from hetdep.learn.keys import MULTIPLIER, SEED
 
-N_ATOMS = 13
-W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5 = range(N_ATOMS)
+N_ATOMS = 14
+W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN = range(N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
@@ -57,6 +57,12 @@ _STATIC = (
     ((-1, SHAPE), (0, SHAPE)),
     ((0, P4),),
     ((0, S5),),
+    ((0, GIVEN),),  # the tag a tagger run before gave (a FEATS or LEMMA tagger reads UPOS); constant otherwise
+    ((0, GIVEN), (0, L)),
+    ((0, GIVEN), (0, S3)),
+    ((0, GIVEN), (0, S5)),
+    ((-1, GIVEN), (0, GIVEN)),
+    ((0, GIVEN), (1, GIVEN)),
 )
 UNUSED = 9  # the offset of a padding pair
 STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)

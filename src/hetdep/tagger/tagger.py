@@ -55,6 +55,7 @@ class TaggerOptions:
     patience: int = 3
     seed: int = 1
     bidirectional: bool = True
+    reads: str | None = None  # a column whose values the tagger reads as one more atom (UPOS, for FEATS and LEMMA)
 
 
 def shape(word: str) -> str:
@@ -74,12 +75,13 @@ def shape(word: str) -> str:
     return "".join(out)[:8]
 
 
-def word_strings(form: str, lexicon: dict[str, str]) -> list[str]:
-    """The strings behind a word's atoms, in the order of :data:`hetdep.tagger._search.N_ATOMS`."""
+def word_strings(form: str, lexicon: dict[str, str], given: str = "") -> list[str]:
+    """The strings behind a word's atoms, in the order of :data:`hetdep.tagger._search.N_ATOMS`
+    (``given``: the word's tag in the column the tagger reads, if it reads one)."""
     lower = form.lower()
     return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
             + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
-            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}"])
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}"])
 
 
 def classes(sentence: Sentence, column: str) -> list[str]:
@@ -108,10 +110,12 @@ def ambiguity_classes(sentences: Sequence[Sentence], column: str, min_count: int
     return lexicon
 
 
-def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str]) -> np.ndarray:
+def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given: Sequence[str] | None = None) -> np.ndarray:
     """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1)."""
     get = strings.index.get
-    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon)] for form in forms], dtype=np.int64)
+    given = given or [""] * len(forms)
+    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag)] for form, tag in zip(forms, given)],
+                     dtype=np.int64)
     return atoms.reshape(len(forms), _tagger.N_ATOMS)
 
 
@@ -122,6 +126,10 @@ class Tagger(SavedModel):
     sentences): its per-word log-probabilities, times ``backward_weight``, are added to every
     tag's score in the left-to-right search, so that each choice also sees the tags the words
     to its right are likely to get (Tsuruoka & Tsujii 2005 combine the two directions too).
+
+    A tagger may read another column (``reads``: a FEATS or LEMMA tagger reads UPOS, given by the
+    UPOS tagger that runs before it, the gold one in training): its value is one more atom of
+    each word. On fr-sequoia dev ... (see hetdep.models.pipeline).
     """
 
     KIND = "tagger"
@@ -129,7 +137,7 @@ class Tagger(SavedModel):
 
     def __init__(self, strings: Vocab, lexicon: dict[str, str], tags: list[str], weights: TrainedWeights, *,
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
-                 backward: "Tagger | None" = None, backward_weight: float = 0.0):
+                 backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -140,17 +148,23 @@ class Tagger(SavedModel):
         self.reverse = reverse
         self.backward = backward
         self.backward_weight = backward_weight
+        self.reads = reads
         self.templates = _tagger.STATIC_TEMPLATES
         self.unknown_words = 0
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
 
-    def search(self, forms: Sequence[str], beam: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def given(self, sentence: Sentence) -> list[str] | None:
+        """The sentence's values in the column this tagger reads (None if it reads none)."""
+        return sentence.column(COLUMNS[self.reads]) if self.reads else None
+
+    def search(self, forms: Sequence[str], beam: int | None = None,
+               given: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Best tag ids (0-based) and every word's tag scores (the backward tagger's share included)."""
         n = len(forms)
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
-        atoms = encode(self.strings, self.lexicon, forms)
+        atoms = encode(self.strings, self.lexicon, forms, given)
         with self._counting:
             self.words += n
             self.unknown_words += int((atoms[:, _tagger.W] == UNKNOWN).sum())
@@ -172,7 +186,7 @@ class Tagger(SavedModel):
             threshold: float = 0.0) -> Iterator[Sentence]:
         """Each sentence with this tagger's column replaced; with ``k``, the k-best tags in MISC."""
         for sentence in sentences:
-            best, scores = self.search(sentence.forms, beam)
+            best, scores = self.search(sentence.forms, beam, self.given(sentence))
             tagged = with_word_classes(sentence, self.column, [self.tags[t] for t in best])
             if k:
                 tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
@@ -187,7 +201,8 @@ class Tagger(SavedModel):
     def config(self) -> dict:
         return {"kind": self.KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
                 "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
-                "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0}
+                "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0,
+                "reads": self.reads}
 
     def save(self, directory: str | Path, **training_record) -> None:
         """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
@@ -212,9 +227,12 @@ class Tagger(SavedModel):
         backward = cls.load(directory / BACKWARD, shared=(strings, lexicon)) if backward_weight else None
         if backward is not None and (backward.tags != tags or not backward.reverse):
             raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
+        reads = config.get("reads")
+        if reads is not None and reads not in COLUMNS:
+            raise ModelFileError(f"{directory}/config.json: reads {reads!r} is not a column ({', '.join(COLUMNS)})")
         return cls(strings, lexicon, tags, weights, column=config["column"],
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
-                   backward=backward, backward_weight=backward_weight)
+                   backward=backward, backward_weight=backward_weight, reads=reads)
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:
@@ -255,11 +273,13 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
     tags = sorted(tag_counts)
     tag_index = {tag: i + 1 for i, tag in enumerate(tags)}
     lexicon = ambiguity_classes(train_sentences, options.column)
-    strings = Vocab.from_counts(Counter(s for sentence in train_sentences for form in sentence.forms
-                                        for s in word_strings(form, lexicon)))
-    encoded = [(encode(strings, lexicon, s.forms), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
-               for s, tags_of in zip(train_sentences, gold) if len(s)]
-    make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam)
+    given = [s.column(COLUMNS[options.reads]) if options.reads else [""] * len(s) for s in train_sentences]
+    strings = Vocab.from_counts(Counter(s for sentence, tags_given in zip(train_sentences, given)
+                                        for form, tag in zip(sentence.forms, tags_given)
+                                        for s in word_strings(form, lexicon, tag)))
+    encoded = [(encode(strings, lexicon, s.forms, tags_given), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
+               for s, tags_of, tags_given in zip(train_sentences, gold, given) if len(s)]
+    make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam, reads=options.reads)
     if not options.bidirectional:
         return _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
     backward = _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=True).parser
@@ -324,7 +344,7 @@ def fit_temperature(tagger: Tagger, sentences: Sequence[Sentence]) -> float:
     index = {tag: i for i, tag in enumerate(tagger.tags)}
     rows, gold = [], []
     for sentence in sentences:
-        _, scores = tagger.search(sentence.forms)
+        _, scores = tagger.search(sentence.forms, given=tagger.given(sentence))
         for row, tag in zip(scores, classes(sentence, tagger.column)):
             if tag in index:
                 rows.append(row)

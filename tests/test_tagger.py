@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES, SHARED_DATA, needs_shared
@@ -223,3 +224,17 @@ def test_malformed_or_empty_feats_are_named_or_left_out_in_one_line(tmp_path):
         assert result.exit_code == 0, result.output
         assert re.search(expected, result.output), result.output
     assert sorted(p.name for p in (tmp_path / "m" / "tagger").iterdir()) == ["feats", "upos"]  # no lemma tagger left over
+
+
+def test_a_lemma_tagger_prefers_known_lemmas_within_its_margin():
+    from hetdep.tagger.lemmas import prefer_known
+    from hetdep.treebank.lemma_scripts import edit_script
+
+    scripts = [edit_script("chantera", "chanterer"), edit_script("permettra", "permettre")]
+    scores = np.array([[0.0, -1.5]])  # the first script is likelier, and makes an unknown lemma
+    known = frozenset({"permettre"})
+    assert prefer_known(["permettra"], [0], scores, scripts, known, margin=2.0) == [1]
+    assert prefer_known(["permettra"], [0], scores, scripts, known, margin=1.0) == [0]  # too far below
+    assert prefer_known(["permettra"], [0], scores, scripts, frozenset(), margin=8.0) == [0]  # nothing known
+    tagger = train_tagger(TRAIN, DEV, TaggerOptions(column="lemma", iterations=3)).parser
+    assert "le" in tagger.known_lemmas and tagger.lemma_margin in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)

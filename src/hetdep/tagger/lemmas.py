@@ -1,0 +1,50 @@
+"""Lemmas the training treebank has seen, preferred over new ones: the lexicon of the lemma tagger.
+
+A lemma tagger chooses edit scripts (:mod:`hetdep.treebank.lemma_scripts`); on a word it never
+saw, the likeliest script may make a lemma no treebank has (``permettra`` -> ``permettrer``)
+while a slightly less likely one makes a known one (``permettre``). When the best script's lemma
+is unknown, the likeliest script within ``margin`` (in log-probability, the tagger's temperature
+applied) whose lemma is known replaces it; the margin is fitted on dev (0 turns this off).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from hetdep.treebank.conllu import LEMMA, Sentence
+from hetdep.treebank.lemma_scripts import apply_script
+from hetdep.treebank.tags import UNANNOTATED
+
+MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # grid fitted on dev
+DEFAULT_MARGIN = 2.0  # without a dev set: a middle value of the grid
+
+
+def known_lemmas(sentences: Iterable[Sentence]) -> list[str]:
+    """The lemmas of a treebank, sorted."""
+    return sorted({lemma for sentence in sentences for lemma in sentence.column(LEMMA) if lemma != UNANNOTATED})
+
+
+def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, scripts: Sequence[str],
+                 known: frozenset[str], margin: float) -> list[int]:
+    """``best`` with each word whose lemma is unknown given the likeliest script within ``margin``
+    that makes a known lemma (``scores``: per word and script, already divided by the temperature)."""
+    chosen = [int(script) for script in best]
+    if margin <= 0:
+        return chosen
+    for i, (form, script) in enumerate(zip(forms, chosen)):
+        if _lemma(form, scripts[script]) in known:
+            continue
+        row = scores[i]
+        for other in np.argsort(-row, kind="stable"):
+            if row[script] - row[other] > margin:  # log-probabilities differ as the scaled scores do
+                break
+            if _lemma(form, scripts[other]) in known:
+                chosen[i] = int(other)
+                break
+    return chosen
+
+
+def _lemma(form: str, script: str) -> str:
+    return UNANNOTATED if script == UNANNOTATED else apply_script(form, script)

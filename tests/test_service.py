@@ -68,6 +68,10 @@ def test_udpipe_clients_get_what_udpipe_gives(server, pipeline_model):
     assert answer["result"] == expected.to_conllu("sud") and answer["results"]["ud"] == expected.to_conllu("ud")
     status, text = _request(f"{server}/process", {"data": "Le chat dort .\n", "input": "horizontal", "tagger": "", "parser": ""})
     assert status == 200 and "\tchat\t" in json.loads(text)["result"]
+    status, text = _request(f"{server}/process", {"data": "Le chat dort .\n", "input": "horizontal", "tagger": ""})
+    row = next(line.split("\t") for line in json.loads(text)["result"].splitlines() if line.startswith("2\t"))
+    # "chat": lemma and features filled, as UDPipe's tagger does
+    assert status == 200 and row[1:4] == ["chat", "chat", "NOUN"] and "Number=Sing" in row[5]
     status, text = _request(f"{server}/process", {"data": TEXT, "tokenizer": ""})  # tokenize only, as UDPipe does
     tokens_only = json.loads(text)["result"]
     assert status == 200 and "4-5\tdu" in tokens_only and "\tNOUN\t" not in tokens_only

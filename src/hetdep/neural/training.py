@@ -22,7 +22,7 @@ from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.neural import torch_module
 from hetdep.neural.data import IGNORE, Encoder, Vocabularies, batches_by_length
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import WORD_COLUMNS
+from hetdep.treebank.tags import TAG_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]]) -> dict:
         suffix = f"_{name}" if parser.schemes > 1 else ""
         scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)
     for column in parser.vocabularies.tag_columns:
-        index = WORD_COLUMNS[column]
+        index = TAG_COLUMNS[column]
         pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])
                  for g, s in zip(gold.column(index), system.column(index))]
         scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / max(1, len(pairs)), 2)

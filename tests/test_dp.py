@@ -81,6 +81,7 @@ def test_training_with_dp_learns_saves_and_parses(tmp_path):
     assert max(r.dev_uas for r in max_violation.history) > 70
 
 
+@pytest.mark.slow
 def test_cli_train_dp_and_refusals(tmp_path):
     run = CliRunner().invoke
     train_file, dev_file = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")

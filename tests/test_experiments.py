@@ -57,6 +57,7 @@ def test_experiment_writes_every_table_and_the_plots_and_resumes(tmp_path):
     assert ", the paper's guide |" in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_consensus_experiment_writes_both_tables_for_both_parsers(tmp_path):
     from hetdep.experiments.consensus import Treebank, run_consensus_experiment
     from hetdep.learn.perceptron import TrainOptions
@@ -188,6 +189,7 @@ def test_a_cached_model_this_version_cannot_read_is_trained_again(tmp_path):
     assert messages == ["retraining a cached model this hetdep cannot use: m: trained with other features", "training"]
 
 
+@pytest.mark.slow
 @needs_shared
 def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
     """Every table of the report, from a sample cut to its first three trees a file (the splits go by file)."""

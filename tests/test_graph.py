@@ -101,6 +101,7 @@ def test_save_load_same_parses(trained, tmp_path):
     assert [s.heads for s in loaded.parse(DEV[:40])] == [s.heads for s in trained.parser.parse(DEV[:40])]
 
 
+@pytest.mark.slow
 def test_cli_trains_and_parses_dep1(tmp_path):
     run = CliRunner().invoke
     train, dev = str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")

@@ -10,9 +10,14 @@ from hetdep.treebank.lemma_scripts import apply_script, edit_script
 from hetdep.treebank.tags import annotated, with_word_classes, word_classes
 
 
-@given(form=st.text(min_size=1, max_size=80), lemma=st.text(max_size=80))
+@given(form=st.text(min_size=1, max_size=80), lemma=st.text(min_size=1, max_size=80))
 def test_a_script_gives_back_its_lemma(form, lemma):
     assert apply_script(form, edit_script(form, lemma)) == lemma
+
+
+@given(form=st.text(min_size=1, max_size=20), other=st.text(min_size=1, max_size=20), lemma=st.text(min_size=1, max_size=20))
+def test_no_script_makes_an_empty_lemma(form, other, lemma):
+    assert apply_script(other, edit_script(form, lemma)) != ""
 
 
 def test_scripts_generalize_over_endings_and_casing():
@@ -29,6 +34,7 @@ def test_an_irregular_lemma_is_written_whole():
 
 def test_a_script_that_cuts_more_than_the_form_has_keeps_the_form():
     assert apply_script("a", edit_script("chantaient", "chanter")) == "a"
+    assert apply_script("-", edit_script("là-", "là")) == "-"  # cutting the last character of one would leave nothing
 
 
 def test_lemma_classes_skip_empty_lemmas_and_fill_the_column():

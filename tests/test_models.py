@@ -126,6 +126,7 @@ def test_each_kind_parses_one_tree_or_one_pair_per_sentence(saved):
         assert all(len(tree) == len(sentence) for tree, sentence in zip(trees[:: 2 if pairs else 1], dev))
 
 
+@pytest.mark.slow
 def test_a_model_records_its_schemes_and_training_files(tmp_path):
     import hashlib
     import json
@@ -428,6 +429,7 @@ def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path):
     assert (model / "config.json").exists() and (model / "weights.npz").exists()
 
 
+@pytest.mark.slow
 def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run(tmp_path):
     """Tokenizer, tagger and jackknifing kept, the parser resumed after its last finished iteration."""
     import json

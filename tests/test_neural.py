@@ -98,6 +98,7 @@ def test_batches_and_long_or_unseen_words():
     assert sorted(k for group in batches_by_length([5, 1, 9, 3], 10) for k in group) == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     model = tmp_path / "m"
     result = CliRunner().invoke(main, [

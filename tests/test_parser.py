@@ -132,6 +132,7 @@ def test_same_seed_same_model_other_seed_other_model(sample_sentences):
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
+@pytest.mark.slow
 def test_cli_train_then_parse(tmp_path):
     model = tmp_path / "model"
     result = CliRunner().invoke(main, ["train", "--train", str(TRAIN), "--dev", str(DEV), "--model", str(model),

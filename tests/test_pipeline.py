@@ -57,6 +57,7 @@ def test_conllu_is_recognised_whatever_its_name_and_tokenized_text_on_request(pi
     assert [s.forms for s in read_conllu(out_a)] == [["Le", "chat", "dort", "."], ["Il", "parle", "du", "livre", "."]]
 
 
+@pytest.mark.slow
 def test_raw_text_for_a_model_without_tokenizer_is_one_clear_error(tmp_path):
     model = tmp_path / "m"
     assert CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),

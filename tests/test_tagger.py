@@ -166,6 +166,7 @@ def test_commands(tmp_path):
     assert result.exit_code == 2 and "no tagger model" in result.output
 
 
+@pytest.mark.slow
 @needs_shared
 def test_accuracy_on_real_french():
     folder = SHARED_DATA / "fr-sequoia"
@@ -208,6 +209,7 @@ def test_features_and_lemmas_are_learned_and_saved(tmp_path, column, at_least):
         assert tagged[0].column(2)[:3] != ["_"] * 3 and not any(lemma.startswith('["') for s in tagged for lemma in s.column(2))
 
 
+@pytest.mark.slow
 def test_malformed_or_empty_feats_are_named_or_left_out_in_one_line(tmp_path):
     broken = [s.with_column(5, ["Number"] + s.column(5)[1:]) if k == 3 else s for k, s in enumerate(TRAIN)]
     with pytest.raises(HetdepError, match=r"train.ud.conllu:\d+: FEATS 'Number' is not Name=Value"):

@@ -38,7 +38,8 @@ def edit_script(form: str, lemma: str) -> str:
 
 
 def apply_script(form: str, script: str) -> str:
-    """The lemma a script gives for ``form``; the form itself when the script cuts more than it has."""
+    """The lemma a script gives for ``form``; the form itself when the script cuts more than it has
+    or leaves an empty lemma (CoNLL-U has no empty field)."""
     steps = json.loads(script)
     casing = steps[0]
     if steps[1] == "=":
@@ -49,6 +50,8 @@ def apply_script(form: str, script: str) -> str:
         if cut_start + cut_end > len(source):
             return form
         lemma = add_start + source[cut_start:len(source) - cut_end] + add_end
+    if not lemma:  # a script that leaves nothing (learned from a lemma as long as what it cut) gives no lemma
+        return form
     if casing == TITLE:
         return lemma[:1].upper() + lemma[1:]
     if casing == UPPER:

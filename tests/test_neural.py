@@ -110,6 +110,7 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     info = CliRunner().invoke(main, ["info", str(model)]).output
     assert "neural parser" in info and "tags: predicted by the network itself (upos)" in info
     assert "bundled taggers: feats, lemma" in info
+    assert json.loads((model / "tagger" / "lemma" / "config.json").read_text(encoding="utf-8"))["beam"] == 2
     text = tmp_path / "t.txt"
     text.write_text("Le conseil municipal s'est réuni hier. Il a voté le budget.\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",

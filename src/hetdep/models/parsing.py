@@ -99,20 +99,22 @@ class OpenModels:
         return sentences
 
     def _with_bundled_tags(self, parsed: Iterable) -> Iterator:
-        """A neural model's parses with the bundled taggers' columns, tagged once per sentence
-        (on the first scheme's tree, which carries the network's UPOS) and copied to every tree."""
-        columns = [WORD_COLUMNS[tagger.column] for tagger in self.taggers]
-        for trees in parsed:
-            if not isinstance(trees, tuple):
-                yield next(iter(self._bundled([trees])))
-                continue
-            first = next(iter(self._bundled([trees[0]])))
-            others = []
-            for tree in trees[1:]:
-                for column in columns:
-                    tree = tree.with_column(column, first.column(column))
-                others.append(tree)
-            yield (first, *others)
+        """A neural model's parses with the bundled taggers' columns, on ``choice.threads`` threads
+        (their compiled searches release Python's lock; the output is in input order)."""
+        return ordered_map(self._tag_trees, parsed, self.choice.threads)
+
+    def _tag_trees(self, trees):
+        """One parse with the bundled taggers' columns, tagged once (on the first scheme's tree,
+        which carries the network's UPOS) and copied to every tree."""
+        if not isinstance(trees, tuple):
+            return next(iter(self._bundled([trees])))
+        first = next(iter(self._bundled([trees[0]])))
+        others = []
+        for tree in trees[1:]:
+            for column in (WORD_COLUMNS[tagger.column] for tagger in self.taggers):
+                tree = tree.with_column(column, first.column(column))
+            others.append(tree)
+        return (first, *others)
 
     def require_tags(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The sentences, refusing one with an untagged word: a parser reading no tags gives wrong

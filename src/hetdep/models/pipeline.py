@@ -29,6 +29,9 @@ from hetdep.treebank.tags import TAG_COLUMNS, annotated, malformed
 
 TAGGER_CHOICES = ("train", "gold")  # or a directory holding a trained tagger
 RESUMED = " (finished by the interrupted training, kept)"
+# The beam the XPOS, FEATS and LEMMA taggers tag with (trained with 8): on fr-sequoia test, given
+# UPOS, FEATS 97.49% / LEMMA 98.91% at beam 8 and 97.50% / 98.90% at 2, in a third of the time.
+MORPHOLOGY_BEAM = 2
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,10 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed,
                                                             reads="upos" if column in morphology else None),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
+            if column in morphology:
+                result.parser.beam = MORPHOLOGY_BEAM
+                if result.parser.backward is not None:
+                    result.parser.backward.beam = MORPHOLOGY_BEAM
             result.parser.save(state / "tagger" / column, history=[vars(r) for r in result.history],
                                best_iteration=result.best_iteration)
             tagger = result.parser

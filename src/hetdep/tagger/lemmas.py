@@ -14,8 +14,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from hetdep.treebank.conllu import LEMMA, Sentence
-from hetdep.treebank.lemma_scripts import apply_script
-from hetdep.treebank.tags import UNANNOTATED
+from hetdep.treebank.tags import UNANNOTATED, lemma_of
 
 MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # grid fitted on dev
 DEFAULT_MARGIN = 2.0  # without a dev set: a middle value of the grid
@@ -34,17 +33,14 @@ def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, 
     if margin <= 0:
         return chosen
     for i, (form, script) in enumerate(zip(forms, chosen)):
-        if _lemma(form, scripts[script]) in known:
+        if lemma_of(form, scripts[script]) in known:
             continue
         row = scores[i]
         for other in np.argsort(-row, kind="stable"):
             if row[script] - row[other] > margin:  # log-probabilities differ as the scaled scores do
                 break
-            if _lemma(form, scripts[other]) in known:
+            if lemma_of(form, scripts[other]) in known:
                 chosen[i] = int(other)
                 break
     return chosen
 
-
-def _lemma(form: str, script: str) -> str:
-    return UNANNOTATED if script == UNANNOTATED else apply_script(form, script)

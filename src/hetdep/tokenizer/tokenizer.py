@@ -189,21 +189,23 @@ def _labels(arrays, weights: np.ndarray) -> np.ndarray:
     return _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, weights)[0]
 
 
-def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: np.ndarray) -> tuple[np.ndarray, float]:
+def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: np.ndarray) -> tuple[np.ndarray, float, float]:
     """The weights with the bias of the sentence-end label (the weight of the feature every
     boundary has, template 0) moved by the grid value that gives the best dev F1 of sentence ends
-    (the smallest move on ties). The perceptron leaves that label, rare next to token ends and
-    characters inside tokens, too shy or too eager for a treebank's sentence F1."""
+    (the smallest move on ties), the move and that F1. The perceptron leaves that label, rare next
+    to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
     row = int(_boundaries.constant_row(weights.shape[0]))
+    moved = weights.copy()
+    base = moved[row, SENTENCE_END]
 
-    def moved(bias: float) -> np.ndarray:
-        out = weights.copy()
-        out[row, SENTENCE_END] += bias
-        return out
+    def f1(bias: float) -> float:
+        moved[row, SENTENCE_END] = base + bias
+        return _boundary_f1(gold, _labels(arrays, moved))["sentence_ends"]
 
-    scores = {bias: _boundary_f1(gold, _labels(arrays, moved(bias)))["sentence_ends"] for bias in SENTENCE_END_BIASES}
+    scores = {bias: f1(bias) for bias in SENTENCE_END_BIASES}
     bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b], -abs(b)))
-    return moved(bias), bias
+    moved[row, SENTENCE_END] = base + bias
+    return moved, bias, scores[bias]
 
 
 class Tokenizer:
@@ -241,8 +243,7 @@ class Tokenizer:
             entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
             score = float(iteration)
             if dev_arrays is not None:
-                guess, _ = _boundaries.classify(dev_arrays.codes, dev_arrays.lower, dev_arrays.classes,
-                                                dev_arrays.chunk_start, dev_arrays.chunk_end, averaged)
+                guess = _labels(dev_arrays, averaged)
                 entry["dev"] = _boundary_f1(dev_gold.labels, guess)
                 score = entry["dev"]["token_ends"] + entry["dev"]["sentence_ends"]
             history.append(entry)
@@ -253,9 +254,8 @@ class Tokenizer:
                 best, best_score = averaged, score
         bias = 0.0
         if dev_arrays is not None:
-            best, bias = _fit_sentence_end_bias(best, dev_arrays, dev_gold.labels)
-            log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentence ends "
-                f"{_boundary_f1(dev_gold.labels, _labels(dev_arrays, best))['sentence_ends']:.2f})")
+            best, bias, f1 = _fit_sentence_end_bias(best, dev_arrays, dev_gold.labels)
+            log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentence ends {f1:.2f})")
         multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
         best_entry = max(history, key=lambda e: (e["dev"]["token_ends"] + e["dev"]["sentence_ends"]) if "dev" in e else e["iteration"])
         record = {"options": asdict(options), "history": history, "best_iteration": best_entry["iteration"],

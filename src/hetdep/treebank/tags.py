@@ -37,10 +37,15 @@ def word_classes(sentence: Sentence, column: str) -> list[str | None]:
 
 def with_word_classes(sentence: Sentence, column: str, classes: Sequence[str]) -> Sentence:
     """The sentence with a word column written from predicted classes."""
-    if column == "lemma":  # "_": a perceptron tagger's class for words the treebank left without a lemma
-        classes = [UNANNOTATED if script == UNANNOTATED else apply_script(form, script)
-                   for form, script in zip(sentence.column(FORM), classes)]
+    if column == "lemma":
+        classes = [lemma_of(form, script) for form, script in zip(sentence.column(FORM), classes)]
     return sentence.with_column(WORD_COLUMNS[column], classes)
+
+
+def lemma_of(form: str, script: str) -> str:
+    """The lemma a LEMMA class gives ("_": a perceptron tagger's class for words the treebank left
+    without a lemma)."""
+    return UNANNOTATED if script == UNANNOTATED else apply_script(form, script)
 
 
 def annotated(sentences: Sequence[Sentence], column: str) -> bool:

@@ -4,9 +4,13 @@ Starts `hetdep serve` on 127.0.0.1 with one model, sends REQUESTS `POST /process
 text, tokenizer + tagger + parser) from CLIENTS concurrent clients, each request a few sentences
 of a test set's `# text`, and prints errors, p50 and p99 latency, throughput in words/second,
 the same texts parsed in process with `hetdep.load` (same machine, same run), and the server's
-peak memory (VmHWM).
+peak memory (VmHWM). ``--large-every N`` makes every Nth request a large one (``--large-bytes``,
+50 KB by default) and reports the small requests' latency apart (the service's fairness);
+``--huge BYTES`` then sends one request of that much text (4 MiB: UDPipe 2's limit) and reports
+its time and the server's memory. A connection dropped without an answer counts as an error.
 
     python bench/load_service.py --model MODEL --gold test.ud.conllu [--requests 1000] [--clients 50]
+        [--large-every 20] [--huge 4194304]
 """
 
 from __future__ import annotations
@@ -34,17 +38,19 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _post(url: str, text: str) -> tuple[int, float, int]:
+def _post(url: str, text: str, timeout: float = 300) -> tuple[int, float, int]:
     body = urllib.parse.urlencode({"data": text, "tokenizer": "", "tagger": "", "parser": ""}).encode()
     started = time.perf_counter()
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=300) as response:
+        with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=timeout) as response:
             result = json.loads(response.read())["result"]
             words = sum(1 for line in result.splitlines() if line and line[0].isdigit() and "\t" in line
                         and line.split("\t", 1)[0].isdigit())
             return response.status, time.perf_counter() - started, words
     except urllib.error.HTTPError as error:
         return error.code, time.perf_counter() - started, 0
+    except OSError:  # dropped without an answer
+        return 0, time.perf_counter() - started, 0
 
 
 def main() -> None:
@@ -55,11 +61,22 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--sentences", type=int, default=3, help="sentences per request")
     parser.add_argument("--workers", type=int, default=2, help="the server's --workers")
+    parser.add_argument("--large-every", type=int, help="every Nth request is a large one")
+    parser.add_argument("--large-bytes", type=int, default=50_000, help="size of the large requests' text")
+    parser.add_argument("--huge", type=int, help="afterwards, one request of this many bytes of text")
     args = parser.parse_args()
 
     texts = [sentence_text(s) for s in read_conllu(args.gold)]
     k = args.sentences
     requests = [" ".join(texts[(i * k + j) % len(texts)] for j in range(k)) for i in range(args.requests)]
+    corpus = " ".join(texts)
+
+    def text_of(size: int) -> str:
+        return (corpus * (size // len(corpus.encode()) + 1))[:size].rsplit(" ", 1)[0]
+
+    large = set(range(args.large_every - 1, args.requests, args.large_every)) if args.large_every else set()
+    for i in large:
+        requests[i] = text_of(args.large_bytes)
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "hetdep", "serve", "--model", f"m={args.model}", "--port", str(port),
                                "--workers", str(args.workers)], stderr=subprocess.DEVNULL)
@@ -78,8 +95,11 @@ def main() -> None:
         with ThreadPoolExecutor(args.clients) as pool:
             answers = list(pool.map(lambda text: _post(f"http://127.0.0.1:{port}/process", text), requests))
         served_seconds = time.perf_counter() - started
-        status = Path(f"/proc/{server.pid}/status").read_text()
-        peak = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))
+        peak = _peak_memory(server.pid)
+        if args.huge:
+            huge = text_of(args.huge)
+            huge_answer = _post(f"http://127.0.0.1:{port}/process", huge, timeout=3600)
+            huge_peak = _peak_memory(server.pid)
     finally:
         server.terminate()
         server.wait(30)
@@ -92,13 +112,27 @@ def main() -> None:
 
     errors = sum(status != 200 for status, _, _ in answers)
     latencies = sorted(seconds for _, seconds, _ in answers)
+    small = sorted(seconds for i, (_, seconds, _) in enumerate(answers) if i not in large)
     words = sum(w for _, _, w in answers)
     served_rate, in_process_rate = words / served_seconds, words_in_process / in_process_seconds
     print(f"{args.requests} requests from {args.clients} clients, {k} sentences each ({words:,} words), server --workers {args.workers}")
     print(f"errors {errors}; latency p50 {statistics.median(latencies) * 1000:.0f} ms, "
           f"p99 {latencies[int(0.99 * (len(latencies) - 1))] * 1000:.0f} ms")
     print(f"served {served_rate:,.0f} words/s; in process {in_process_rate:,.0f} words/s; ratio {served_rate / in_process_rate:.2f}")
-    print(f"server peak memory {int(peak) / 1024:,.0f} MB")
+    if large:
+        print(f"small requests (all but every {args.large_every}th, {args.large_bytes:,} bytes): p50 "
+              f"{statistics.median(small) * 1000:.0f} ms, p99 {small[int(0.99 * (len(small) - 1))] * 1000:.0f} ms")
+    print(f"server peak memory {peak:,.0f} MB")
+    if args.huge:
+        status, seconds, huge_words = huge_answer
+        print(f"one request of {args.huge:,} bytes: status {status}, {huge_words:,} words in {seconds:.1f} s; "
+              f"server peak memory then {huge_peak:,.0f} MB")
+
+
+def _peak_memory(pid: int) -> float:
+    """A process's peak resident memory so far, in MB (Linux's VmHWM)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) / 1024
 
 
 if __name__ == "__main__":

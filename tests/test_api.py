@@ -89,16 +89,16 @@ def test_what_a_model_cannot_do_is_refused(pipeline_model, tmp_path):
         single.parse(tokens=[["Le", "chat", "dort", "."]])
 
 
-def test_the_readme_python_blocks_run(pipeline_model, tmp_path, monkeypatch, capsys):
+def test_the_readme_python_blocks_run(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
     assert blocks
-    (tmp_path / "demo-model").symlink_to(pipeline_model)
     monkeypatch.chdir(tmp_path)
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out
-    assert printed.startswith("1 Le DET") and "# text = Le conseil municipal s'est réuni hier soir." in printed
+    assert printed.startswith("1 Le le DET") and "# text = Le conseil municipal s'est réuni hier soir." in printed
 
 
 def test_documents_draw_their_two_trees(pipeline_model):

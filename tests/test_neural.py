@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch", reason="the neural parser needs PyTorch ('h
 
 from hetdep.evaluation.attachment import evaluate  # noqa: E402
 from hetdep.learn.model_config import ModelFileError  # noqa: E402
+from hetdep.learn.model_files import file_sha256  # noqa: E402
 from hetdep.neural.data import Encoder, Vocabularies, batches_by_length  # noqa: E402
 from hetdep.neural.parser import NeuralParser  # noqa: E402
 from hetdep.neural.training import NeuralOptions, train_neural  # noqa: E402
@@ -66,6 +67,48 @@ def test_saved_and_loaded_it_parses_the_same(joint_result, tmp_path):
             == [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)])
 
 
+def test_quantized_it_is_a_quarter_the_size_and_parses_nearly_the_same(joint_result, tmp_path):
+    """8-bit weights with a scale per row: each weight within half a step of its float, the file
+    far smaller, and the trees nearly all the same."""
+    import numpy as np
+
+    joint_result.parser.save(tmp_path / "full")
+    joint_result.parser.save(tmp_path / "small", quantize=True)
+    config = json.loads((tmp_path / "small" / "config.json").read_text(encoding="utf-8"))
+    assert "encoder.weight_ih_l0" in config["quantized"] and "encoder.bias_ih_l0" not in config["quantized"]
+    with np.load(tmp_path / "small" / "weights.npz") as arrays:
+        assert arrays["encoder.weight_ih_l0"].dtype == np.int8
+        steps = arrays["encoder.weight_ih_l0.scale"]
+    size = lambda name: (tmp_path / name / "weights.npz").stat().st_size  # noqa: E731
+    assert size("small") < 0.4 * size("full")
+    loaded = NeuralParser.load(tmp_path / "small")
+    original = joint_result.parser.network.state_dict()["encoder.weight_ih_l0"].numpy()
+    restored = loaded.network.state_dict()["encoder.weight_ih_l0"].numpy()
+    assert np.all(np.abs(original - restored) <= steps[:, None] / 2 + 1e-7)
+    sentences = _pair("dev")[0]
+    same = total = 0
+    for a, b in zip(loaded.parse(sentences), joint_result.parser.parse(sentences)):
+        for tree_a, tree_b in zip(a, b):
+            same += sum(x == y for x, y in zip(tree_a.heads, tree_b.heads))
+            total += len(tree_a)
+    assert same / total > 0.97
+
+
+def test_a_quantized_array_that_does_not_fit_its_scales_is_refused(joint_result, tmp_path):
+    import numpy as np
+
+    joint_result.parser.save(tmp_path / "m", quantize=True)
+    with np.load(tmp_path / "m" / "weights.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    arrays["encoder.weight_ih_l0.scale"] = arrays["encoder.weight_ih_l0.scale"][:-1]
+    np.savez(tmp_path / "m" / "weights.npz", **arrays)
+    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
+    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="a quantized array and its scales do not fit"):
+        NeuralParser.load(tmp_path / "m")
+
+
 def test_a_fixed_seed_gives_the_same_model():
     options = NeuralOptions(epochs=2, hidden=16, layers=1, threads=1, batch_words=300)
     one, two = (train_neural(_pair("train", 50)[:1], [], options) for _ in range(2))
@@ -77,6 +120,7 @@ def test_a_fixed_seed_gives_the_same_model():
     (lambda c, w: c["network"].update(hidden=7), "does not fit the network"),
     (lambda c, w: c["vocabularies"].update(words=["a"]), "sizes do not fit its vocabularies"),
     (lambda c, w: c.update(network=3), "network 3 is not an object of sizes"),
+    (lambda c, w: c.update(quantized=["nothing.weight"]), "quantized names arrays the network does not have"),
     (lambda c, w: w.write_bytes(b"not a zip"), "not the weights config.json was saved with"),
 ])
 def test_a_damaged_neural_model_is_refused_in_one_line(joint_result, tmp_path, damage, message):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -13,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import uvicorn
+from conftest import SHARED_DATA
 
 import hetdep
 from hetdep.service.app import Limits, create_app
@@ -85,13 +88,28 @@ def test_pictures_and_the_page(server):
     status, page = _request(f"{server}/", {"data": TEXT, "model": "joint"})
     assert status == 200 and page.count("<svg") == 2 and 'id="download-sud"' in page and 'id="download-ud"' in page
     assert "<script" not in page
+    assert "<figcaption>Le ministre parle du budget au public.</figcaption>" in page
+
+
+@pytest.mark.parametrize("fields, status, error", [
+    ({"data": TEXT, "model": "nope"}, 400, "No model 'nope'; this server has joint, joint-sud, joint-ud."),
+    ({"data": "mot " * 6_000, "model": "joint"}, 413, "The text has 24,017 bytes; this server takes at most 20,000."),
+])
+def test_the_page_keeps_the_text_and_says_what_went_wrong(server, fields, status, error):
+    from html import escape
+
+    got, page = _request(f"{server}/", fields)
+    assert got == status and f'id="data">{escape(fields["data"])}</textarea>' in page
+    assert escape(error) in page and '{"error"' not in page
 
 
 @pytest.mark.parametrize("fields, body, status, message", [
     ({"data": "x", "model": "nope"}, None, 400, "no model 'nope'"),
-    ({"data": "x", "tokenizer": "", "parser": "", "output": "xml"}, None, 400, "writes conllu"),
+    ({"data": "x", "tokenizer": "", "parser": "", "output": "xml"}, None, 400, "output 'xml' is not one of conllu, "),
     ({"data": "1\tLe\n", "parser": ""}, None, 400, "data:1"),
-    ({"data": "x", "input": "vertical", "parser": ""}, None, 400, "input 'vertical'"),
+    ({"data": "x", "input": "xml", "parser": ""}, None, 400, "input 'xml'"),
+    ({"data": "x", "tokenizer": "normalized_spaces", "parser": ""}, None, 400, "tokenizer option 'normalized_spaces'"),
+    ({"data": "x", "model": "joint-xyz"}, None, 400, "no model 'joint-xyz'; this server has joint, joint-sud, joint-ud"),
     ({"data": "mot " * 61, "input": "horizontal", "parser": ""}, None, 413, "longer than this server's limit of 60"),
     ({"data": "a" * 30_000, "tokenizer": ""}, None, 413, "at most 20,000"),
     (None, b"data=%ff%fe&parser=", 400, ""),
@@ -156,3 +174,139 @@ def test_text_mostly_unknown_to_the_model_gets_a_warning_field(server):
     assert status == 200 and "unknown to the model" in json.loads(text)["warning"]
     status, text = _request(f"{server}/process", {"data": TEXT, "tokenizer": "", "parser": ""})
     assert status == 200 and "warning" not in json.loads(text)
+
+
+def test_each_scheme_is_a_model_and_names_match_by_prefix(server):
+    models = json.loads(_request(f"{server}/models")[1])
+    assert list(models["models"]) == ["joint", "joint-sud", "joint-ud"] and models["default_model"] == "joint"
+    results = {}
+    for name in ("joint", "joint-sud", "joint-ud", "joint-u", "jo"):
+        status, text = _request(f"{server}/process", {"data": TEXT, "model": name, "tokenizer": "", "parser": ""})
+        answer = json.loads(text)
+        assert status == 200
+        results[name] = (answer["model"], answer["result"])
+    assert results["joint"][1] == results["joint-sud"][1] == results["jo"][1] != results["joint-ud"][1]
+    assert results["joint-u"] == results["joint-ud"] and results["joint-u"][0] == "joint-ud"
+
+
+def test_without_a_tagger_the_inputs_tags_stay(server):
+    conllu = ("1\tLe\tLEMMA1\tX\tXP\tF=1\t_\t_\t_\t_\n2\tchat\tLEMMA2\tX\tXP\tF=2\t_\t_\t_\t_\n"
+              "3\tdort\tLEMMA3\tX\tXP\tF=3\t_\t_\t_\t_\n\n")
+    status, text = _request(f"{server}/process", {"data": conllu, "parser": ""})
+    rows = [line.split("\t") for line in json.loads(text)["result"].splitlines() if line]
+    assert status == 200 and [row[2:6] for row in rows] == [[f"LEMMA{k}", "X", "XP", f"F={k}"] for k in (1, 2, 3)]
+    assert all(row[6] != "_" for row in rows)  # parsed all the same
+    status, text = _request(f"{server}/process", {"data": conllu, "parser": "", "tagger": ""})
+    assert status == 200 and "\tNOUN\t" in json.loads(text)["result"]
+
+
+def test_udpipe_formats_crlf_nfc_get_and_cors(server):
+    ask = lambda **fields: json.loads(_request(f"{server}/process", fields)[1])["result"]  # noqa: E731
+    assert ask(data="Le chat dort .\n", input="horizontal", output="vertical") == "Le\nchat\ndort\n.\n\n"
+    assert ask(data="Le\nchat\ndort\n\nIl\npleut\n", input="vertical", output="horizontal") == "Le chat dort\nIl pleut\n"
+    crlf = "1\tIl\t_\t_\t_\t_\t_\t_\t_\t_\r\n2\tpleut\t_\t_\t_\t_\t_\t_\t_\t_\r\n\r\n"
+    assert ask(data=crlf, output="horizontal") == "Il pleut\n"
+    decomposed = "Les e\u0301le\u0300ves visitent le muse\u0301e."
+    assert ask(data=decomposed, tokenizer="", output="plaintext") == "Les élèves visitent le musée."
+    ranges = ask(data="Il pleut. Le chat dort.", tokenizer="ranges")
+    assert "TokenRange=0:2" in ranges and "TokenRange=10:12" in ranges
+    lines = ask(data="Il pleut. Le chat\nM. Dupont dort.", tokenizer="presegmented", output="horizontal")
+    assert lines.splitlines() == ["Il pleut . Le chat", "M. Dupont dort ."]
+    query = urllib.parse.urlencode({"data": TEXT, "tokenizer": "", "parser": ""})
+    request = urllib.request.Request(f"{server}/process?{query}", headers={"Origin": "https://example.org"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 200 and response.headers["Access-Control-Allow-Origin"] == "*"
+        assert json.loads(response.read())["result"].count("# text") == 2
+    for path, status in [("/nowhere", 404), ("/models?x=1", 200)]:
+        got, text = _request(f"{server}{path}")
+        assert got == status and (status == 200 or "error" in json.loads(text))
+    got, text = _request(f"{server}/render")  # GET where only POST is served
+    assert got == 405 and json.loads(text)["error"].startswith("GET /render")
+
+
+def test_long_inputs_are_parsed_in_batches_and_answered_whole(server, pipeline_model, monkeypatch):
+    from hetdep.service import app
+
+    text = " ".join([TEXT] * 100)  # 200 sentences, 1,400 words: 28 batches of 50 words
+    assert app.batches([s for s in hetdep.load(pipeline_model).tokenize(text)], 50)[0] != []
+    seen = []
+    work = app._work
+    monkeypatch.setattr(app, "BATCH_WORDS", 50)
+    monkeypatch.setattr(app, "_work", lambda job, batch: seen.append(len(batch)) or work(job, batch))
+    status, answer = _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "", "parser": ""})
+    assert status == 200 and len(seen) >= 25 and sum(seen) == 200
+    expected = hetdep.load(pipeline_model, quiet=True)(text).to_conllu("sud")
+    assert json.loads(answer)["result"] == expected
+
+
+PEER_CLIENT = SHARED_DATA.parent / "peers" / "udpipe2_client.py"
+
+
+@pytest.mark.skipif(not PEER_CLIENT.is_file(), reason=f"UDPipe 2's client is not at {PEER_CLIENT} (../shared/peers)")
+def test_udpipe2s_own_client_reaches_every_scheme_and_format(server, pipeline_model, tmp_path):
+    """UDPipe 2's client, unchanged (MPL 2.0, a test fixture in ../shared/peers, never copied here)."""
+    def client(*options: str, text: str = TEXT) -> str:
+        (tmp_path / "in.txt").write_text(text, encoding="utf-8", newline="")
+        done = subprocess.run([sys.executable, str(PEER_CLIENT), "--service", server, *options, str(tmp_path / "in.txt")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    listed = subprocess.run([sys.executable, str(PEER_CLIENT), "--service", server, "--list_models"],
+                            capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert listed == ["joint", "joint-sud", "joint-ud", "Default model: joint"]
+    expected = hetdep.load(pipeline_model, quiet=True)(TEXT)
+    everything = ("--tokenizer=", "--tagger=", "--parser=")
+    assert client(*everything) == expected.to_conllu("sud")
+    assert client("--model", "joint-ud", *everything) == expected.to_conllu("ud")
+    assert client("--model", "joint-u", *everything) == expected.to_conllu("ud")  # a prefix, as UDPipe 2 allows
+    assert client("--tokenizer=", "--output", "horizontal") == "".join(
+        " ".join(s.tree("sud").forms) + "\n" for s in expected)
+    assert client("--input", "horizontal", "--output", "vertical", text="Le chat dort .\r\n") == "Le\nchat\ndort\n.\n\n"
+    assert client("--tokenizer=presegmented;ranges", text="Il pleut. Le chat\nM. Dupont dort.").count("# text") == 2
+    crlf = expected.to_conllu("ud").replace("\n", "\r\n")
+    assert client("--model", "joint-ud", "--parser=", text=crlf).count("# text") == 2
+    (tmp_path / "in.txt").write_text(TEXT, encoding="utf-8")
+    failed = subprocess.run([sys.executable, str(PEER_CLIENT), "--service", server, "--model", "nope", str(tmp_path / "in.txt")],
+                            capture_output=True, text=True, timeout=60)
+    assert failed.returncode != 0 and "no model 'nope'" in failed.stderr
+
+
+def test_a_chunked_upload_past_the_limit_is_a_413(server):
+    import http.client
+
+    host, port = server.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    chunks = (b"data=" if k == 0 else b"mot+" * 250 for k in range(40))  # 39,005 bytes, no Content-Length
+    connection.request("POST", "/process", body=chunks, encode_chunked=True,
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    assert response.status == 413 and "more than 20,000 bytes" in json.loads(response.read())["error"]
+    connection.close()
+    assert _request(f"{server}/models")[0] == 200
+
+
+def test_the_work_of_a_client_that_went_away_stops(server, monkeypatch):
+    from hetdep.service import app
+
+    done = []
+    work = app._work
+
+    def slow_work(job, batch):
+        time.sleep(0.2)
+        done.append(len(batch))
+        return work(job, batch)
+
+    monkeypatch.setattr(app, "BATCH_WORDS", 10)
+    monkeypatch.setattr(app, "_work", slow_work)
+    body = urllib.parse.urlencode({"data": " ".join([TEXT] * 40), "tokenizer": "", "parser": ""}).encode()  # 80 batches
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as client:
+        client.sendall(b"POST /process HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                       + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        time.sleep(1.5)
+    time.sleep(1.0)
+    stopped_at = len(done)
+    time.sleep(1.5)
+    assert 0 < stopped_at < 40 and len(done) <= stopped_at + 1  # at most the batch at work when it went
+    assert _request(f"{server}/models")[0] == 200

@@ -16,9 +16,11 @@ from typing import Iterable, Iterator, Sequence
 
 from hetdep.api.document import Document, Sentence
 from hetdep.errors import HetdepError
+from hetdep.models.names import find_model
 from hetdep.models.parsing import ParseChoice, open_models, scheme_names, unknown_words_warning
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
+from hetdep.treebank.tags import WORD_COLUMNS
 
 
 def _unicode(text: str, what: str) -> str:
@@ -53,11 +55,11 @@ class UnknownWordsWarning(UserWarning):
 class Model:
     """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
 
-    def __init__(self, path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
+    def __init__(self, path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
                  quiet: bool = False):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
-        self.path = Path(path)
+        self.path = find_model(path)
         self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None
         self._options = {"beam": beam, "helper": helper}
@@ -90,30 +92,40 @@ class Model:
         """Parse sentences already split into words (a list of lists of strings)."""
         return self._parse(_from_tokens(tokens))
 
-    def tokenize(self, text: str) -> list[TreebankSentence]:
-        """Raw text split by the model's tokenizer into CoNLL-U sentences of words (no tags, no trees)."""
+    def tokenize(self, text: str, presegmented: bool = False, ranges: bool = False) -> list[TreebankSentence]:
+        """Raw text split by the model's tokenizer into CoNLL-U sentences of words (no tags, no
+        trees); ``presegmented``: one sentence a line; ``ranges``: ``TokenRange=START:END`` in MISC."""
         if self._models.tokenizer is None:
             raise HetdepError(f"{self.path} has no tokenizer: give tokens, model.parse(tokens=[['Le', 'chat', 'dort', '.']])")
-        return list(self._models.tokenizer.tokenize_document(_unicode(text, "text")))
+        return list(self._models.tokenizer.tokenize_document(_unicode(text, "text"), presegmented=presegmented,
+                                                             ranges=ranges))
 
     def tag(self, sentences: Iterable[TreebankSentence]) -> list[TreebankSentence]:
         """CoNLL-U sentences tagged by the model's tagger (unchanged if it has none)."""
         return list(self._models.tag(sentences))
 
-    def parse_sentences(self, sentences: Iterable[TreebankSentence]) -> Document:
-        """Parse CoNLL-U sentences (:mod:`hetdep.treebank.conllu`), tagged first by the model's tagger."""
-        return self._parse(sentences)
+    def parse_sentences(self, sentences: Iterable[TreebankSentence], keep_tags: bool = False) -> Document:
+        """Parse CoNLL-U sentences (:mod:`hetdep.treebank.conllu`), tagged first by the model's
+        tagger; ``keep_tags``: the trees keep the input's UPOS, XPOS, FEATS and LEMMA (as UDPipe 2
+        does when no tagger is asked for; the parse still reads the model's own tags)."""
+        if not keep_tags:
+            return self._parse(sentences)
+        sentences = list(sentences)
+        return self._parse(sentences, kept=sentences)
 
-    def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
+    def _parse(self, sentences: Iterable[TreebankSentence], kept: list[TreebankSentence] | None = None) -> Document:
         parsed = list(self._models.parse(sentences))
+        if kept is not None:
+            parsed = [_with_columns_of(given, result) for given, result in zip(kept, parsed, strict=True)]
         words = sum(len(pair[0] if self._models.pairs else pair) for pair in parsed)
-        warning = unknown_words_warning(self._unknown(parsed), words)
+        unknown = self._unknown(parsed)
+        warning = unknown_words_warning(unknown, words)
         found = [warning] if warning else []
         if warning and not self.quiet:
             warnings.warn(warning, UnknownWordsWarning, stacklevel=3)
         if self._models.pairs:
-            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes, found)
-        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1], found)
+            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes, found, unknown)
+        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1], found, unknown)
 
     def _unknown(self, parsed: list) -> int:
         """Words of these parses the model never saw in training (by its word vocabulary)."""
@@ -147,6 +159,16 @@ class Model:
         return f"Model({str(self.path)!r}, kind={self.kind!r}, schemes={self.schemes}, with={[p for p in parts if p]})"
 
 
+def _with_columns_of(given: TreebankSentence, parsed):
+    """A parse (one tree, or one per scheme) with the given sentence's word columns put back."""
+    def kept(tree: TreebankSentence) -> TreebankSentence:
+        for index in WORD_COLUMNS.values():
+            tree = tree.with_column(index, given.column(index))
+        return tree
+
+    return kept(parsed) if isinstance(parsed, TreebankSentence) else tuple(kept(tree) for tree in parsed)
+
+
 _WORKER: Model | None = None
 
 
@@ -159,9 +181,10 @@ def _parse_in_worker(texts: list[str]) -> list[Document]:
     return [_WORKER(text) for text in texts]
 
 
-def load(path: str | Path, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
+def load(path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
          quiet: bool = False) -> Model:
-    """Open a model directory from ``hetdep train`` (any kind); ``helper``: a second graph-based
+    """Open a model: a directory from ``hetdep train`` (any kind), an installed model package's
+    name, or (no argument) the model shipped with hetdep; ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
     ``threads``: sentences parsed at once (the same trees, faster on several cores); ``quiet``: no
     :class:`UnknownWordsWarning` when most words of a text are unknown to the model."""

@@ -40,6 +40,29 @@ def main():
     """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
 
 
+class ModelParam(click.ParamType):
+    """A model given by directory or by name (an installed model package, or the shipped model's
+    name), turned into its directory; a name nothing answers to is one error listing the installed models."""
+
+    name = "model"
+
+    def convert(self, value, param, ctx):
+        from hetdep.models.names import find_model
+
+        return str(find_model(value))
+
+
+MODEL = ModelParam()
+MODEL_HELP = "a model directory from 'hetdep train' or an installed model's name ('hetdep models')"
+
+
+def shipped_or(model_dir: str | None) -> str:
+    """The model to use: the one given, else the model shipped with hetdep."""
+    from hetdep.models.names import find_model
+
+    return model_dir if model_dir is not None else str(find_model(None))
+
+
 def refuse_options(given: dict[str, object], what: str) -> None:
     """Refuse every option in ``given`` (name -> value) that was set: none of them applies to ``what``."""
     used = [name for name, value in given.items() if value]

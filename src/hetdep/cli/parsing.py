@@ -9,6 +9,7 @@ from typing import Iterator
 
 import click
 
+from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.treebank.conllu import (
@@ -77,7 +78,7 @@ def _spooled_stdin() -> str:
 
 
 @click.command("parse")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Model directory from 'hetdep train'.")
+@click.option("--model", "model_dir", type=MODEL, help=f"The model: {MODEL_HELP}; by default the model shipped with hetdep (French, SUD + UD).")
 @click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
@@ -117,6 +118,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
 
     cluster = ClusterChoice(workers or 0, scheduler)
     cluster.check()
+    model_dir = shipped_or(model_dir)
     if read_kind(model_dir) == CONSTITUENCY:
         from hetdep.cli.app import refuse_options
         from hetdep.cli.constituency import parse_constituency
@@ -266,7 +268,7 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 
 
 @click.command("tag")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="Tagger directory from 'hetdep train-tagger', or a model from 'hetdep train' (its tagger, and its tokenizer for raw text).")
+@click.option("--model", "model_dir", required=True, type=MODEL, help="Tagger directory from 'hetdep train-tagger', or a model from 'hetdep train' (its tagger, and its tokenizer for raw text).")
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="What to tag ('-': standard input): CoNLL-U, tokenized or raw text (see --format).")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with the tagged columns replaced.")
 @click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
@@ -309,13 +311,14 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
 
 
 @click.command("tokenize")
-@click.option("--model", "model_dir", required=True, type=click.Path(file_okay=False), help="A model from 'hetdep train' (its tokenizer) or from 'hetdep train-tokenizer'.")
+@click.option("--model", "model_dir", type=MODEL, help="By default the shipped model's tokenizer; a model from 'hetdep train' (its tokenizer) or from 'hetdep train-tokenizer'.")
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="Raw UTF-8 text ('-': standard input); a blank line always ends a sentence.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U to write ('-': standard output): sentences with '# text', tokens, multiword tokens expanded into words, and the white space in MISC (SpaceAfter=No, SpacesAfter), so the text can be rebuilt.")
 def tokenize_command(model_dir, input_path, output_path):
     """Split raw text into sentences, tokens and words (no tags, no trees)."""
     from hetdep.models.parsing import load_tokenizer
 
+    model_dir = shipped_or(model_dir)
     tokenizer = load_tokenizer(model_dir)
     if tokenizer is None:
         raise HetdepError(f"{model_dir} has no tokenizer (a model trained from a file with '# text' comments has one)")
@@ -327,12 +330,13 @@ def tokenize_command(model_dir, input_path, output_path):
 
 
 @click.command("info")
-@click.argument("model_dir", metavar="MODEL", type=click.Path(file_okay=False))
+@click.argument("model_dir", metavar="[MODEL]", type=MODEL, required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def info_command(model_dir, as_json):
     """What a model is: its kind and schemes, what it reads, how and on what it was trained, its dev scores."""
     from hetdep.models.info import describe, summary
 
+    model_dir = shipped_or(model_dir)
     if as_json:
         click.echo(json.dumps(summary(model_dir), ensure_ascii=False))
         return

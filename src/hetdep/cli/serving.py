@@ -8,28 +8,33 @@ from hetdep.errors import HetdepError
 
 
 @click.command("serve")
-@click.option("--model", "models", multiple=True, required=True, metavar="NAME=DIR", help="A model to serve under a name; repeat for several (the first is the default).")
+@click.option("--model", "models", multiple=True, metavar="NAME=DIR|MODEL", help="A model to serve under a name (NAME=DIR), or an installed model under its own name; repeat for several (the first is the default). Without it: the model shipped with hetdep.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True, help="Port to listen on.")
 @click.option("--workers", type=click.IntRange(1), default=2, show_default=True, help="Parses run at most this many at a time, in threads beside the server's event loop.")
-@click.option("--max-bytes", type=click.IntRange(1), default=1 << 20, show_default=True, help="Largest request accepted (larger: 413).")
+@click.option("--max-bytes", type=click.IntRange(1), default=4 << 20, show_default=True, help="Largest request accepted, counted as it arrives (larger: 413); UDPipe 2's limit.")
 @click.option("--max-words", type=click.IntRange(1), default=250, show_default=True, help="Longest sentence accepted, in words (longer: 413).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds a request may parse (longer: 503).")
-def serve_command(models, host, port, workers, max_bytes, max_words, timeout):
-    """Serve models over HTTP: UDPipe 2's REST interface (GET /models, POST /process), POST /render
-    for pictures of the trees, and a web page at / to type text and see both trees."""
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds one batch of a request's work (about 2,000 words) may take (longer: 503).")
+@click.option("--max-queued", type=click.IntRange(1), default=64, show_default=True, help="Batches of work that may wait for a thread (more: 503, the server is busy).")
+def serve_command(models, host, port, workers, max_bytes, max_words, timeout, max_queued):
+    """Serve models over HTTP: UDPipe 2's REST interface (GET /models, GET or POST /process), POST
+    /render for pictures of the trees, and a web page at / to type text and see both trees."""
     import uvicorn
 
+    from hetdep.models.names import SHIPPED_NAME, find_model
     from hetdep.service.app import Limits, create_app
 
     named = {}
-    for item in models:
+    for item in models or [SHIPPED_NAME]:
         name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise HetdepError(f"--model {item!r}: give NAME=DIR")
+        if not sep:  # a model known by name
+            name, path = item, str(find_model(item))
+        if not name or not path:
+            raise HetdepError(f"--model {item!r}: give NAME=DIR or an installed model's name")
         if name in named:
             raise HetdepError(f"--model: the name {name!r} is given twice")
         named[name] = path
-    app = create_app(named, Limits(max_bytes=max_bytes, max_words=max_words, timeout=timeout, workers=workers))
+    app = create_app(named, Limits(max_bytes=max_bytes, max_words=max_words, timeout=timeout, workers=workers,
+                                   max_queued=max_queued))
     click.echo(f"serving {', '.join(named)} at http://{host}:{port}/ (Ctrl-C stops)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

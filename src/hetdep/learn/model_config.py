@@ -101,6 +101,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "options": (lambda v: isinstance(v, dict), "an object"),
     "multiword": (lambda v: isinstance(v, dict), "an object"),
     "decoder": (lambda v: v in ("mst", "eisner"), "mst or eisner"),
+    "quantized": (_strings, "a list of strings"),
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(

@@ -79,6 +79,20 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
         json.dump(config, out, ensure_ascii=False, indent=1)
 
 
+def compress_weights(directory: Path) -> None:
+    """Rewrite a part's weights.npz compressed (the same arrays, about a third of the size for a
+    perceptron's), and config.json with its new sha256: for models that are shipped rather than
+    loaded often."""
+    directory = Path(directory)
+    config = read_config(directory)
+    with np.load(directory / "weights.npz", allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    np.savez_compressed(directory / "weights.npz", **arrays)
+    config["weights_sha256"] = file_sha256(directory / "weights.npz")
+    with open(directory / "config.json", "w", encoding="utf-8") as out:
+        json.dump(config, out, ensure_ascii=False, indent=1)
+
+
 def file_sha256(path: Path) -> str:
     return sha256_hex(path.read_bytes())
 

@@ -113,15 +113,20 @@ class NeuralParser:
 
     # files
 
-    def save(self, directory: str | Path, **training_record) -> None:
-        """config.json (shape, vocabularies, training record) and weights.npz (every parameter, float32)."""
+    def save(self, directory: str | Path, *, quantize: bool = False, **training_record) -> None:
+        """config.json (shape, vocabularies, training record) and weights.npz (every parameter,
+        float32; ``quantize``: the large ones as 8-bit integers, compressed, a quarter the size)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         state = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in self.network.state_dict().items()}
-        np.savez(directory / "weights.npz", **state)
+        quantized = sorted(name for name, array in state.items() if quantize and _quantizable(array))
+        for name in quantized:
+            state[name], state[name + SCALE] = _quantized(state[name])
+        (np.savez_compressed if quantize else np.savez)(directory / "weights.npz", **state)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.network.shape.record(), "vocabularies": self.vocabularies.record(),
-                  "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record}
+                  "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
+                  **({"quantized": quantized} if quantized else {})}
         (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
 
     @classmethod
@@ -146,7 +151,14 @@ class NeuralParser:
         except (KeyError, TypeError, ValueError, RuntimeError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
         expected = network.state_dict()
-        arrays = read_arrays(directory, config, {name: ("f", tensor.dim()) for name, tensor in expected.items()})
+        quantized = config.get("quantized", [])
+        if not set(quantized) <= set(expected):
+            raise ModelFileError(f"{directory}/config.json: quantized names arrays the network does not have")
+        kinds = {name: ("i" if name in quantized else "f", tensor.dim()) for name, tensor in expected.items()}
+        arrays = read_arrays(directory, config, {**kinds, **{name + SCALE: ("f", tensor.dim() - 1)
+                                                             for name, tensor in expected.items() if name in quantized}})
+        for name in quantized:
+            arrays[name] = _dequantized(arrays[name], arrays.pop(name + SCALE), directory)
         for name, tensor in expected.items():
             if tuple(arrays[name].shape) != tuple(tensor.shape) or not np.isfinite(arrays[name]).all():
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
@@ -154,8 +166,32 @@ class NeuralParser:
         network.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
                                  for name, array in arrays.items()})
         record = {k: v for k, v in config.items()
-                  if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder")}
+                  if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
+                               "quantized")}
         return cls(network, vocabularies, record, decoder=config.get("decoder", "eisner"))
+
+
+SCALE = ".scale"  # a quantized array's companion: one scale per row (per vector along the last axis)
+QUANTIZED_FROM = 4096  # smaller arrays (biases, the character embeddings) stay float32
+
+
+def _quantizable(array: np.ndarray) -> bool:
+    return array.ndim >= 2 and array.size >= QUANTIZED_FROM
+
+
+def _quantized(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric 8-bit integers per row: each vector along the last axis is its int8 values times
+    one float32 scale (its largest magnitude / 127)."""
+    scale = np.abs(array).max(axis=-1) / 127
+    safe = np.where(scale > 0, scale, 1)[..., None]
+    return np.clip(np.rint(array / safe), -127, 127).astype(np.int8), scale.astype(np.float32)
+
+
+def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.ndarray:
+    if values.dtype != np.int8 or scale.shape != values.shape[:-1]:
+        raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array and its scales do not fit ({values.dtype}, "
+                             f"{values.shape}, scales {scale.shape})")
+    return values.astype(np.float32) * scale[..., None]
 
 
 def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:

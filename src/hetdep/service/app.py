@@ -1,45 +1,58 @@
 """hetdep over HTTP: UDPipe 2's REST interface, pictures, and a web page, on Starlette via FastAPI.
 
-``GET /models`` and ``POST /process`` take and give what UDPipe 2's service does (form or query
-fields ``data``, ``model``, ``tokenizer``, ``tagger``, ``parser``, ``input``, ``output``; a JSON
-answer whose ``result`` is CoNLL-U), so clients written for it work unchanged; a joint model's
-answer adds ``results``, every scheme's CoNLL-U, and ``result`` is the scheme named by the field
-``scheme`` (the model's first by default). ``POST /render`` answers the same request with an
-HTML page of the trees, and ``GET /`` is a page (a plain form, no script) where a person types
-text, sees both trees and downloads the CoNLL-U.
+``GET /models`` and ``GET``/``POST /process`` take and give what UDPipe 2's service does (form or
+query fields ``data``, ``model``, ``tokenizer``, ``tagger``, ``parser``, ``input``, ``output``; a
+JSON answer whose ``result`` is the output), so its own client works unchanged. Every scheme of a
+joint model is also served as a model of its own (``NAME-ud``), and a model name may be given by a
+prefix, as UDPipe 2 allows; ``results`` holds every scheme's output and the field ``scheme``
+chooses ``result``. ``POST /render`` answers with an HTML page of the trees, and ``GET /`` is a
+page (a plain form, no script) where a person types text, sees both trees and downloads the CoNLL-U.
 
-Models are loaded once, at start. Parsing runs in worker threads, at most ``workers`` at a time,
-never on the event loop; a request larger than ``max_bytes`` gets 413, a sentence longer than
-``max_words`` or a parse longer than ``timeout`` seconds an error; every error is JSON (or the
-page, for the page) with a 4xx status, so no input takes the server down.
+Models are loaded once, at start. A request's sentences are parsed in batches of about
+BATCH_WORDS words, each a unit of work for one of ``workers`` threads taken in order of arrival,
+so a short request waits for batches, never for a whole long request; ``timeout`` bounds each
+batch, a request whose client went away stops between batches, and no more than ``max_queued``
+batches wait at once (503 beyond). The body is counted while it is read (413 past
+``max_bytes``). Every error is the same JSON (or the page, for the page) with a 4xx/5xx status.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote, unquote_to_bytes
 
 import anyio
 from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException
 
 from hetdep.api.document import Document
 from hetdep.api.model import Model
 from hetdep.errors import HetdepError
+from hetdep.models.parsing import unknown_words_warning
+from hetdep.tokenizer.tokenizer import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
 
-INPUTS = ("conllu", "horizontal")  # UDPipe 2's names: CoNLL-U, or one tokenized sentence a line
+INPUTS = ("conllu", "horizontal", "vertical")  # UDPipe 2's names: CoNLL-U, one sentence a line, one word a line
+OUTPUTS = ("conllu", "horizontal", "vertical", "plaintext")
+TOKENIZER_OPTIONS = ("presegmented", "ranges")  # UDPipe 2's: one sentence a line; TokenRange in MISC
+BATCH_WORDS = 2000  # words a unit of work parses (about a second on one core)
+PAGE_READS = 4  # the page reads a body this many times the limit, to give back the text it refuses
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_bytes: int = 1 << 20
+    max_bytes: int = 4 << 20  # UDPipe 2's limit
     max_words: int = 250
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds for one batch of work
     workers: int = 2
+    max_queued: int = 64  # batches of work waiting for a thread
 
 
 class RequestError(Exception):
@@ -49,8 +62,40 @@ class RequestError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class Served:
+    """A name the service answers to: a loaded model and the scheme its ``result`` is."""
+
+    name: str
+    model: Model
+    scheme: str
+
+
+def served_names(loaded: dict[str, Model]) -> dict[str, Served]:
+    """Every model under its name (its first scheme), and each scheme of a joint one as NAME-SCHEME."""
+    served = {}
+    for name, model in loaded.items():
+        served[name] = Served(name, model, model.schemes[0])
+        if len(model.schemes) > 1:
+            served.update({f"{name}-{scheme}": Served(f"{name}-{scheme}", model, scheme) for scheme in model.schemes})
+    return served
+
+
+def choose_model(served: dict[str, Served], requested: str) -> Served:
+    """The model a request names: by its whole name, else the first whose name starts with it (UDPipe 2's prefixes)."""
+    if requested in served:
+        return served[requested]
+    for name, model in served.items():
+        if requested and name.startswith(requested):
+            return model
+    raise RequestError(400, f"no model {requested!r}; this server has {', '.join(served)}")
+
+
 def _sentences_from(data: str, input_format: str) -> list[Sentence]:
-    """CoNLL-U or tokenized text sent in a request, read by the same readers as files (errors name ``data:LINE``)."""
+    """CoNLL-U, horizontal or vertical text sent in a request, read by the same readers as files
+    (errors name ``data:LINE``); vertical text (one word a line) is read as horizontal text."""
+    if input_format == "vertical":
+        data = "\n".join(" ".join(block.split("\n")) for block in data.strip("\n").split("\n\n")) + "\n"
     descriptor, path = tempfile.mkstemp(prefix=".hetdep-request.")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
@@ -80,53 +125,131 @@ def _check_utf8(query: bytes, body: bytes, content_type: str) -> None:
 
 
 @dataclass(frozen=True)
+class Job:
+    """What a request asks, checked before any work: the model, the scheme of ``result``, the steps."""
+
+    served: Served
+    scheme: str
+    data: str
+    input: str
+    output: str
+    tokenizer: tuple[str, ...] | None  # None: the input is not raw text
+    tagger: bool
+    parser: bool
+
+
+def job_of(fields: dict, served: dict[str, Served], default: str) -> Job:
+    if "data" not in fields:
+        raise RequestError(400, "the request has no 'data' field: send the text or CoNLL-U to process as the form "
+                                "field (or query field) 'data'")
+    chosen = choose_model(served, fields.get("model") or default)
+    scheme = fields.get("scheme", chosen.scheme)
+    if scheme not in chosen.model.schemes:
+        raise RequestError(400, f"no scheme {scheme!r}: model {chosen.name!r} gives {', '.join(chosen.model.schemes)}")
+    input_format, output = fields.get("input", "conllu"), fields.get("output", "conllu")
+    if input_format not in INPUTS and "tokenizer" not in fields:
+        raise RequestError(400, f"input {input_format!r} is not one of {', '.join(INPUTS)} (or send 'tokenizer' for raw text)")
+    if output not in OUTPUTS:
+        raise RequestError(400, f"output {output!r} is not one of {', '.join(OUTPUTS)}")
+    tokenizer = None
+    if "tokenizer" in fields:
+        tokenizer = tuple(option for option in fields["tokenizer"].replace(",", ";").split(";") if option.strip())
+        unknown = [option for option in tokenizer if option not in TOKENIZER_OPTIONS]
+        if unknown:
+            raise RequestError(400, f"tokenizer option {unknown[0]!r} is not one of {', '.join(TOKENIZER_OPTIONS)}")
+    # Text as one form of Unicode (NFC, as the treebanks are) with Unix line ends.
+    data = unicodedata.normalize("NFC", fields["data"].replace("\r\n", "\n"))
+    return Job(chosen, scheme, data, input_format, output, tokenizer, "tagger" in fields, "parser" in fields)
+
+
+def _written(trees: list[Sentence], output: str) -> str:
+    """Sentences in one of UDPipe 2's output formats."""
+    if output == "conllu":
+        return "".join(tree.to_text() for tree in trees)
+    if output == "horizontal":
+        return "".join(" ".join(tree.forms) + "\n" for tree in trees)
+    if output == "vertical":
+        return "".join("".join(form + "\n" for form in tree.forms) + "\n" for tree in trees)
+    return rebuild_text(trees)
+
+
+@dataclass
 class Outcome:
-    conllu: dict[str, str]  # per scheme
+    results: dict[str, str]  # per scheme, in the output format asked for
     document: Document | None  # when parsed
 
 
-def _process(model: Model, fields: dict, limits: Limits) -> Outcome:
-    """What one request asks of a model (run in a worker thread)."""
-    data = fields.get("data", "")
-    if "tokenizer" in fields:
-        sentences = model.tokenize(data)
+def _read(job: Job, limits: Limits) -> list[Sentence]:
+    """The request's sentences (run in a worker thread: tokenizing a long text takes seconds)."""
+    if job.tokenizer is not None:
+        sentences = job.served.model.tokenize(job.data, presegmented="presegmented" in job.tokenizer,
+                                              ranges="ranges" in job.tokenizer)
     else:
-        input_format = fields.get("input", "conllu")
-        if input_format not in INPUTS:
-            raise RequestError(400, f"input {input_format!r} is not one of {', '.join(INPUTS)} (or send 'tokenizer' for raw text)")
-        sentences = _sentences_from(data, input_format)
+        sentences = _sentences_from(job.data, job.input)
     for sentence in sentences:
         if len(sentence) > limits.max_words:
             raise RequestError(413, f"a sentence of {len(sentence)} words (sent_id {sentence.sent_id}) is longer than "
                                     f"this server's limit of {limits.max_words}")
-    if "parser" not in fields:
-        tagged = model.tag(sentences) if "tagger" in fields else sentences
-        return Outcome({model.schemes[0]: "".join(s.to_text() for s in tagged)}, None)
-    document = model.parse_sentences(sentences)
-    return Outcome({scheme: document.to_conllu(scheme) for scheme in document.schemes}, document)
+    return sentences
+
+
+def _work(job: Job, batch: list[Sentence]) -> Document | list[Sentence]:
+    """One batch of a request's sentences tagged or parsed (run in a worker thread)."""
+    model = job.served.model
+    if job.parser:
+        return model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
+    return model.tag(batch) if job.tagger else batch
+
+
+def batches(sentences: list[Sentence], words: int | None = None) -> list[list[Sentence]]:
+    """Consecutive sentences in batches of about ``words`` words (BATCH_WORDS; one sentence at least)."""
+    words = words or BATCH_WORDS
+    cut, current, count = [], [], 0
+    for sentence in sentences:
+        if current and count + len(sentence) > words:
+            cut.append(current)
+            current, count = [], 0
+        current.append(sentence)
+        count += len(sentence)
+    return cut + ([current] if current else [])
 
 
 def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
-    """The service for ``models`` (name -> model directory), loaded now; the first is the default."""
+    """The service for ``models`` (name -> model directory or installed model's name), loaded now;
+    the first is the default."""
     if not models:
         raise HetdepError("give at least one model: --model NAME=DIR")
     loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
+    served = served_names(loaded)
     default = next(iter(loaded))
-    pool = anyio.CapacityLimiter(limits.workers)
+    pool = anyio.CapacityLimiter(limits.workers)  # waiters are served in order of arrival
+    queued = [0]  # batches waiting for a thread
     app = FastAPI(title="hetdep", description="Heterogeneous dependency parsing; UDPipe 2's REST interface.")
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"])
 
-    async def fields_of(request: Request) -> dict:
+    async def body_of(request: Request, limit: int) -> bytes:
+        """The body, counted as it arrives: past ``limit`` bytes, 413 without reading the rest."""
         length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > limits.max_bytes:
+        if length is not None and length.isdigit() and int(length) > limit:
             raise RequestError(413, f"the request has {int(length):,} bytes; this server takes at most {limits.max_bytes:,}")
-        body = await request.body()
-        if len(body) > limits.max_bytes:
-            raise RequestError(413, f"the request has {len(body):,} bytes; this server takes at most {limits.max_bytes:,}")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise RequestError(413, f"the request has more than {limits.max_bytes:,} bytes; this server takes at "
+                                        f"most {limits.max_bytes:,}")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def fields_of(request: Request, body: bytes) -> dict:
         _check_utf8(request.scope.get("query_string", b""), body, request.headers.get("content-type", ""))
         fields = dict(request.query_params)
         if body:
+            async def replay():
+                return {"type": "http.request", "body": body, "more_body": False}
+
             try:
-                form = await request.form()
+                form = await Request(request.scope, replay).form()
             except Exception as error:  # a malformed form body: the client's mistake, said in one line
                 raise RequestError(400, f"the request body is not a form: {error}") from None
             try:
@@ -136,66 +259,89 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
                 raise RequestError(400, f"a form field is not UTF-8: {error}") from None
         return fields
 
-    async def run(fields: dict):
-        if "data" not in fields:
-            raise RequestError(400, "the request has no 'data' field: send the text or CoNLL-U to process as the form "
-                                    "field (or query field) 'data'")
-        name = fields.get("model", default)
-        if name not in loaded:
-            raise RequestError(400, f"no model {name!r}; this server has {', '.join(loaded)}")
-        if fields.get("output", "conllu") != "conllu":
-            raise RequestError(400, f"output {fields['output']!r}: this server writes conllu")
-        with anyio.fail_after(limits.timeout):
-            result = await anyio.to_thread.run_sync(_process, loaded[name], fields, limits, limiter=pool, abandon_on_cancel=True)
-        return name, result
+    async def in_thread(function, *arguments):
+        """One unit of work on a worker thread, in turn; it is never abandoned, so the threads
+        at work never outnumber ``workers`` (a batch past the timeout ends, then 503)."""
+        if queued[0] >= limits.max_queued:
+            raise RequestError(503, f"the server is busy ({queued[0]} batches of work waiting): try again later")
+        queued[0] += 1
+        waiting = True
+        try:
+            async with pool:
+                queued[0], waiting = queued[0] - 1, False
+                with anyio.fail_after(limits.timeout):
+                    return await anyio.to_thread.run_sync(function, *arguments, abandon_on_cancel=False)
+        finally:
+            if waiting:  # cancelled while it waited
+                queued[0] -= 1
+
+    async def run(job: Job, request: Request) -> Outcome | None:
+        """The job's outcome; None when the client went away (the work stops between batches)."""
+        sentences = await in_thread(_read, job, limits)
+        done = []
+        for batch in batches(sentences):
+            if await request.is_disconnected():
+                return None
+            done.append(await in_thread(_work, job, batch))
+        if not job.parser:
+            trees = [tree for part in done for tree in part]
+            return Outcome({job.served.model.schemes[0]: _written(trees, job.output)}, None)
+        schemes = job.served.model.schemes
+        words = sum(len(sentence) for sentence in sentences)
+        unknown = sum(part.unknown_words for part in done)
+        warning = unknown_words_warning(unknown, words)
+        document = Document([sentence for part in done for sentence in part], schemes, [warning] if warning else [], unknown)
+        trees = {scheme: [sentence.tree(scheme) for sentence in document] for scheme in schemes}
+        return Outcome({scheme: _written(trees[scheme], job.output) for scheme in schemes}, document)
 
     def error_response(error: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(error)}, status_code=getattr(error, "status", status))
 
-    async def answer(fields: dict) -> tuple[str, Outcome] | JSONResponse:
-        """The outcome of a request, or the error response to send instead."""
+    async def answer(request: Request, fields: dict | None = None) -> tuple[Job, Outcome] | JSONResponse | None:
+        """The job and outcome of a request, the error response to send instead, or None (client gone)."""
         try:
-            return await run(fields)
+            if fields is None:
+                fields = await fields_of(request, await body_of(request, limits.max_bytes))
+            job = job_of(fields, served, default)
+            outcome = await run(job, request)
+            return None if outcome is None else (job, outcome)
         except RequestError as error:
             return error_response(error)
         except (HetdepError, UnicodeDecodeError) as error:
             return error_response(error, 400)
         except TimeoutError:
-            return error_response(RequestError(503, f"parsing took longer than this server's limit of {limits.timeout:g} s"))
+            return error_response(RequestError(503, f"a batch of work took longer than this server's limit of "
+                                                    f"{limits.timeout:g} s"))
 
-    async def answer_request(request: Request) -> tuple[str, Outcome] | JSONResponse:
-        try:
-            fields = await fields_of(request)
-        except RequestError as error:
-            return error_response(error)
-        return await answer(fields)
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException):  # 404, 405: the same JSON as every error
+        return JSONResponse({"error": f"{request.method} {request.url.path}: {error.detail}"}, status_code=error.status_code)
 
     @app.get("/models")
     async def models_route():
-        return {"models": {name: ["tokenizer", "tagger", "parser"] if m.has_tokenizer else ["tagger", "parser"]
-                           for name, m in loaded.items()},
+        return {"models": {name: (["tokenizer"] if m.model.has_tokenizer else []) + ["tagger", "parser"]
+                           for name, m in served.items()},
                 "default_model": default,
-                "schemes": {name: list(m.schemes) for name, m in loaded.items()}}
+                "schemes": {name: list(m.model.schemes) for name, m in served.items()}}
 
-    @app.post("/process")
+    @app.api_route("/process", methods=["GET", "POST"])
     async def process_route(request: Request):
-        answered = await answer_request(request)
-        if isinstance(answered, JSONResponse):
-            return answered
-        name, outcome = answered
-        scheme = (await fields_of(request)).get("scheme", next(iter(outcome.conllu)))
-        if scheme not in outcome.conllu:
-            return error_response(RequestError(400, f"no scheme {scheme!r}: model {name!r} gives {', '.join(outcome.conllu)}"))
-        answer = {"model": name, "acknowledgements": ["hetdep"], "result": outcome.conllu[scheme], "results": outcome.conllu}
+        answered = await answer(request)
+        if answered is None or isinstance(answered, JSONResponse):
+            return answered if answered is not None else JSONResponse({"error": "the client went away"}, status_code=499)
+        job, outcome = answered
+        scheme = job.scheme if job.parser else next(iter(outcome.results))
+        reply = {"model": job.served.name, "acknowledgements": ["hetdep"], "result": outcome.results[scheme],
+                 "results": outcome.results}
         if outcome.document is not None and outcome.document.warnings:
-            answer["warning"] = " ".join(outcome.document.warnings)
-        return answer
+            reply["warning"] = " ".join(outcome.document.warnings)
+        return reply
 
     @app.post("/render")
     async def render_route(request: Request):
-        answered = await answer_request(request)
-        if isinstance(answered, JSONResponse):
-            return answered
+        answered = await answer(request)
+        if answered is None or isinstance(answered, JSONResponse):
+            return answered if answered is not None else JSONResponse({"error": "the client went away"}, status_code=499)
         outcome = answered[1]
         if outcome.document is None:
             return error_response(RequestError(400, "/render draws trees: send 'parser' too"))
@@ -207,17 +353,25 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
 
     @app.post("/", response_class=HTMLResponse)
     async def page_submit(request: Request):
-        try:
-            fields = await fields_of(request)
+        try:  # read past the limit, to give the text back with the error
+            body = await body_of(request, PAGE_READS * limits.max_bytes)
+            fields = await fields_of(request, body)
         except RequestError as error:
-            return HTMLResponse(_page(list(loaded), default, "", None, error.message), status_code=error.status)
+            return HTMLResponse(_page(list(loaded), default, "", None, error.message + " (the text was too large "
+                                      "to give back)" if error.status == 413 else error.message), status_code=error.status)
         text, name = fields.get("data", ""), fields.get("model", default)
+        if len(body) > limits.max_bytes:
+            return HTMLResponse(_page(list(loaded), name, text, None, f"The text has {len(body):,} bytes; this server "
+                                      f"takes at most {limits.max_bytes:,}."), status_code=413)
         if not text.strip():
             return HTMLResponse(_page(list(loaded), name, text, None, "Type some text first."), status_code=400)
-        answered = await answer(fields | {"tokenizer": "", "parser": ""})
+        answered = await answer(request, fields | {"tokenizer": "", "tagger": "", "parser": ""})
+        if answered is None:
+            return HTMLResponse("", status_code=499)
         if isinstance(answered, JSONResponse):
-            message = answered.body.decode("utf-8")
-            return HTMLResponse(_page(list(loaded), name, text, None, message), status_code=answered.status_code)
+            message = json.loads(answered.body)["error"]
+            return HTMLResponse(_page(list(loaded), name, text, None, message[:1].upper() + message[1:] + "."),
+                                status_code=answered.status_code)
         return HTMLResponse(_page(list(loaded), name, text, answered[1], ""))
 
     return app
@@ -228,7 +382,8 @@ def _page(names: list[str], chosen: str, text: str, outcome: Outcome | None, err
     options = "".join(f'<option{" selected" if n == chosen else ""}>{escape(n)}</option>' for n in names)
     parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>hetdep</title><style>"
              "body{font-family:sans-serif;margin:1.5em;max-width:100%} textarea{width:100%;max-width:60em;height:6em}"
-             " figure{margin:0 0 1.5em;overflow-x:auto} .error{color:#b00}</style></head><body>",
+             " figure{margin:0 0 1.5em;max-width:100%;overflow-x:auto} figure svg{display:block}"
+             " figcaption{margin-bottom:.3em} .error{color:#b00}</style></head><body>",
              "<h1>hetdep</h1><p>Type or paste text; both schemes' trees are drawn, one above the words, one below.</p>",
              f'<form method="post" action="/"><textarea name="data" id="data">{escape(text)}</textarea><br>'
              f'<label>Model <select name="model" id="model">{options}</select></label> '
@@ -236,9 +391,10 @@ def _page(names: list[str], chosen: str, text: str, outcome: Outcome | None, err
     if error:
         parts.append(f'<p class="error" id="error">{escape(error)}</p>')
     if outcome is not None:
-        for scheme, conllu in outcome.conllu.items():
+        for scheme, conllu in outcome.results.items():
             parts.append(f'<p><a id="download-{escape(scheme)}" download="hetdep-{escape(scheme)}.conllu" '
                          f'href="data:text/plain;charset=utf-8,{quote(conllu)}">Download the {escape(scheme)} CoNLL-U</a></p>')
-        parts += [f"<figure>{sentence.render()}</figure>" for sentence in outcome.document]
+        parts += [f"<figure><figcaption>{escape(sentence.text or ' '.join(w.form for w in sentence.words))}</figcaption>"
+                  f"{sentence.render()}</figure>" for sentence in outcome.document]
     parts.append("</body></html>")
     return "".join(parts)

@@ -38,6 +38,7 @@ KIND = "tokenizer"
 MAX_TOKENS = 250
 MAX_BUCKETS_LOG2 = 26
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+_LINE_END = re.compile(r"\n")  # presegmented text: every line one sentence
 _ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
 _UNESCAPE = re.compile(r"\\(s|t|n|r|p|\\|u[0-9A-Fa-f]{4})")
 
@@ -304,15 +305,20 @@ class Tokenizer:
 
     # tokenizing
 
-    def tokenize(self, text: str, *, first_id: int = 1) -> list[Sentence]:
+    def tokenize(self, text: str, *, first_id: int = 1, presegmented: bool = False, ranges: bool = False,
+                 offset: int = 0) -> list[Sentence]:
         """Sentences of tokens and words (no tags, no heads) covering every character of ``text``
-        (white space before the first token is kept as its ``SpacesBefore``)."""
+        (white space before the first token is kept as its ``SpacesBefore``). ``presegmented``:
+        each line is one sentence (UDPipe's option of that name); ``ranges``: each token's
+        characters in MISC as ``TokenRange=START:END`` (counted from ``offset``)."""
         if not text.strip():
             return []
         arrays = char_arrays(text)
         labels, scores = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes,
                                               arrays.chunk_start, arrays.chunk_end, self.weights)
-        for match in _BLANK_LINE.finditer(text):  # a blank line ends a sentence
+        if presegmented:
+            labels[labels == SENTENCE_END] = TOKEN_END
+        for match in (_LINE_END if presegmented else _BLANK_LINE).finditer(text):  # a blank line ends a sentence
             before = match.start() - 1
             while before >= 0 and labels[before] < 0:
                 before -= 1
@@ -329,28 +335,34 @@ class Tokenizer:
         for last in sentence_ends:
             sentences.append(self._sentence(text, starts[first:last + 1], ends[first:last + 1] + 1,
                                              next_start=starts[last + 1] if last + 1 < len(starts) else n,
-                                             at_start=first == 0, sent_id=first_id + len(sentences)))
+                                             at_start=first == 0, sent_id=first_id + len(sentences),
+                                             offset=offset if ranges else None))
             first = last + 1
         return sentences
 
-    def tokenize_document(self, text: str, block: int = 1 << 20) -> Iterator[Sentence]:
+    def tokenize_document(self, text: str, block: int = 1 << 20, presegmented: bool = False,
+                          ranges: bool = False) -> Iterator[Sentence]:
         """:meth:`tokenize` over a long text, a block of about ``block`` characters at a time, each
-        cut after a blank line (where a sentence ends anyway), so memory follows the block."""
+        cut after a blank line (where a sentence ends anyway; a line end when ``presegmented``),
+        so memory follows the block."""
         start, sent_id = 0, 1
+        boundary = _LINE_END if presegmented else _BLANK_LINE
         while start < len(text):
-            cut = _BLANK_LINE.search(text, start + block) if len(text) - start > block else None
+            cut = boundary.search(text, start + block) if len(text) - start > block else None
             end = cut.end() if cut else len(text)
-            sentences = self.tokenize(text[start:end], first_id=sent_id)
+            sentences = self.tokenize(text[start:end], first_id=sent_id, presegmented=presegmented, ranges=ranges,
+                                      offset=start)
             yield from sentences
             sent_id += len(sentences)
             start = end
 
-    def _sentence(self, text: str, starts, ends, next_start: int, at_start: bool, sent_id: int) -> Sentence:
+    def _sentence(self, text: str, starts, ends, next_start: int, at_start: bool, sent_id: int,
+                  offset: int | None = None) -> Sentence:
         forms = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
         expansions = self.multiword.expand(forms)
         rows, word_rows, number = [], [], 1
         for k, (form, words) in enumerate(zip(forms, expansions)):
-            misc = []
+            misc = [] if offset is None else [f"TokenRange={offset + int(starts[k])}:{offset + int(ends[k])}"]
             if k == 0 and at_start and starts[0] > 0:
                 misc.append("SpacesBefore=" + _escape(text[:starts[0]]))
             gap = text[ends[k]:starts[k + 1] if k + 1 < len(forms) else next_start]

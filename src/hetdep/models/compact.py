@@ -1,0 +1,41 @@
+"""A model made small enough to ship: the neural network's large arrays quantized to 8-bit
+integers, every other part's weights compressed; the trees nearly the same (measured on
+fr-sequoia in docs/models.md)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hetdep.errors import HetdepError
+from hetdep.learn.model_files import compress_weights, read_kind
+from hetdep.learn.checkpoint import STATE
+from hetdep.models import NEURAL
+
+
+def compact_model(source: str | Path, target: str | Path) -> Path:
+    """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
+    written whole or not at all); returns ``target``."""
+    from hetdep.models.info import summary
+
+    source, target = Path(source), Path(target)
+    if target.exists():
+        raise HetdepError(f"{target} exists: give a new folder for the compact model")
+    if not target.parent.is_dir():
+        raise HetdepError(f"{target}: the folder {target.parent} does not exist")
+    summary(source)  # only a model that loads is made small
+    with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
+        copy = Path(staging) / "model"
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns(STATE))
+        for config in sorted(copy.rglob("config.json")):
+            part = config.parent
+            if read_kind(part) == NEURAL:
+                from hetdep.neural.parser import NeuralParser
+
+                NeuralParser.load(part).save(part, quantize=True)
+            else:
+                compress_weights(part)
+        summary(copy)
+        copy.rename(target)
+    return target

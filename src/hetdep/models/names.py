@@ -1,0 +1,97 @@
+"""Models found by name: a model directory, a model package installed with pip (``hetdep package``
+builds them; they announce themselves in the entry-point group ``hetdep.models``), or the model
+shipped inside hetdep, which parses when no model is named at all.
+
+A path that exists always wins over a name, so scripts that name directories keep working.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import metadata, resources
+from pathlib import Path
+
+import hetdep
+from hetdep.errors import HetdepError
+
+ENTRY_POINTS = "hetdep.models"
+SHIPPED_NAME = "fr-sequoia"  # French Sequoia, SUD + UD: bundled in the package (samples/model)
+NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # a model's name: also the package's (hetdep-model-NAME)
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    """A model hetdep can find by name: where it lies and where it comes from."""
+
+    name: str
+    path: Path
+    source: str  # "shipped" or the distribution "hetdep-model-NAME VERSION"
+    hetdep_version: str  # the hetdep that built it
+
+
+def shipped_model_path() -> Path:
+    return Path(str(resources.files("hetdep") / "samples" / "model"))
+
+
+def shipped_model() -> NamedModel | None:
+    """The model inside hetdep's package, when this copy of hetdep carries it."""
+    path = shipped_model_path()
+    if not (path / "config.json").is_file():
+        return None
+    return NamedModel(SHIPPED_NAME, path, "shipped with hetdep", hetdep.__version__)
+
+
+def installed_models() -> list[NamedModel]:
+    """Every model package installed, by name; a broken or foreign one is refused in one line."""
+    found = []
+    for entry in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+        found.append(_package_model(entry))
+    return found
+
+
+def _package_model(entry: metadata.EntryPoint) -> NamedModel:
+    where = f"model package '{entry.name}'" + (f" ({entry.dist.name} {entry.dist.version})" if entry.dist else "")
+    try:
+        module = entry.load()
+        path = Path(module.MODEL)
+        built_by = str(module.HETDEP_VERSION)
+    except Exception as error:  # an installed package's import can fail in any way: one line says which
+        raise HetdepError(f"{where} is broken ({type(error).__name__}: {error}): reinstall it") from None
+    if _minor(built_by) != _minor(hetdep.__version__):
+        raise HetdepError(f"{where} was built for hetdep {built_by}, and this is hetdep {hetdep.__version__}: "
+                          f"install the package built for this version (or rebuild it with 'hetdep package')")
+    if not (path / "config.json").is_file():
+        raise HetdepError(f"{where} is broken: {path} holds no model (reinstall it)")
+    source = f"{entry.dist.name} {entry.dist.version}" if entry.dist else "installed package"
+    return NamedModel(entry.name, path, source, built_by)
+
+
+def _minor(version: str) -> tuple[str, ...]:
+    """The part of a version that must agree (major.minor): hetdep 0.x changes its model files between minor versions."""
+    return tuple(version.split(".")[:2])
+
+
+def available_models() -> list[NamedModel]:
+    """What ``hetdep models`` lists: the shipped model first, then the installed packages."""
+    shipped = shipped_model()
+    return ([shipped] if shipped else []) + installed_models()
+
+
+def find_model(name_or_path: str | Path | None) -> Path:
+    """The model directory a name or path means; ``None``: the shipped model."""
+    if name_or_path is None:
+        shipped = shipped_model()
+        if shipped is None:
+            raise HetdepError("this copy of hetdep carries no shipped model: give a model (--model DIR or NAME)")
+        return shipped.path
+    path = Path(name_or_path)
+    if path.exists() or not NAME.fullmatch(str(name_or_path)):
+        return path  # a directory, or what cannot be a name: the model loaders say what is wrong with it
+    if name_or_path == SHIPPED_NAME and shipped_model() is not None:
+        return shipped_model_path()
+    for entry in metadata.entry_points(group=ENTRY_POINTS, name=str(name_or_path)):
+        return _package_model(entry).path
+    names = [model.name for model in available_models()]
+    raise HetdepError(f"no model directory or installed model named '{name_or_path}'; "
+                      + (f"installed: {', '.join(names)}" if names else "no model is installed (hetdep models)"))

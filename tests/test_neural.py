@@ -82,8 +82,8 @@ def test_quantized_it_is_a_quarter_the_size_and_parses_nearly_the_same(joint_res
     size = lambda name: (tmp_path / name / "weights.npz").stat().st_size  # noqa: E731
     assert size("small") < 0.4 * size("full")
     loaded = NeuralParser.load(tmp_path / "small")
-    original = joint_result.parser.network.state_dict()["encoder.weight_ih_l0"].numpy()
-    restored = loaded.network.state_dict()["encoder.weight_ih_l0"].numpy()
+    original = joint_result.parser.arrays["encoder.weight_ih_l0"]
+    restored = loaded.arrays["encoder.weight_ih_l0"]
     assert np.all(np.abs(original - restored) <= steps[:, None] / 2 + 1e-7)
     sentences = _pair("dev")[0]
     same = total = 0
@@ -109,11 +109,57 @@ def test_a_quantized_array_that_does_not_fit_its_scales_is_refused(joint_result,
         NeuralParser.load(tmp_path / "m")
 
 
+def test_the_numpy_forward_pass_is_the_pytorch_networks(joint_result):
+    """Parsing runs the network in NumPy (hetdep.neural.inference): the same numbers as the
+    PyTorch network that was trained, within float32 rounding; the shapes it checks files
+    against are the network's."""
+    import numpy as np
+
+    from hetdep.neural.network import Network
+
+    parser = joint_result.parser
+    network = Network(parser.shape)
+    network.load_state_dict({name: torch.from_numpy(array) for name, array in parser.arrays.items()})
+    network.eval()
+    assert {name: tuple(t.shape) for name, t in network.state_dict().items()} == parser.shape.arrays()
+    batch = parser.encoder.batch([_pair("dev", 40)[0]])
+    tensors = batch.tensors()
+    with torch.inference_mode():
+        encoded = network.encode(tensors.words, tensors.types, tensors.chars, tensors.char_lengths, tensors.lengths)
+        arcs = [head.arc_scores(encoded).log_softmax(-1).double().numpy() for head in network.schemes]
+        tags = network.taggers[0](encoded).argmax(-1).numpy()
+        heads = torch.from_numpy(np.zeros(batch.words.shape, dtype=np.int64))
+        labels = network.schemes[1].label_scores(encoded, heads).argmax(-1).numpy()
+    mine = parser.network.encode(batch)
+    assert np.abs(mine - encoded.numpy()).max() < 1e-4
+    for scheme in range(2):
+        assert np.abs(parser.network.arc_scores(mine, scheme) - arcs[scheme]).max() < 1e-3
+    valid = np.arange(batch.words.shape[1])[None, :] < batch.lengths[:, None]
+    assert (parser.network.tags(mine)[0] == tags)[valid].mean() > 0.99
+    assert (parser.network.labels(mine, 1, heads.numpy()) == labels)[valid].mean() > 0.99
+
+
+def test_a_saved_model_parses_without_pytorch(joint_result, tmp_path):
+    import subprocess
+    import sys
+
+    joint_result.parser.save(tmp_path / "m")
+    script = ("import sys; sys.modules['torch'] = None\n"  # import torch now fails
+              "from hetdep.neural.parser import NeuralParser\n"
+              "from hetdep.treebank.conllu import read_conllu\n"
+              f"parser = NeuralParser.load({str(tmp_path / 'm')!r})\n"
+              f"for pair in parser.parse(read_conllu({str(SAMPLES / 'dev.ud.conllu')!r})): print(pair[1].to_text(), end='')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = "".join(pair[1].to_text() for pair in joint_result.parser.parse(read_conllu(SAMPLES / "dev.ud.conllu")))
+    assert done.stdout == expected
+
+
 def test_a_fixed_seed_gives_the_same_model():
     options = NeuralOptions(epochs=2, hidden=16, layers=1, threads=1, batch_words=300)
     one, two = (train_neural(_pair("train", 50)[:1], [], options) for _ in range(2))
-    for (name, a), (_, b) in zip(one.parser.network.state_dict().items(), two.parser.network.state_dict().items()):
-        assert torch.equal(a, b), name
+    for (name, a), (_, b) in zip(one.parser.arrays.items(), two.parser.arrays.items()):
+        assert (a == b).all(), name
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -194,8 +240,8 @@ def test_pretrained_vectors_start_the_word_embeddings_and_bad_files_are_named(tm
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("3 4\nle 0.5 0.25 -1 2\nchat 1 1 1 1\nLe 9 9 9 9\n", encoding="utf-8")
     options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(vectors))
-    network = train_neural(_pair("train", 30)[:1], [], options).parser.network
-    assert network.shape.word_dim == 4 and network.words.weight.shape[1] == 4
+    parser = train_neural(_pair("train", 30)[:1], [], options).parser
+    assert parser.shape.word_dim == 4 and parser.arrays["words.weight"].shape[1] == 4
     assert read_embeddings(str(vectors))["le"] == [0.5, 0.25, -1.0, 2.0]  # the first of "le" and "Le" kept
     for text, message in (("le 1 2\nla 1\n", "vectors.txt:2: expected a word and 2 numbers"),
                           ("le 1 x\n", "vectors.txt:1: a vector value is not a number"),
@@ -217,6 +263,6 @@ def test_untrained_vectors_are_where_the_file_put_them():
         options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(path), learning_rate=0.0)
         result = train_neural(_pair("train", 30)[:1], [], options)
         vocabularies = result.parser.vocabularies
-        weights = result.parser.network.words.weight
+        weights = result.parser.arrays["words.weight"]
         for word, vector in read_embeddings(str(path)).items():
             assert weights[vocabularies.words.index(word)].tolist() == pytest.approx(vector)

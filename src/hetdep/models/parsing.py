@@ -226,13 +226,9 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         if choice.given is not None or choice.helper is not None or choice.treebank is not None:
             raise HetdepError(f"{model_dir} is a neural model: --gold-a/--gold-b, --with and --treebank are for the "
                               "perceptron parsers")
-        from hetdep.neural import torch_module
-
-        torch_module()  # one clear line where PyTorch is not installed
-        from hetdep.neural.parser import NeuralParser
+        from hetdep.neural.parser import NeuralParser  # NumPy alone: parsing needs no PyTorch
 
         opened.parser = NeuralParser.load(model_dir)
-        opened.parser.threads(choice.threads)
         return opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)

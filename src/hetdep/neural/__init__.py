@@ -7,8 +7,9 @@ unseen words get a representation); a stack of BiLSTMs reads the sentence; on to
 scorer. A joint model trains one encoder on the sum of every head's loss (zhang2014's idea, one
 representation of the sentence for both schemes); trees are decoded exactly from the arc scores.
 
-``network`` holds the modules (PyTorch), ``data`` turns sentences into tensors, ``training`` the
-loop, ``parser`` the saved model that parses.
+``shape`` holds the network's sizes, ``network`` its modules (PyTorch, for training), ``data``
+turns sentences into arrays, ``training`` the loop, ``inference`` the forward pass in NumPy and
+``parser`` the saved model that parses with it: PyTorch trains a model, and is not needed to parse.
 """
 
 

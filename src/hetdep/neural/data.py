@@ -1,13 +1,14 @@
-"""Sentences as the network's tensors: vocabularies learned from the training treebank, and batches
-of whole sentences (each distinct word form spelled once for the character encoder)."""
+"""Sentences as the network's arrays: vocabularies learned from the training treebank, and batches
+of whole sentences (each distinct word form spelled once for the character encoder), as NumPy
+arrays (parsing needs no PyTorch; training turns them into tensors, :meth:`Batch.tensors`)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Sequence
 
-import torch
+import numpy as np
 
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS, annotated, word_classes
@@ -60,14 +61,23 @@ def _by_count(counts: Counter, min_count: int) -> list[str]:
 
 @dataclass
 class Batch:
-    words: torch.Tensor  # (batch, 1 + longest): word ids, root first
-    types: torch.Tensor  # (batch, 1 + longest): row of each position's form in chars
-    chars: torch.Tensor  # (forms, longest form): character ids of the batch's distinct forms
-    char_lengths: torch.Tensor  # (forms,)
-    lengths: torch.Tensor  # (batch,): words + 1 (the root)
-    tags: list[torch.Tensor]  # per tag column: (batch, 1 + longest) gold ids or IGNORE
-    heads: list[torch.Tensor]  # per scheme
-    labels: list[torch.Tensor]  # per scheme
+    words: np.ndarray  # (batch, 1 + longest): word ids, root first
+    types: np.ndarray  # (batch, 1 + longest): row of each position's form in chars
+    chars: np.ndarray  # (forms, longest form): character ids of the batch's distinct forms
+    char_lengths: np.ndarray  # (forms,)
+    lengths: np.ndarray  # (batch,): words + 1 (the root)
+    tags: list  # per tag column: (batch, 1 + longest) gold ids or IGNORE
+    heads: list  # per scheme
+    labels: list  # per scheme
+
+    def tensors(self) -> "Batch":
+        """The same batch as PyTorch tensors, for training."""
+        import torch
+
+        def tensor(value):
+            return [torch.from_numpy(v) for v in value] if isinstance(value, list) else torch.from_numpy(value)
+
+        return Batch(**{field.name: tensor(getattr(self, field.name)) for field in fields(self)})
 
 
 class Encoder:
@@ -80,14 +90,15 @@ class Encoder:
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
 
-    def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0,
-              generator: torch.Generator | None = None) -> Batch:
-        """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training)."""
+    def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None) -> Batch:
+        """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training);
+        ``word_dropout``: that share of known words made unknown, drawn from ``generator`` (a
+        seeded ``torch.Generator``, as training has)."""
         sentences = schemes[0]
         longest = max(len(sentence) for sentence in sentences) + 1
         size = len(sentences)
-        words = torch.zeros(size, longest, dtype=torch.long)
-        types = torch.zeros(size, longest, dtype=torch.long)
+        words = np.zeros((size, longest), dtype=np.int64)
+        types = np.zeros((size, longest), dtype=np.int64)
         forms: dict[str, int] = {"\0root": 0}
         for row, sentence in enumerate(sentences):
             words[row, 0] = ROOT
@@ -95,18 +106,20 @@ class Encoder:
                 words[row, k] = self.word_index.get(form.lower(), UNKNOWN)
                 types[row, k] = forms.setdefault(form, len(forms))
         if word_dropout > 0:
-            dropped = torch.rand(words.shape, generator=generator) < word_dropout
-            words = torch.where(dropped & (words > ROOT), torch.full_like(words, UNKNOWN), words)
+            import torch
+
+            dropped = torch.rand(words.shape, generator=generator).numpy() < word_dropout
+            words = np.where(dropped & (words > ROOT), UNKNOWN, words)
         spelled = list(forms)
-        chars = torch.zeros(len(spelled), max(1, max(len(form[:MAX_CHARS]) for form in spelled[1:] or ["x"])),
-                            dtype=torch.long)
-        lengths = torch.ones(len(spelled), dtype=torch.long)
+        chars = np.zeros((len(spelled), max(1, max(len(form[:MAX_CHARS]) for form in spelled[1:] or ["x"]))),
+                         dtype=np.int64)
+        lengths = np.ones(len(spelled), dtype=np.int64)
         chars[0, 0] = ROOT
         for row, form in enumerate(spelled[1:], 1):
             ids = [self.char_index.get(char, UNKNOWN) for char in form[:MAX_CHARS]]
-            chars[row, :len(ids)] = torch.tensor(ids, dtype=torch.long)
+            chars[row, :len(ids)] = ids
             lengths[row] = len(ids)
-        sentence_lengths = torch.tensor([len(sentence) + 1 for sentence in sentences], dtype=torch.long)
+        sentence_lengths = np.array([len(sentence) + 1 for sentence in sentences], dtype=np.int64)
         tags, heads, labels = [], [], []
         if len(schemes) == len(self.vocabularies.labels):  # with gold trees: the targets
             for column, index in zip(self.vocabularies.tag_columns, self.tag_index):
@@ -117,12 +130,12 @@ class Encoder:
         return Batch(words, types, chars, lengths, sentence_lengths, tags, heads, labels)
 
     @staticmethod
-    def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> torch.Tensor:
-        out = torch.full((len(sentences), longest), IGNORE, dtype=torch.long)
+    def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> np.ndarray:
+        out = np.full((len(sentences), longest), IGNORE, dtype=np.int64)
         for row, sentence in enumerate(sentences):
             found = values(sentence)
             ids = [v if index is None else index.get(v, IGNORE) for v in found]
-            out[row, 1:len(ids) + 1] = torch.tensor(ids, dtype=torch.long)
+            out[row, 1:len(ids) + 1] = ids
         return out
 
 

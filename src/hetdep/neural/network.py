@@ -3,36 +3,11 @@ biaffine arc and label scorers (Dozat & Manning 2017's deep biaffine attention).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-
-@dataclass(frozen=True)
-class Shape:
-    """The sizes of the network: what a saved model records so it can be built again."""
-
-    words: int  # word vocabulary (0 padding, 1 unknown, 2 the root)
-    chars: int  # character vocabulary (0 padding, 1 unknown)
-    tags: tuple[int, ...]  # one size per tag head (UPOS, XPOS)
-    labels: tuple[int, ...]  # one label set size per scheme
-    word_dim: int = 100
-    char_dim: int = 48
-    char_hidden: int = 100  # per direction
-    hidden: int = 300  # per direction, each encoder layer
-    layers: int = 3
-    arc_dim: int = 400
-    label_dim: int = 100
-    dropout: float = 0.33
-
-    def record(self) -> dict:
-        return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
-
-    @classmethod
-    def from_record(cls, record: dict) -> "Shape":
-        return cls(**{**record, "tags": tuple(record["tags"]), "labels": tuple(record["labels"])})
+from hetdep.neural.shape import Shape
 
 
 class CharEncoder(nn.Module):

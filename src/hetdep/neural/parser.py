@@ -15,8 +15,9 @@ import numpy as np
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config
 from hetdep.learn.vocab import ParseStats
-from hetdep.neural import torch_module
 from hetdep.neural.data import UNKNOWN, Encoder, Vocabularies
+from hetdep.neural.inference import NumpyNetwork
+from hetdep.neural.shape import Shape
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS
 
@@ -26,24 +27,35 @@ DECODERS = ("eisner", "mst")  # eisner the default: on fr-sequoia dev, joint mod
 
 
 class NeuralParser:
-    """One network, its vocabularies, and what the caller needs: ``schemes`` trees per sentence."""
+    """One network's arrays, its vocabularies, and what the caller needs: ``schemes`` trees per
+    sentence. It parses with the NumPy forward pass (:mod:`hetdep.neural.inference`): PyTorch is
+    needed to train a model, not to parse with it."""
 
     KIND = KIND
 
-    def __init__(self, network, vocabularies: Vocabularies, record: dict | None = None, decoder: str = "eisner"):
+    def __init__(self, arrays: dict[str, np.ndarray], shape: Shape, vocabularies: Vocabularies,
+                 record: dict | None = None, decoder: str = "eisner"):
         if decoder not in DECODERS:
             raise ModelFileError(f"decoder {decoder!r} is not one of {', '.join(DECODERS)}")
         self.decoder = decoder
-        self.network = network.eval()
+        self.shape = shape
+        self.network = NumpyNetwork(arrays, shape.layers, len(shape.tags), len(shape.labels))
         self.vocabularies = vocabularies
         self.encoder = Encoder(vocabularies)
         self.record = record or {}
         self.stats = ParseStats()
         self.tag_column = vocabularies.tag_columns[0] if vocabularies.tag_columns else "upos"
 
-    def threads(self, count: int) -> None:
-        """Parse on ``count`` threads (PyTorch's, within each batch of sentences)."""
-        torch_module().set_num_threads(count)
+    @classmethod
+    def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
+                     decoder: str = "eisner") -> "NeuralParser":
+        """The parser of a PyTorch network (being trained): a copy of its weights as they are now."""
+        arrays = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in network.state_dict().items()}
+        return cls(arrays, network.shape, vocabularies, record, decoder)
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        return self.network.arrays
 
     @property
     def schemes(self) -> int:
@@ -72,25 +84,22 @@ class NeuralParser:
             yield sentence
 
     def _parse_batch(self, sentences: list[Sentence]) -> list:
-        torch = torch_module()
         decode = _decoder(self.decoder)
-
+        network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
         if nonempty:
-            with torch.inference_mode():
-                batch = self.encoder.batch([nonempty])
-                encoded = self.network.encode(batch.words, batch.types, batch.chars, batch.char_lengths, batch.lengths)
-                tags = [tagger(encoded).argmax(-1).numpy() for tagger in self.network.taggers]
-                arc_scores = [head.arc_scores(encoded).log_softmax(-1).double().numpy() for head in self.network.schemes]
-                heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.network.schemes]
-                for scheme, scores in enumerate(arc_scores):
-                    for row, sentence in enumerate(nonempty):
-                        n = len(sentence)
-                        found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
-                        heads[scheme][row, :n + 1] = found
-                labels = [head.label_scores(encoded, torch.from_numpy(found)).argmax(-1).numpy()
-                          for head, found in zip(self.network.schemes, heads)]
+            batch = self.encoder.batch([nonempty])
+            encoded = network.encode(batch)
+            tags = network.tags(encoded)
+            heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in range(self.schemes)]
+            for scheme in range(self.schemes):
+                scores = network.arc_scores(encoded, scheme)
+                for row, sentence in enumerate(nonempty):
+                    n = len(sentence)
+                    found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
+                    heads[scheme][row, :n + 1] = found
+            labels = [network.labels(encoded, scheme, found) for scheme, found in enumerate(heads)]
             unknown = (batch.words == UNKNOWN).sum(1).tolist()
             for row, sentence in enumerate(nonempty):
                 outputs[id(sentence)] = (row, unknown[row])
@@ -118,13 +127,13 @@ class NeuralParser:
         float32; ``quantize``: the large ones as 8-bit integers, compressed, a quarter the size)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        state = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in self.network.state_dict().items()}
+        state = dict(self.arrays)
         quantized = sorted(name for name, array in state.items() if quantize and _quantizable(array))
         for name in quantized:
             state[name], state[name + SCALE] = _quantized(state[name])
         (np.savez_compressed if quantize else np.savez)(directory / "weights.npz", **state)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
-                  "network": self.network.shape.record(), "vocabularies": self.vocabularies.record(),
+                  "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
                   **({"quantized": quantized} if quantized else {})}
         (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -132,10 +141,7 @@ class NeuralParser:
     @classmethod
     def load(cls, directory: str | Path) -> "NeuralParser":
         """A saved model, read through the checks of every model part (fields, sha256, arrays), its
-        parameters checked against the shapes its configuration gives."""
-        torch = torch_module()
-        from hetdep.neural.network import Network, Shape
-
+        arrays checked against the shapes its configuration gives."""
         directory = Path(directory)
         config = read_config(directory)
         if config["kind"] != KIND:
@@ -147,29 +153,25 @@ class NeuralParser:
                     len(vocabularies.words), len(vocabularies.chars), tuple(map(len, vocabularies.tags)),
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
-            network = Network(shape)
-        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            expected = shape.arrays()
+        except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
-        expected = network.state_dict()
         quantized = config.get("quantized", [])
         if not set(quantized) <= set(expected):
             raise ModelFileError(f"{directory}/config.json: quantized names arrays the network does not have")
-        kinds = {name: ("i" if name in quantized else "f", tensor.dim()) for name, tensor in expected.items()}
-        arrays = read_arrays(directory, config, {**kinds, **{name + SCALE: ("f", tensor.dim() - 1)
-                                                             for name, tensor in expected.items() if name in quantized}})
+        kinds = {name: ("i" if name in quantized else "f", len(dims)) for name, dims in expected.items()}
+        arrays = read_arrays(directory, config, {**kinds, **{name + SCALE: ("f", len(expected[name]) - 1)
+                                                             for name in quantized}})
         for name in quantized:
             arrays[name] = _dequantized(arrays[name], arrays.pop(name + SCALE), directory)
-        for name, tensor in expected.items():
-            if tuple(arrays[name].shape) != tuple(tensor.shape) or not np.isfinite(arrays[name]).all():
+        for name, dims in expected.items():
+            if tuple(arrays[name].shape) != dims or not np.isfinite(arrays[name]).all():
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
-                                     f"({arrays[name].shape}, not {tuple(tensor.shape)}) or is not finite")
-        network.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
-                                 for name, array in arrays.items()})
+                                     f"({arrays[name].shape}, not {dims}) or is not finite")
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
                                "quantized")}
-        return cls(network, vocabularies, record, decoder=config.get("decoder", "eisner"))
-
+        return cls(arrays, shape, vocabularies, record, decoder=config.get("decoder", "eisner"))
 
 SCALE = ".scale"  # a quantized array's companion: one scale per row (per vector along the last axis)
 QUANTIZED_FROM = 4096  # smaller arrays (biases, the character embeddings) stay float32

@@ -47,7 +47,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     epoch with the best mean dev LAS (``dev``: one list per scheme, may be empty)."""
     torch = torch_module()
 
-    from hetdep.neural.network import Network, Shape
+    from hetdep.neural.network import Network
+    from hetdep.neural.shape import Shape
     from hetdep.neural.parser import NeuralParser
 
     if not train or not train[0]:
@@ -86,7 +87,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
         try:
             for k in rng.permutation(len(batches)):
                 chosen = batches[k]
-                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in train], options.word_dropout, generator)
+                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in train], options.word_dropout,
+                                      generator).tensors()
                 loss = _loss(network, batch)
                 optimizer.zero_grad()
                 loss.backward()
@@ -96,7 +98,7 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
                 if bar:
                     bar.update(len(chosen))
             network.eval()
-            parser = NeuralParser(network, vocabularies, decoder=options.decoder)
+            parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder)
             scores = dev_scores(parser, dev) if dev and dev[0] else {}
         except BaseException as error:
             if bar:
@@ -164,7 +166,7 @@ def _result(network, vocabularies: Vocabularies, best: tuple, history: list, opt
 
     network.load_state_dict(best[2])
     record = {"neural_options": asdict(options)}
-    return TrainResult(NeuralParser(network, vocabularies, record, decoder=options.decoder), best[1], history,
+    return TrainResult(NeuralParser.from_network(network, vocabularies, record, decoder=options.decoder), best[1], history,
                        interrupted=interrupted)
 
 

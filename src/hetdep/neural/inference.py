@@ -1,0 +1,122 @@
+"""The trained network's forward pass in NumPy: all that parsing needs, so a trained neural model
+parses without PyTorch (and starts without its import, about two seconds on a 2-core machine).
+It computes what :class:`hetdep.neural.network.Network` computes in evaluation mode, from the same
+arrays (its ``state_dict``), equal within float32 rounding (tests/test_neural.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hetdep.neural.data import Batch
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _leaky_relu(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, np.float32(0.1) * x)
+
+
+def _within_length(x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each row's first ``length`` positions in reverse order (the rest where they were)."""
+    steps = np.arange(x.shape[1])[None, :]
+    order = np.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
+    return np.take_along_axis(x, order[:, :, None], axis=1)
+
+
+def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """One direction of PyTorch's LSTM over padded rows (``name``: its weights' names, with
+    ``_reverse`` for the backward one): the outputs, 0 past each row's length, and each row's
+    last state (after its last word, or its first for the backward direction). As PyTorch's packed
+    sequences do, each step computes only the rows still running (rows sorted longest first)."""
+    reverse = name.endswith("_reverse")
+    w_ih_t = np.ascontiguousarray(arrays["weight_ih_" + name].T)
+    w_hh_t = np.ascontiguousarray(arrays["weight_hh_" + name].T)
+    bias = arrays["bias_ih_" + name] + arrays["bias_hh_" + name]
+    if reverse:
+        x = _within_length(x, lengths)
+    order = np.argsort(-lengths, kind="stable")
+    x, running = x[order], lengths[order]
+    rows, steps, _ = x.shape
+    hidden = w_hh_t.shape[0]
+    h = np.zeros((rows, hidden), dtype=np.float32)
+    c = np.zeros((rows, hidden), dtype=np.float32)
+    out = np.zeros((rows, steps, hidden), dtype=np.float32)
+    active = (running[None, :] > np.arange(int(running[0]))[:, None]).sum(1)  # rows still running at each step
+    for t, k in enumerate(active.tolist()):
+        gates = x[:k, t] @ w_ih_t + h[:k] @ w_hh_t + bias
+        i, f = _sigmoid(gates[:, :hidden]), _sigmoid(gates[:, hidden:2 * hidden])
+        g, o = np.tanh(gates[:, 2 * hidden:3 * hidden]), _sigmoid(gates[:, 3 * hidden:])
+        c[:k] = f * c[:k] + i * g
+        h[:k] = o * np.tanh(c[:k])
+        out[:k, t] = h[:k]
+    unsorted_out, unsorted_h = np.empty_like(out), np.empty_like(h)
+    unsorted_out[order], unsorted_h[order] = out, h
+    return (_within_length(unsorted_out, lengths) if reverse else unsorted_out), unsorted_h
+
+
+def _bidirectional(x: np.ndarray, lengths: np.ndarray, arrays: dict, prefix: str, layer: int):
+    forward, last_forward = lstm(x, lengths, arrays, f"{prefix}l{layer}")
+    backward, last_backward = lstm(x, lengths, arrays, f"{prefix}l{layer}_reverse")
+    return np.concatenate([forward, backward], -1), np.concatenate([last_forward, last_backward], -1)
+
+
+def _linear(x: np.ndarray, arrays: dict, name: str) -> np.ndarray:
+    return x @ arrays[name + ".weight"].T + arrays[name + ".bias"]
+
+
+class NumpyNetwork:
+    """The network's arrays (name -> float32 array, as its ``state_dict`` names them) and its
+    forward pass: encoding, tags, arc scores, label scores."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
+        self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
+        self.layers, self.tag_heads, self.schemes = layers, tag_heads, schemes
+        self._chars = {name.removeprefix("chars.lstm."): array for name, array in self.arrays.items()
+                       if name.startswith("chars.lstm.")}
+        self._encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items()
+                         if name.startswith("encoder.")}
+
+    def encode(self, batch: Batch) -> np.ndarray:
+        """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""
+        a = self.arrays
+        lengths = np.maximum(batch.char_lengths, 1)
+        _, last = _bidirectional(a["chars.embedding.weight"][batch.chars], lengths, self._chars, "", 0)
+        spelled = _linear(last, a, "chars.out")[batch.types]
+        x = np.concatenate([a["words.weight"][batch.words], spelled], -1)
+        for layer in range(self.layers):
+            x, _ = _bidirectional(x, batch.lengths, self._encoder, "", layer)
+        return x
+
+    def tags(self, encoded: np.ndarray) -> list[np.ndarray]:
+        """Per tag head, each position's best tag id."""
+        return [_linear(encoded, self.arrays, f"taggers.{k}").argmax(-1) for k in range(self.tag_heads)]
+
+    def arc_scores(self, encoded: np.ndarray, scheme: int) -> np.ndarray:
+        """(batch, dependent, head) log-probabilities of each head, as float64 for the decoders."""
+        a, name = self.arrays, f"schemes.{scheme}"
+        dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_dependent.0")))
+        head = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_head.0")))
+        scores = (dependent @ a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
+        scores = scores.astype(np.float64)
+        return scores - _logsumexp(scores)
+
+    def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray) -> np.ndarray:
+        """(batch, dependent): the best label of each word's arc to its given head."""
+        a, name = self.arrays, f"schemes.{scheme}"
+        dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.label_dependent.0")))
+        head = _leaky_relu(_linear(encoded, a, f"{name}.label_head.0"))
+        chosen = _with_ones(np.take_along_axis(head, heads[:, :, None], axis=1))
+        weight = a[f"{name}.labels.weight"]  # (labels, size + 1, size + 1)
+        scores = np.stack([((dependent @ weight[o]) * chosen).sum(-1) for o in range(weight.shape[0])], -1)
+        return scores.argmax(-1)
+
+
+def _with_ones(x: np.ndarray) -> np.ndarray:
+    return np.concatenate([x, np.ones(x.shape[:-1] + (1,), dtype=x.dtype)], -1)
+
+
+def _logsumexp(scores: np.ndarray) -> np.ndarray:
+    top = scores.max(-1, keepdims=True)
+    return top + np.log(np.exp(scores - top).sum(-1, keepdims=True))

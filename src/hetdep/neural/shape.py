@@ -1,0 +1,60 @@
+"""The sizes of the network: what a saved model records so it can be built again, and the arrays
+(by their ``state_dict`` names) a network of those sizes has, so a saved model is checked without PyTorch."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes of the network: what a saved model records so it can be built again."""
+
+    words: int  # word vocabulary (0 padding, 1 unknown, 2 the root)
+    chars: int  # character vocabulary (0 padding, 1 unknown)
+    tags: tuple[int, ...]  # one size per tag head (UPOS, XPOS)
+    labels: tuple[int, ...]  # one label set size per scheme
+    word_dim: int = 100
+    char_dim: int = 48
+    char_hidden: int = 100  # per direction
+    hidden: int = 300  # per direction, each encoder layer
+    layers: int = 3
+    arc_dim: int = 400
+    label_dim: int = 100
+    dropout: float = 0.33
+
+    def record(self) -> dict:
+        return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
+
+    @classmethod
+    def from_record(cls, record: dict) -> "Shape":
+        return cls(**{**record, "tags": tuple(record["tags"]), "labels": tuple(record["labels"])})
+
+    def arrays(self) -> dict[str, tuple[int, ...]]:
+        """Every parameter's name and shape, as the PyTorch network names them."""
+        found = {"words.weight": (self.words, self.word_dim), "chars.embedding.weight": (self.chars, self.char_dim),
+                 "chars.out.weight": (self.word_dim, 2 * self.char_hidden), "chars.out.bias": (self.word_dim,)}
+        found.update(_lstm("chars.lstm.", 0, self.char_dim, self.char_hidden))
+        for layer in range(self.layers):
+            found.update(_lstm("encoder.", layer, 2 * self.word_dim if layer == 0 else 2 * self.hidden, self.hidden))
+        size = 2 * self.hidden
+        for k, count in enumerate(self.tags):
+            found.update({f"taggers.{k}.weight": (count, size), f"taggers.{k}.bias": (count,)})
+        for s, count in enumerate(self.labels):
+            for mlp, width in [("arc_dependent", self.arc_dim), ("arc_head", self.arc_dim),
+                               ("label_dependent", self.label_dim), ("label_head", self.label_dim)]:
+                found.update({f"schemes.{s}.{mlp}.0.weight": (width, size), f"schemes.{s}.{mlp}.0.bias": (width,)})
+            found[f"schemes.{s}.arcs.weight"] = (1, self.arc_dim + 1, self.arc_dim + 1)
+            found[f"schemes.{s}.labels.weight"] = (count, self.label_dim + 1, self.label_dim + 1)
+        return found
+
+
+def _lstm(prefix: str, layer: int, size_in: int, hidden: int) -> dict[str, tuple[int, ...]]:
+    """A bidirectional LSTM layer's parameters (gates stacked: 4 hidden rows)."""
+    found = {}
+    for direction in ("", "_reverse"):
+        found.update({f"{prefix}weight_ih_l{layer}{direction}": (4 * hidden, size_in),
+                      f"{prefix}weight_hh_l{layer}{direction}": (4 * hidden, hidden),
+                      f"{prefix}bias_ih_l{layer}{direction}": (4 * hidden,),
+                      f"{prefix}bias_hh_l{layer}{direction}": (4 * hidden,)})
+    return found

@@ -23,12 +23,11 @@ from hetdep.service.app import Limits, create_app
 TEXT = "Le ministre parle du budget au public. Les élèves visitent le musée."
 
 
-@pytest.fixture(scope="module")
-def server(pipeline_model):
+def _serving(app):
+    """The app served on a free port of 127.0.0.1 in a thread: its URL, then stopped."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    app = create_app({"joint": str(pipeline_model)}, Limits(max_bytes=20_000, max_words=60, timeout=30, workers=2))
     instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
@@ -38,6 +37,12 @@ def server(pipeline_model):
     yield f"http://127.0.0.1:{port}"
     instance.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(pipeline_model):
+    yield from _serving(create_app({"joint": str(pipeline_model)},
+                                   Limits(max_bytes=20_000, max_words=60, timeout=30, workers=2)))
 
 
 def _request(url: str, fields: dict | None = None, body: bytes | None = None, multipart: bool = False):
@@ -310,3 +315,21 @@ def test_the_work_of_a_client_that_went_away_stops(server, monkeypatch):
     time.sleep(1.5)
     assert 0 < stopped_at < 40 and len(done) <= stopped_at + 1  # at most the batch at work when it went
     assert _request(f"{server}/models")[0] == 200
+
+
+def test_work_past_the_queue_bound_is_a_503_and_the_server_goes_on(pipeline_model, monkeypatch):
+    from hetdep.service import app
+
+    work = app._work
+    monkeypatch.setattr(app, "_work", lambda job, batch: time.sleep(0.5) or work(job, batch))
+    served = _serving(create_app({"joint": str(pipeline_model)}, Limits(workers=1, max_queued=2)))
+    url = next(served)
+    fields = {"data": "Le chat dort .\n", "input": "horizontal", "parser": ""}
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda _: _request(f"{url}/process", fields), range(8)))
+    statuses = sorted(status for status, _ in answers)
+    assert statuses[0] == 200 and statuses[-1] == 503
+    busy = next(json.loads(text)["error"] for status, text in answers if status == 503)
+    assert busy.startswith("the server is busy")
+    assert _request(f"{url}/process", fields)[0] == 200
+    next(served, None)

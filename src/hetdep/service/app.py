@@ -52,7 +52,7 @@ class Limits:
     max_words: int = 250
     timeout: float = 60.0  # seconds for one batch of work
     workers: int = 2
-    max_queued: int = 64  # batches of work waiting for a thread
+    max_queued: int = 1024  # units of work (a request's reading, its batches) waiting for a thread: 200 clients at once fit
 
 
 class RequestError(Exception):

@@ -88,8 +88,9 @@ def find_model(name_or_path: str | Path | None) -> Path:
     path = Path(name_or_path)
     if path.exists() or not NAME.fullmatch(str(name_or_path)):
         return path  # a directory, or what cannot be a name: the model loaders say what is wrong with it
-    if name_or_path == SHIPPED_NAME and shipped_model() is not None:
-        return shipped_model_path()
+    shipped = shipped_model() if name_or_path == SHIPPED_NAME else None
+    if shipped is not None:
+        return shipped.path
     for entry in metadata.entry_points(group=ENTRY_POINTS, name=str(name_or_path)):
         return _package_model(entry).path
     names = [model.name for model in available_models()]

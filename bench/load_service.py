@@ -1,12 +1,12 @@
 """Load test of `hetdep serve`: many concurrent clients against a local server, against in-process parsing.
 
 Starts `hetdep serve` on 127.0.0.1 with one model, sends REQUESTS `POST /process` requests (raw
-text, tokenizer + tagger + parser) from CLIENTS concurrent clients, each request a few sentences
-of a test set's `# text`, and prints errors, p50 and p99 latency, throughput in words/second,
+text, tokenizer + tagger + parser, as multipart/form data the way UDPipe 2's client sends them)
+from CLIENTS concurrent clients, each request a few sentences of a test set's `# text`, and prints errors, p50 and p99 latency, throughput in words/second,
 the same texts parsed in process with `hetdep.load` (same machine, same run), and the server's
 peak memory (VmHWM). ``--large-every N`` makes every Nth request a large one (``--large-bytes``,
 50 KB by default) and reports the small requests' latency apart (the service's fairness);
-``--huge BYTES`` then sends one request of that much text (4 MiB: UDPipe 2's limit) and reports
+``--huge BYTES`` then sends one request of that many bytes (4 MiB: UDPipe 2's limit) and reports
 its time and the server's memory. A connection dropped without an answer counts as an error.
 
     python bench/load_service.py --model MODEL --gold test.ud.conllu [--requests 1000] [--clients 50]
@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.parse
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -38,11 +38,23 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+BOUNDARY = "hetdep-load-test-boundary"
+FIELDS = {"tokenizer": "", "tagger": "", "parser": ""}
+
+
+def _form(text: str) -> bytes:
+    """A multipart/form-data body, as UDPipe 2's client sends (8-bit text, no escaping)."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+             for name, value in {**FIELDS, "data": text}.items()]
+    return ("".join(parts) + f"--{BOUNDARY}--\r\n").encode("utf-8")
+
+
 def _post(url: str, text: str, timeout: float = 300) -> tuple[int, float, int]:
-    body = urllib.parse.urlencode({"data": text, "tokenizer": "", "tagger": "", "parser": ""}).encode()
+    request = urllib.request.Request(url, data=_form(text),
+                                     headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
     started = time.perf_counter()
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             result = json.loads(response.read())["result"]
             words = sum(1 for line in result.splitlines() if line and line[0].isdigit() and "\t" in line
                         and line.split("\t", 1)[0].isdigit())
@@ -72,7 +84,11 @@ def main() -> None:
     corpus = " ".join(texts)
 
     def text_of(size: int) -> str:
-        return (corpus * (size // len(corpus.encode()) + 1))[:size].rsplit(" ", 1)[0]
+        """Whole words of the test set's text whose request body is at most ``size`` bytes."""
+        text = (corpus * (size // len(corpus.encode()) + 1))[:size]
+        while len(_form(text)) > size:
+            text = text[:len(text) - (len(_form(text)) - size)]
+        return text.rsplit(" ", 1)[0]
 
     large = set(range(args.large_every - 1, args.requests, args.large_every)) if args.large_every else set()
     for i in large:

@@ -277,6 +277,16 @@ def test_udpipe2s_own_client_reaches_every_scheme_and_format(server, pipeline_mo
     assert failed.returncode != 0 and "no model 'nope'" in failed.stderr
 
 
+def test_a_form_field_of_megabytes_is_read_whole(pipeline_model):
+    """UDPipe 2 takes 4 MiB in one field; the form reader's own part limit (1 MiB) must not cut it."""
+    sentences = 120_000  # 1.6 MB of text
+    text = "Le chat dort. " * sentences
+    for url in _serving(create_app({"joint": str(pipeline_model)}, Limits(workers=1))):
+        status, answer = _request(f"{url}/process", {"data": text, "tokenizer": "", "output": "horizontal"}, multipart=True)
+        assert status == 200, answer
+        assert json.loads(answer)["result"] == "Le chat dort .\n" * sentences
+
+
 def test_a_chunked_upload_past_the_limit_is_a_413(server):
     import http.client
 

@@ -18,24 +18,16 @@ def _leaky_relu(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, x, np.float32(0.1) * x)
 
 
-def _within_length(x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each row's first ``length`` positions in reverse order (the rest where they were)."""
-    steps = np.arange(x.shape[1])[None, :]
-    order = np.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
-    return np.take_along_axis(x, order[:, :, None], axis=1)
-
-
 def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
     """One direction of PyTorch's LSTM over padded rows (``name``: its weights' names, with
     ``_reverse`` for the backward one): the outputs, 0 past each row's length, and each row's
     last state (after its last word, or its first for the backward direction). As PyTorch's packed
-    sequences do, each step computes only the rows still running (rows sorted longest first)."""
-    reverse = name.endswith("_reverse")
+    sequences do, each step computes only the rows still running: with the rows sorted longest
+    first, those are a prefix at every position, and the backward direction walks the positions
+    from the last, a row starting (from a zero state) at its own last word."""
     w_ih_t = np.ascontiguousarray(arrays["weight_ih_" + name].T)
     w_hh_t = np.ascontiguousarray(arrays["weight_hh_" + name].T)
     bias = arrays["bias_ih_" + name] + arrays["bias_hh_" + name]
-    if reverse:
-        x = _within_length(x, lengths)
     order = np.argsort(-lengths, kind="stable")
     x, running = x[order], lengths[order]
     rows, steps, _ = x.shape
@@ -43,8 +35,10 @@ def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[n
     h = np.zeros((rows, hidden), dtype=np.float32)
     c = np.zeros((rows, hidden), dtype=np.float32)
     out = np.zeros((rows, steps, hidden), dtype=np.float32)
-    active = (running[None, :] > np.arange(int(running[0]))[:, None]).sum(1)  # rows still running at each step
-    for t, k in enumerate(active.tolist()):
+    active = (running[None, :] > np.arange(int(running[0]))[:, None]).sum(1)  # rows still running at each position
+    positions = range(len(active) - 1, -1, -1) if name.endswith("_reverse") else range(len(active))
+    for t in positions:
+        k = int(active[t])
         gates = x[:k, t] @ w_ih_t + h[:k] @ w_hh_t + bias
         i, f = _sigmoid(gates[:, :hidden]), _sigmoid(gates[:, hidden:2 * hidden])
         g, o = np.tanh(gates[:, 2 * hidden:3 * hidden]), _sigmoid(gates[:, 3 * hidden:])
@@ -53,7 +47,7 @@ def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[n
         out[:k, t] = h[:k]
     unsorted_out, unsorted_h = np.empty_like(out), np.empty_like(h)
     unsorted_out[order], unsorted_h[order] = out, h
-    return (_within_length(unsorted_out, lengths) if reverse else unsorted_out), unsorted_h
+    return unsorted_out, unsorted_h
 
 
 def _bidirectional(x: np.ndarray, lengths: np.ndarray, arrays: dict, prefix: str, layer: int):

@@ -1,11 +1,13 @@
 """Beyond one process (issue 23): corpus parsing and parameter-mixing training on a local Dask cluster.
 
-    python bench/bench_cluster.py parse --model EN_EWT_MODEL [--data ../shared/data] [--copies 5] [--workers 2]
+    python bench/bench_cluster.py parse --model EN_EWT_MODEL [--data ../shared/data] [--copies 5]
     python bench/bench_cluster.py train [--data ../shared/data] [--beam 64] [--iterations 15] [--seeds 1] [--workers 2]
 
 parse: en-ewt train repeated ``--copies`` times (about 1M words for 5) parsed by whole ``hetdep
-parse`` processes, one process then ``--workers`` local Dask workers, in turn; prints words/second,
-the speed ratio, whether the outputs are byte-identical, and the workers' peak memory.
+parse`` processes in four layouts in turn (one process of 1 and of 2 threads, 2 local Dask workers
+of 1 thread, 1 of 2 threads); prints words/second, the speed ratios the issue asks for, whether
+the outputs are byte-identical, and each Dask run's worker memory and where its time went
+(cluster reached, models loaded, first and last chunk, output written: the overhead).
 
 train: the arc-standard parser on fr-sequoia UD (gold tags), serial then by parameter mixing over
 ``--workers`` shards, whole ``hetdep train`` processes; prints seconds per epoch (median over the
@@ -31,26 +33,35 @@ def hetdep(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "hetdep", *args], check=True, capture_output=True, text=True)
 
 
+LAYOUTS = (  # name, the options of `hetdep parse`
+    ("one process, 1 thread", ()),
+    ("one process, 2 threads", ("--threads", "2")),
+    ("2 Dask workers of 1 thread", ("--workers", "2")),
+    ("1 Dask worker of 2 threads", ("--workers", "1", "--threads", "2")),
+)
+
+
 def bench_parse(args) -> None:
     source = (args.data / "en-ewt" / "train.ud.conllu").read_text(encoding="utf-8")
-    words = sum(1 for line in source.splitlines() if line and line.split("\t", 1)[0].isdigit())
+    words = sum(1 for line in source.splitlines() if line and line.split("\t", 1)[0].isdigit()) * args.copies
     with tempfile.TemporaryDirectory() as folder:
         corpus = Path(folder) / "corpus.conllu"
         corpus.write_text(source * args.copies, encoding="utf-8")
-        timings = {}
-        outputs = {}
-        for name, extra in (("one process", ()), (f"{args.workers} Dask workers", ("--workers", str(args.workers)))):
+        seconds, outputs = {}, {}
+        for name, extra in LAYOUTS:
             out = Path(folder) / f"{len(outputs)}.conllu"
             start = time.perf_counter()
             result = hetdep("parse", "--model", str(args.model), "--input", str(corpus), "--output", str(out), *extra)
-            timings[name] = time.perf_counter() - start
+            seconds[name] = time.perf_counter() - start
             outputs[name] = out.read_bytes()
-            memory = [line for line in result.stderr.splitlines() if "peak memory" in line]
-            print(f"{name}: {timings[name]:.1f} s, {words * args.copies / timings[name]:,.0f} words/s"
-                  + (f"; {memory[0]}" if memory else ""), flush=True)
-        one, many = timings.values()
-        print(f"corpus: en-ewt train x {args.copies} = {words * args.copies:,} words; speed-up {one / many:.2f}x; outputs "
+            reported = [line for line in result.stderr.splitlines() if "peak memory" in line or "Dask timing" in line]
+            print(f"{name}: {seconds[name]:.1f} s, {words / seconds[name]:,.0f} words/s"
+                  + "".join(f"\n  {line}" for line in reported), flush=True)
+        one, two_threads, two_workers, threaded_worker = (seconds[name] for name, _ in LAYOUTS)
+        print(f"corpus: en-ewt train x {args.copies} = {words:,} words; outputs "
               + ("byte-identical" if len(set(outputs.values())) == 1 else "DIFFERENT"))
+        print(f"2 workers of 1 thread against one process of 1 thread: {one / two_workers:.2f}x")
+        print(f"1 worker of 2 threads against one process of 2 threads: {two_threads / threaded_worker:.2f}x")
 
 
 def bench_train(args) -> None:
@@ -96,9 +107,9 @@ def main() -> None:
     train.add_argument("--beam", type=int, default=64)
     train.add_argument("--iterations", type=int, default=15)
     train.add_argument("--seeds", type=int, default=1, help="train with seeds 1..N and average the differences")
+    train.add_argument("--workers", type=int, default=2)
     for each in (parse, train):
         each.add_argument("--data", type=Path, default=DEFAULT)
-        each.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     bench_parse(args) if args.task == "parse" else bench_train(args)
 

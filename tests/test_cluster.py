@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from conftest import SAMPLES, write
 
 from hetdep.cli import main
-from hetdep.cluster.chunks import run_on_cluster
+from hetdep.cluster.chunks import chunks_of, model_files, run_on_cluster
 from hetdep.cluster.connect import ClusterChoice, connect
 from hetdep.errors import HetdepError, OutputError
 from hetdep.models.parsing import ParseChoice, ParseJob
@@ -52,17 +52,37 @@ def test_cli_workers_give_the_one_process_output(model, one_process, tmp_path):
     result = run("parse", "--model", model, "--input", DEV, "--output", out, "--workers", "2")
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == one_process
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hetdep-chunks")]
+    assert [p.name for p in tmp_path.iterdir()] == ["two.conllu"]
+    assert "Dask timing: cluster reached at" in result.output
 
 
-def test_tagging_on_workers_gives_the_one_process_output(pipeline_model, tmp_path):
+def test_a_worker_of_two_threads_gives_the_one_process_output(model, one_process, tmp_path):
+    out = tmp_path / "threads.conllu"
+    result = run("parse", "--model", model, "--input", DEV, "--output", out, "--workers", "1", "--threads", "2")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == one_process
+    assert "1 Dask workers" in result.output
+
+
+def test_chunks_start_small_and_double():
+    sentences = list(read_conllu(DEV))
+    chunks = list(chunks_of(sentences, chunk_words=2000, first_words=300))
+    assert [s for chunk in chunks for s in chunk] == sentences
+    sizes = [sum(len(s) for s in chunk) for chunk in chunks]
+    longest = max(len(s) for s in sentences)
+    assert len(chunks) >= 5
+    for size, wanted in zip(sizes[:-1], (300, 600, 1200, 2000, 2000)):
+        assert wanted <= size < wanted + longest
+
+
+def test_tagging_on_workers_and_threads_gives_the_one_process_output(pipeline_model, tmp_path):
     outputs = []
-    for extra in ((), ("--workers", "2")):
+    for extra in ((), ("--workers", "2"), ("--threads", "2"), ("--workers", "1", "--threads", "2")):
         out = tmp_path / f"tagged{len(outputs)}.conllu"
         result = run("tag", "--model", pipeline_model, "--input", DEV, "--output", out, "--k", "2", *extra)
         assert result.exit_code == 0, result.output
         outputs.append(out.read_bytes())
-    assert outputs[0] == outputs[1] and b"TagKBest=" in outputs[0]
+    assert len(set(outputs)) == 1 and b"TagKBest=" in outputs[0]
 
 
 def _free_port() -> int:
@@ -80,13 +100,23 @@ def test_an_existing_scheduler_and_worker_processes_parse_as_one_process_and_tra
     processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        for _ in range(2):
+        for k in range(2):  # each in a working folder of its own
+            (tmp_path / f"worker{k}").mkdir()
             processes.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"],
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                              cwd=tmp_path / f"worker{k}", stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL))
         out = tmp_path / "remote.conllu"
         result = run("parse", "--model", model, "--input", DEV, "--output", out, "--scheduler", address)
         assert result.exit_code == 0, result.output
         assert out.read_bytes() == one_process
+        # the workers need no folder of this process: the model's files are read, its folder removed, then the run
+        copy = shutil.copytree(model, tmp_path / "driver" / "model")
+        files = model_files(copy)
+        shutil.rmtree(copy)
+        unseen = tmp_path / "driver" / "unseen.conllu"
+        run_on_cluster(ParseJob(str(copy), ParseChoice()), read_conllu(DEV), [str(unseen)], ClusterChoice(scheduler=address),
+                       chunk_words=300, files=files)
+        assert unseen.read_bytes() == one_process
         remote, local = tmp_path / "remote-model", tmp_path / "local-model"
         for directory, where in ((remote, ("--scheduler", address)), (local, ("--workers", "1"))):
             result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", directory, "--beam", "4",
@@ -114,13 +144,55 @@ def test_a_worker_killed_mid_run_loses_no_sentence_and_writes_none_twice(model, 
                 os.kill(pids[0], signal.SIGKILL)
 
         out = tmp_path / "killed.conllu"
-        count, stats, memory = run_on_cluster(ParseJob(str(model), ParseChoice()), read_conllu(DEV), [str(out)],
-                                        ClusterChoice(scheduler=cluster.scheduler_address), chunk_words=300,
-                                        progress=progress)
+        run = run_on_cluster(ParseJob(str(model), ParseChoice()), read_conllu(DEV), [str(out)],
+                             ClusterChoice(scheduler=cluster.scheduler_address), chunk_words=300, progress=progress)
         assert killed.is_set()
-        assert count == stats.sentences == 200
-        assert memory and all(peak > 2**20 for peak in memory.values())  # the killed worker may be restarting
+        assert run.sentences == run.stats.sentences == 200
+        assert run.memory and all(peak > 2**20 for peak in run.memory.values())  # the killed worker may be restarting
         assert out.read_bytes() == one_process
+
+
+def test_inputs_and_outputs_at_fsspec_urls(model, one_process, tmp_path):
+    import fsspec
+
+    memory = fsspec.filesystem("memory")
+    memory.pipe("memory://corpus/dev.conllu", DEV.read_bytes())
+    for extra in ((), ("--workers", "2")):
+        result = run("parse", "--model", model, "--input", "memory://corpus/dev.conllu", "--output",
+                     "memory://parsed/out.conllu", *extra)
+        assert result.exit_code == 0, result.output
+        assert memory.cat("memory://parsed/out.conllu") == one_process
+        memory.rm("memory://parsed/out.conllu")
+    broken = DEV.read_text(encoding="utf-8").replace("\t", " ", 1).encode()  # the first word's line loses a tab
+    memory.pipe("memory://corpus/broken.conllu", broken)
+    result = run("parse", "--model", model, "--input", "memory://corpus/broken.conllu", "--output",
+                 "memory://parsed/out.conllu", "--format", "conllu")
+    assert result.exit_code == 2 and "memory://corpus/broken.conllu:" in result.output, result.output
+    assert not memory.exists("memory://parsed/out.conllu")  # a failed command writes nothing there
+    result = run("parse", "--model", model, "--input", "memory://corpus/none.conllu", "--output", tmp_path / "o.conllu")
+    assert result.exit_code == 2 and "memory://corpus/none.conllu: cannot open" in result.output, result.output
+    result = run("parse", "--model", model, "--input", DEV, "--output", "nosuchfs://bucket/out.conllu")
+    assert result.exit_code == 2 and "no installed filesystem reads or writes 'nosuchfs://' URLs" in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_chunk_that_kills_every_worker_is_a_clear_error(tmp_path):
+    import dask
+
+    class Dying:  # defined here: sent by value to the workers
+        model_dir = "unused"
+
+        def open(self, threads, directory):
+            return None
+
+        def run(self, models, sentences):
+            os._exit(1)
+
+    out = tmp_path / "out.conllu"
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        with pytest.raises(HetdepError, match=f"each time they parsed the chunk of sentences from {DEV}:1 on"):
+            run_on_cluster(Dying(), read_conllu(DEV), [str(out)], ClusterChoice(workers=1))
+    assert not out.exists()
 
 
 def test_an_unreachable_scheduler_is_a_clear_error():
@@ -147,7 +219,7 @@ def test_an_untagged_word_deep_in_a_chunk_names_the_input_line_and_writes_nothin
     assert result.exit_code == 2, result.output
     assert f"input.conllu:{first_line}" in result.output and "has no UPOS tag" in result.output
     assert not out.exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".hetdep-chunks")]
+    assert [p.name for p in tmp_path.iterdir()] == ["input.conllu"]
 
 
 def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(model, tmp_path):
@@ -232,6 +304,12 @@ def test_parameter_mixing_learns_is_deterministic_and_trains_the_joint_model(tmp
     out_a, out_b = tmp_path / "a.conllu", tmp_path / "b.conllu"
     assert run("parse", "--model", joint, "--input", DEV, "--output", out_a, "--output-b", out_b).exit_code == 0
     assert len(list(read_conllu(out_b))) == 200
+
+
+def test_threads_on_an_existing_cluster_are_the_workers_own(model, tmp_path):
+    result = run("parse", "--model", model, "--input", DEV, "--output", tmp_path / "out.conllu", "--scheduler",
+                 "tcp://127.0.0.1:1", "--threads", "2")
+    assert result.exit_code == 2 and "dask worker --nthreads N" in result.output, result.output
 
 
 @pytest.mark.parametrize("args, message", [

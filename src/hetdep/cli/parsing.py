@@ -22,6 +22,7 @@ from hetdep.treebank.conllu import (
     sniff_format,
     write_conllu,
 )
+from hetdep.treebank.urls import fetched, is_url
 
 INPUT_FORMAT = click.option(
     "--format", "input_format", type=click.Choice(["auto", "conllu", "raw", "tokenized", "text"]), default="auto",
@@ -33,8 +34,9 @@ STDIN = "<stdin>"
 
 
 CLUSTER_OPTIONS = (
-    click.option("--workers", type=click.IntRange(1, 256), default=None, help="Run on a local Dask cluster of this many worker processes: the input is cut into chunks of whole sentences, each worker loads the model once and works through whole chunks, and the output is the same as one process's (by default one process, no Dask)."),
-    click.option("--scheduler", help="Run on an existing Dask cluster, reached at this address (tcp://HOST:PORT); its workers must see the output's folder, where the chunks are written."),
+    click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences done at once, sharing one copy of the model (about 2x faster on 2 cores); the output is the same for any number. More threads than cores do not help. With --workers: each worker's threads."),
+    click.option("--workers", type=click.IntRange(1, 256), default=None, help="Run on a local Dask cluster of this many worker processes of --threads threads each: the input is cut into chunks of whole sentences that travel to the workers through Dask, each worker loads the model once and works through whole chunks with all its threads, and the output is the same as one process's (by default one process, no Dask). One worker a machine is the natural layout."),
+    click.option("--scheduler", help="Run on an existing Dask cluster, reached at this address (tcp://HOST:PORT): the chunks and their trees travel through Dask, so its workers need no folder shared with this machine; each worker uses the threads it was started with (dask worker --nthreads N)."),
 )
 
 
@@ -49,6 +51,8 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
     name = None
     if path == "-":
         path, name = _spooled_stdin(), STDIN
+    elif is_url(path):
+        path, name = fetched(path), path
     if input_format == "auto":
         input_format = sniff_format(path)
         if input_format == "text":
@@ -99,7 +103,6 @@ def _spooled_stdin() -> str:
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
-@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences tagged and parsed at once, sharing one copy of the model (about 2x faster on 2 cores); the output is the same for any number. More threads than cores do not help.")
 @cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
@@ -116,7 +119,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from hetdep.models import CONSTITUENCY
     from hetdep.models.parsing import ParseChoice, open_models
 
-    cluster = ClusterChoice(workers or 0, scheduler)
+    cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
     model_dir = shipped_or(model_dir)
     if read_kind(model_dir) == CONSTITUENCY:
@@ -165,6 +168,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
 
         if written is not None:
             raise HetdepError("--scheme writes one file in this process: give --output-b on a cluster")
+        if with_model and scheduler:
+            raise HetdepError("--with needs a second model on every worker; an existing cluster's workers get --model's "
+                              "files alone: use a local cluster (--workers) or one process")
         outputs = [output_path, output_b_path] if models.pairs else [output_path]
         count, stats = _on_cluster(ParseJob(str(model_dir), choice), sentences, outputs, cluster)
     else:
@@ -219,10 +225,11 @@ def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
     from hetdep.cluster.chunks import run_on_cluster
 
     with tqdm(unit="sent", mininterval=1.0, disable=None) as bar:
-        count, stats, memory = run_on_cluster(job, sentences, outputs, cluster, progress=bar.update)
-    click.echo(f"{len(memory)} Dask workers, peak memory " + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in memory.values()),
-               err=True)
-    return count, stats
+        run = run_on_cluster(job, sentences, outputs, cluster, progress=bar.update)
+    click.echo(f"{len(run.memory)} Dask workers, peak memory "
+               + ", ".join(f"{peak / 2**20:,.0f} MB" for peak in run.memory.values()), err=True)
+    click.echo(run.timing_line(), err=True)
+    return run.sentences, run.stats
 
 
 def _scheme_written(models, scheme: str | None, output_path: str, output_b_path: str | None) -> int | str | None:
@@ -276,16 +283,16 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @INPUT_FORMAT
 @cluster_options
-def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format, workers, scheduler):
+def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format, threads, workers, scheduler):
     """Tag a file's words with the model's taggers (UPOS, XPOS, FEATS, LEMMA): one output sentence
     per input sentence (raw text: per sentence the model's tokenizer finds)."""
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice
-    from hetdep.models.parsing import load_tokenizer
+    from hetdep.models.parsing import load_tokenizer, tag_sentences
     from hetdep.tagger.tagger import load_taggers
 
-    cluster = ClusterChoice(workers or 0, scheduler)
+    cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
     bundled = Path(model_dir) / "tagger"
     taggers = load_taggers(bundled if bundled.is_dir() else model_dir)
@@ -299,9 +306,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
         return
     sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
                      mininterval=1.0, disable=None)
-    for tagger in taggers:
-        sentences = tagger.tag(sentences, beam, k if tagger is taggers[0] else 0, threshold)
-    count = write_conllu(sentences, output_path)
+    count = write_conllu(tag_sentences(taggers, sentences, threads, beam, k, threshold), output_path)
     if count == 0:
         _say_empty(input_path)
         return

@@ -8,7 +8,7 @@ graph-based parsers helping each other); a bundled tagger tags the input first.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -254,10 +254,11 @@ class ParseJob:
     (:mod:`hetdep.cluster.chunks`), each opening the model once."""
 
     model_dir: str
-    choice: object
+    choice: ParseChoice
 
-    def open(self):
-        return open_models(self.model_dir, self.choice)
+    def open(self, threads: int = 1, directory: str | None = None):
+        """The models, parsing on ``threads`` threads (``directory``: where this worker has the model folder)."""
+        return open_models(directory or self.model_dir, replace(self.choice, threads=threads))
 
     def run(self, models, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
         models.parser.stats = ParseStats()
@@ -274,15 +275,29 @@ class TagJob:
     k: int = 0
     threshold: float = 0.0
 
-    def open(self):
+    def open(self, threads: int = 1, directory: str | None = None):
+        """The taggers, and the threads to tag on (``directory``: where this worker has the model folder)."""
         from hetdep.tagger.tagger import load_taggers
 
-        bundled = Path(self.model_dir) / "tagger"
-        return load_taggers(bundled if bundled.is_dir() else self.model_dir)
+        model_dir = Path(directory or self.model_dir)
+        bundled = model_dir / "tagger"
+        return load_taggers(bundled if bundled.is_dir() else model_dir), threads
 
-    def run(self, taggers, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
-        tagged: Iterable[Sentence] = sentences
-        for tagger in taggers:
-            tagged = tagger.tag(tagged, self.beam, self.k if tagger is taggers[0] else 0, self.threshold)
+    def run(self, opened, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        taggers, threads = opened
+        tagged = tag_sentences(taggers, sentences, threads, self.beam, self.k, self.threshold)
         return ((sentence,) for sentence in tagged), ParseStats(sentences=len(sentences),
                                                                  words=sum(len(sentence) for sentence in sentences))
+
+
+def tag_sentences(taggers: list, sentences: Iterable[Sentence], threads: int = 1, beam: int | None = None, k: int = 0,
+                  threshold: float = 0.0) -> Iterator[Sentence]:
+    """Each sentence tagged by the taggers in turn (``k`` best tags of the first in MISC), in input
+    order, on ``threads`` threads (the taggers' searches release Python's lock)."""
+    def tag(sentence: Sentence) -> Sentence:
+        tagged: Iterable[Sentence] = [sentence]
+        for tagger in taggers:
+            tagged = tagger.tag(tagged, beam, k if tagger is taggers[0] else 0, threshold)
+        return next(iter(tagged))
+
+    return ordered_map(tag, sentences, threads)

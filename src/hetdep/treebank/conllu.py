@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator
 
 from hetdep import interrupts
 from hetdep.errors import InputError, OutputError
+from hetdep.treebank.urls import filesystem, is_url, send
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -476,7 +477,8 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
     """Text files written whole or not at all: each goes to a temporary file beside its path and is
     renamed into place only when the block ends without an error, so a failed or interrupted
     command leaves what the path held before (and no partial output). ``None``: a file whose
-    text is discarded; ``"-"``: standard output, written in one go once the block has succeeded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
+    text is discarded; ``"-"``: standard output, and an fsspec URL (:mod:`hetdep.treebank.urls`): written in
+    one go once the block has succeeded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
     handles, temporaries = [], []
     try:
         for path in paths:
@@ -484,8 +486,10 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
                 handles.append(open(os.devnull, "w", encoding="utf-8"))
                 temporaries.append(None)
                 continue
-            if str(path) == "-":  # standard output: written, whole, once everything succeeded
-                descriptor, temporary = tempfile.mkstemp(prefix=".hetdep-stdout.", suffix=".part")
+            if str(path) == "-" or is_url(path):  # standard output, a URL: sent whole once everything succeeded
+                if str(path) != "-":
+                    filesystem(str(path))  # an unknown protocol refused before any work
+                descriptor, temporary = tempfile.mkstemp(prefix=".hetdep-output.", suffix=".part")
                 temporaries.append(temporary)
                 handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
                 continue
@@ -519,6 +523,11 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
                 shutil.copyfileobj(whole, sys.stdout.buffer)
             sys.stdout.buffer.flush()
             os.unlink(temporary)
+        elif temporary is not None and is_url(path):
+            try:
+                send(temporary, str(path))
+            finally:
+                os.unlink(temporary)
         elif temporary is not None:
             os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would have made it
             os.replace(temporary, path)

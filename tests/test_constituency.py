@@ -267,6 +267,23 @@ def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
     assert result.exit_code == 0 and json.loads(result.output)["UAS"] > 50.0
 
 
+@pytest.mark.parametrize("options", [(), ("--dp",), ("--update", "early")])
+def test_one_word_training_trees_train_and_parse(tmp_path, options):
+    """Trees of one word (under a phrase, a unary chain, or its tag alone) among longer ones."""
+    one_word = "( (NP (NN word)))\n( (X (Y (NN hi))))\n( (UH yes))\n"
+    train_file = write(tmp_path, "train.mrg", SMALL * 2 + one_word)
+    model = tmp_path / "model"
+    result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model,
+                 "--iterations", "3", "--gold-tags", "--beam", "4", *options)
+    assert result.exit_code == 0, result.output
+    tagged = write(tmp_path, "in.conllu", "1\tword\t_\tNOUN\tNN\t_\t_\t_\t_\t_\n\n1\tyes\t_\tINTJ\tUH\t_\t_\t_\t_\t_\n\n")
+    out = tmp_path / "out.mrg"
+    result = run("parse", "--model", model, "--input", tagged, "--output", out)
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert len(lines) == 2 and "word" in lines[0] and "yes" in lines[1]
+
+
 def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_options(tmp_path):
     train_file = write(tmp_path, "train.mrg", SMALL * 4)
     model = tmp_path / "model"

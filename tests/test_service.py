@@ -237,7 +237,7 @@ def test_long_inputs_are_parsed_in_batches_and_answered_whole(server, pipeline_m
     seen = []
     work = app._work
     monkeypatch.setattr(app, "BATCH_WORDS", 50)
-    monkeypatch.setattr(app, "_work", lambda job, batch: seen.append(len(batch)) or work(job, batch))
+    monkeypatch.setattr(app, "_work", lambda job, batch, drawn: seen.append(len(batch)) or work(job, batch, drawn))
     status, answer = _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "", "parser": ""})
     assert status == 200 and len(seen) >= 25 and sum(seen) == 200
     expected = hetdep.load(pipeline_model, quiet=True)(text).to_conllu("sud")
@@ -307,10 +307,10 @@ def test_the_work_of_a_client_that_went_away_stops(server, monkeypatch):
     done = []
     work = app._work
 
-    def slow_work(job, batch):
+    def slow_work(job, batch, drawn):
         time.sleep(0.2)
         done.append(len(batch))
-        return work(job, batch)
+        return work(job, batch, drawn)
 
     monkeypatch.setattr(app, "BATCH_WORDS", 10)
     monkeypatch.setattr(app, "_work", slow_work)
@@ -331,7 +331,7 @@ def test_work_past_the_queue_bound_is_a_503_and_the_server_goes_on(pipeline_mode
     from hetdep.service import app
 
     work = app._work
-    monkeypatch.setattr(app, "_work", lambda job, batch: time.sleep(0.5) or work(job, batch))
+    monkeypatch.setattr(app, "_work", lambda job, batch, drawn: time.sleep(0.5) or work(job, batch, drawn))
     served = _serving(create_app({"joint": str(pipeline_model)}, Limits(workers=1, max_queued=2)))
     url = next(served)
     fields = {"data": "Le chat dort .\n", "input": "horizontal", "parser": ""}

@@ -176,7 +176,8 @@ def _written(trees: list[Sentence], output: str) -> str:
 @dataclass
 class Outcome:
     results: dict[str, str]  # per scheme, in the output format asked for
-    document: Document | None  # when parsed
+    document: Document | None  # when parsed for drawing
+    warnings: list[str]
 
 
 def _read(job: Job, limits: Limits) -> list[Sentence]:
@@ -193,12 +194,24 @@ def _read(job: Job, limits: Limits) -> list[Sentence]:
     return sentences
 
 
-def _work(job: Job, batch: list[Sentence]) -> Document | list[Sentence]:
-    """One batch of a request's sentences tagged or parsed (run in a worker thread)."""
+@dataclass
+class Done:
+    """One batch done: each scheme's output text, the words unknown to the model, and the parsed
+    sentences when they are drawn."""
+
+    texts: list[str]
+    unknown_words: int
+    sentences: list
+
+
+def _work(job: Job, batch: list[Sentence], drawn: bool) -> Done:
+    """One batch of a request's sentences tagged or parsed and written out (run in a worker thread)."""
     model = job.served.model
-    if job.parser:
-        return model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
-    return model.tag(batch) if job.tagger else batch
+    if not job.parser:
+        return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, [])
+    document = model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
+    texts = [_written([sentence.tree(scheme) for sentence in document], job.output) for scheme in model.schemes]
+    return Done(texts, document.unknown_words, list(document) if drawn else [])
 
 
 def batches(sentences: list[Sentence], words: int | None = None) -> list[list[Sentence]]:
@@ -275,35 +288,39 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
             if waiting:  # cancelled while it waited
                 queued[0] -= 1
 
-    async def run(job: Job, request: Request) -> Outcome | None:
-        """The job's outcome; None when the client went away (the work stops between batches)."""
-        sentences = await in_thread(_read, job, limits)
-        done = []
-        for batch in batches(sentences):
+    async def run(job: Job, request: Request, drawn: bool) -> Outcome | None:
+        """The job's outcome; None when the client went away (the work stops between batches).
+        Each batch is written out as it is done and its sentences let go, unless ``drawn`` (the
+        trees are drawn: the Document is kept)."""
+        parts = batches(await in_thread(_read, job, limits))
+        schemes = job.served.model.schemes if job.parser else job.served.model.schemes[:1]
+        texts: dict[str, list[str]] = {scheme: [] for scheme in schemes}
+        kept: list = []
+        words = unknown = 0
+        for k in range(len(parts)):
+            batch, parts[k] = parts[k], []  # the input's sentences go with their batch
             if await request.is_disconnected():
                 return None
-            done.append(await in_thread(_work, job, batch))
-        if not job.parser:
-            trees = [tree for part in done for tree in part]
-            return Outcome({job.served.model.schemes[0]: _written(trees, job.output)}, None)
-        schemes = job.served.model.schemes
-        words = sum(len(sentence) for sentence in sentences)
-        unknown = sum(part.unknown_words for part in done)
-        warning = unknown_words_warning(unknown, words)
-        document = Document([sentence for part in done for sentence in part], schemes, [warning] if warning else [], unknown)
-        trees = {scheme: [sentence.tree(scheme) for sentence in document] for scheme in schemes}
-        return Outcome({scheme: _written(trees[scheme], job.output) for scheme in schemes}, document)
+            done = await in_thread(_work, job, batch, drawn)
+            words, unknown = words + sum(len(sentence) for sentence in batch), unknown + done.unknown_words
+            for scheme, text in zip(schemes, done.texts):
+                texts[scheme].append(text)
+            kept += done.sentences
+        warning = unknown_words_warning(unknown, words) if job.parser else None
+        warnings = [warning] if warning else []
+        document = Document(kept, schemes, warnings, unknown) if drawn and job.parser else None
+        return Outcome({scheme: "".join(parts) for scheme, parts in texts.items()}, document, warnings)
 
     def error_response(error: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(error)}, status_code=getattr(error, "status", status))
 
-    async def answer(request: Request, fields: dict | None = None) -> tuple[Job, Outcome] | JSONResponse | None:
+    async def answer(request: Request, fields: dict | None = None, drawn: bool = False) -> tuple[Job, Outcome] | JSONResponse | None:
         """The job and outcome of a request, the error response to send instead, or None (client gone)."""
         try:
             if fields is None:
                 fields = await fields_of(request, await body_of(request, limits.max_bytes))
             job = job_of(fields, served, default)
-            outcome = await run(job, request)
+            outcome = await run(job, request, drawn)
             return None if outcome is None else (job, outcome)
         except RequestError as error:
             return error_response(error)
@@ -333,13 +350,13 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         scheme = job.scheme if job.parser else next(iter(outcome.results))
         reply = {"model": job.served.name, "acknowledgements": ["hetdep"], "result": outcome.results[scheme],
                  "results": outcome.results}
-        if outcome.document is not None and outcome.document.warnings:
-            reply["warning"] = " ".join(outcome.document.warnings)
+        if outcome.warnings:
+            reply["warning"] = " ".join(outcome.warnings)
         return reply
 
     @app.post("/render")
     async def render_route(request: Request):
-        answered = await answer(request)
+        answered = await answer(request, drawn=True)
         if answered is None or isinstance(answered, JSONResponse):
             return answered if answered is not None else JSONResponse({"error": "the client went away"}, status_code=499)
         outcome = answered[1]
@@ -365,7 +382,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
                                       f"takes at most {limits.max_bytes:,}."), status_code=413)
         if not text.strip():
             return HTMLResponse(_page(list(loaded), name, text, None, "Type some text first."), status_code=400)
-        answered = await answer(request, fields | {"tokenizer": "", "tagger": "", "parser": ""})
+        answered = await answer(request, fields | {"tokenizer": "", "tagger": "", "parser": ""}, drawn=True)
         if answered is None:
             return HTMLResponse("", status_code=499)
         if isinstance(answered, JSONResponse):

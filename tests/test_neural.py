@@ -191,8 +191,8 @@ def test_batches_and_long_or_unseen_words():
 @pytest.mark.slow
 def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     model = tmp_path / "m"
-    result = CliRunner().invoke(main, [
-        "train", "--parser", "neural", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b",
+    result = CliRunner().invoke(main, [  # no --parser: the neural pipeline is the default
+        "train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b",
         str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
         "--model", str(model), "--iterations", "1", "--threads", "1"])
     assert result.exit_code == 0, result.output
@@ -214,6 +214,11 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     refused = CliRunner().invoke(main, ["train", "--parser", "neural", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
                                         str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "x"), "--beam", "8"])
     assert refused.exit_code == 2 and "--beam" in refused.output and not (tmp_path / "x").exists()
+    perceptron = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                                           str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "p"), "--beam", "2",
+                                           "--iterations", "1", "--gold-tags", "--no-tokenizer"])
+    assert perceptron.exit_code == 0, perceptron.output  # an option of the perceptron parsers: the arc-standard parser
+    assert json.loads((tmp_path / "p" / "config.json").read_text(encoding="utf-8"))["kind"] == "arc-standard"
 
 
 def test_sentences_of_one_word_and_empty_input_parse(joint_result):

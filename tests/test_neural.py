@@ -155,6 +155,17 @@ def test_a_saved_model_parses_without_pytorch(joint_result, tmp_path):
     assert done.stdout == expected
 
 
+def test_training_without_pytorch_says_so_before_any_work(tmp_path):
+    import subprocess
+    import sys
+
+    script = "import sys; sys.modules['torch'] = None\nfrom hetdep.cli import main\nmain()\n"
+    done = subprocess.run([sys.executable, "-c", script, "train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                           str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "m")], capture_output=True, text=True)
+    assert done.returncode == 2 and "pip install 'hetdep[neural]'" in done.stderr
+    assert "tokenizer" not in done.stderr and not (tmp_path / "m").exists()  # refused before the tokenizer trained
+
+
 def test_a_fixed_seed_gives_the_same_model():
     options = NeuralOptions(epochs=2, hidden=16, layers=1, threads=1, batch_words=300)
     one, two = (train_neural(_pair("train", 50)[:1], [], options) for _ in range(2))

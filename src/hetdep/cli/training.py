@@ -100,6 +100,10 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if parser_kind is None:
         parser_kind = context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
     neural = parser_kind == NEURAL
+    if neural:
+        from hetdep.neural import torch_module
+
+        torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
     if (embeddings or decoder) and not neural:
         raise HetdepError(f"{'--embeddings' if embeddings else '--decoder'} is for --parser neural")
     iterations = iterations or (30 if neural else 15)

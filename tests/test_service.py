@@ -343,3 +343,30 @@ def test_work_past_the_queue_bound_is_a_503_and_the_server_goes_on(pipeline_mode
     assert busy.startswith("the server is busy")
     assert _request(f"{url}/process", fields)[0] == 200
     next(served, None)
+
+
+def test_turns_go_to_the_smallest_request_first_and_a_cancelled_waiter_gives_its_turn_back():
+    import anyio
+
+    from hetdep.service.turns import Turns
+
+    async def scenario():
+        turns, order = Turns(1), []
+
+        async def unit(name: str, size: int, hold: float = 0.05):
+            async with turns.turn(size):
+                order.append(name)
+                await anyio.sleep(hold)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(unit, "running", 10, 0.2)  # takes the only thread
+            await anyio.sleep(0.05)
+            for name, size in (("large", 50_000), ("small", 60), ("small later", 60), ("medium", 2_000)):
+                group.start_soon(unit, name, size)
+                await anyio.sleep(0.01)
+            with anyio.move_on_after(0.05):  # waits, then is cancelled: its place must not be lost
+                await unit("cancelled", 1)
+        assert order == ["running", "small", "small later", "medium", "large"]
+        assert turns.free == 1 and turns.waiters == 0
+
+    anyio.run(scenario)

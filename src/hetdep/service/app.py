@@ -9,8 +9,9 @@ chooses ``result``. ``POST /render`` answers with an HTML page of the trees, and
 page (a plain form, no script) where a person types text, sees both trees and downloads the CoNLL-U.
 
 Models are loaded once, at start. A request's sentences are parsed in batches of about
-BATCH_WORDS words, each a unit of work for one of ``workers`` threads taken in order of arrival,
-so a short request waits for batches, never for a whole long request; ``timeout`` bounds each
+BATCH_WORDS words, each a unit of work for one of ``workers`` threads, the smallest request's
+first (:mod:`hetdep.service.turns`), so a short request waits for the batches already running,
+never for a long request; ``timeout`` bounds each
 batch, a request whose client went away stops between batches, and no more than ``max_queued``
 batches wait at once (503 beyond). The body is counted while it is read (413 past
 ``max_bytes``). Every error is the same JSON (or the page, for the page) with a 4xx/5xx status.
@@ -36,6 +37,7 @@ from hetdep.api.document import Document
 from hetdep.api.model import Model
 from hetdep.errors import HetdepError
 from hetdep.models.parsing import unknown_words_warning
+from hetdep.service.turns import Turns
 from hetdep.tokenizer.tokenizer import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
 
@@ -235,7 +237,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
     served = served_names(loaded)
     default = next(iter(loaded))
-    pool = anyio.CapacityLimiter(limits.workers)  # waiters are served in order of arrival
+    turns = Turns(limits.workers)  # the smallest request's unit of work first (hetdep.service.turns)
     queued = [0]  # batches waiting for a thread
     app = FastAPI(title="hetdep", description="Heterogeneous dependency parsing; UDPipe 2's REST interface.")
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"])
@@ -272,15 +274,16 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
                 raise RequestError(400, f"a form field is not UTF-8: {error}") from None
         return fields
 
-    async def in_thread(function, *arguments):
-        """One unit of work on a worker thread, in turn; it is never abandoned, so the threads
-        at work never outnumber ``workers`` (a batch past the timeout ends, then 503)."""
+    async def in_thread(size: int, function, *arguments):
+        """One unit of work of a request of ``size`` characters on a worker thread, in its turn; it
+        is never abandoned, so the threads at work never outnumber ``workers`` (a batch past the
+        timeout ends, then 503)."""
         if queued[0] >= limits.max_queued:
             raise RequestError(503, f"the server is busy ({queued[0]} batches of work waiting): try again later")
         queued[0] += 1
         waiting = True
         try:
-            async with pool:
+            async with turns.turn(size):
                 queued[0], waiting = queued[0] - 1, False
                 with anyio.fail_after(limits.timeout):
                     return await anyio.to_thread.run_sync(function, *arguments, abandon_on_cancel=False)
@@ -292,7 +295,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         """The job's outcome; None when the client went away (the work stops between batches).
         Each batch is written out as it is done and its sentences let go, unless ``drawn`` (the
         trees are drawn: the Document is kept)."""
-        parts = batches(await in_thread(_read, job, limits))
+        parts = batches(await in_thread(len(job.data), _read, job, limits))
         schemes = job.served.model.schemes if job.parser else job.served.model.schemes[:1]
         texts: dict[str, list[str]] = {scheme: [] for scheme in schemes}
         kept: list = []
@@ -301,7 +304,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
             batch, parts[k] = parts[k], []  # the input's sentences go with their batch
             if await request.is_disconnected():
                 return None
-            done = await in_thread(_work, job, batch, drawn)
+            done = await in_thread(len(job.data), _work, job, batch, drawn)
             words, unknown = words + sum(len(sentence) for sentence in batch), unknown + done.unknown_words
             for scheme, text in zip(schemes, done.texts):
                 texts[scheme].append(text)

@@ -345,7 +345,7 @@ def test_work_past_the_queue_bound_is_a_503_and_the_server_goes_on(pipeline_mode
     next(served, None)
 
 
-def test_turns_go_to_the_smallest_request_first_and_a_cancelled_waiter_gives_its_turn_back():
+def test_turns_go_to_short_requests_first_and_a_cancelled_waiter_gives_its_turn_back():
     import anyio
 
     from hetdep.service.turns import Turns
@@ -361,12 +361,13 @@ def test_turns_go_to_the_smallest_request_first_and_a_cancelled_waiter_gives_its
         async with anyio.create_task_group() as group:
             group.start_soon(unit, "running", 10, 0.2)  # takes the only thread
             await anyio.sleep(0.05)
-            for name, size in (("large", 50_000), ("small", 60), ("small later", 60), ("medium", 2_000)):
+            for name, size in (("large", 50_000), ("larger", 90_000), ("short", 3_000), ("shorter later", 60),
+                               ("medium", 20_000)):
                 group.start_soon(unit, name, size)
                 await anyio.sleep(0.01)
             with anyio.move_on_after(0.05):  # waits, then is cancelled: its place must not be lost
                 await unit("cancelled", 1)
-        assert order == ["running", "small", "small later", "medium", "large"]
+        assert order == ["running", "short", "shorter later", "medium", "large", "larger"]  # short ones by arrival
         assert turns.free == 1 and turns.waiters == 0
 
     anyio.run(scenario)

@@ -183,7 +183,7 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
         done: dict[int, ChunkResult] = {}
         cut = iter(enumerate(chunks_of(sentences, chunk_words)))
         submitted = written = 0
-        finished: list[ChunkResult] = []
+        timings: list[tuple[float, float, float]] = []  # each chunk's start, end and model loading (not its text)
         try:
             while True:
                 while submitted - written < limit:
@@ -212,7 +212,7 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
                         out.write(text)
                     run.sentences += result.sentences
                     run.stats.add(result.stats)
-                    finished.append(result)
+                    timings.append((result.started, result.finished, result.loading))
                     written += 1
                     if progress:
                         progress(result.sentences)
@@ -221,9 +221,8 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
             raise
         run.memory = worker_peak_memory(client)
     run.written = time.time() - begun
-    if finished:
-        run.first_started = min(result.started for result in finished) - begun
-        run.first_parsed = min(result.finished for result in finished) - begun
-        run.last_parsed = max(result.finished for result in finished) - begun
-        run.loading = max(result.loading for result in finished)
+    if timings:
+        started, ended, loading = zip(*timings)
+        run.first_started, run.first_parsed = min(started) - begun, min(ended) - begun
+        run.last_parsed, run.loading = max(ended) - begun, max(loading)
     return run

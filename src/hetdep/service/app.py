@@ -9,9 +9,9 @@ chooses ``result``. ``POST /render`` answers with an HTML page of the trees, and
 page (a plain form, no script) where a person types text, sees both trees and downloads the CoNLL-U.
 
 Models are loaded once, at start. A request's sentences are parsed in batches of about
-BATCH_WORDS words, each a unit of work for one of ``workers`` threads, the smallest request's
-first (:mod:`hetdep.service.turns`), so a short request waits for the batches already running,
-never for a long request; ``timeout`` bounds each
+BATCH_WORDS words, each a unit of work for one of ``workers`` threads, short requests' first
+(:mod:`hetdep.service.turns`), so a short request waits for the batches already running, never
+for a long request; ``timeout`` bounds each
 batch, a request whose client went away stops between batches, and no more than ``max_queued``
 batches wait at once (503 beyond). The body is counted while it is read (413 past
 ``max_bytes``). Every error is the same JSON (or the page, for the page) with a 4xx/5xx status.
@@ -237,7 +237,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
     served = served_names(loaded)
     default = next(iter(loaded))
-    turns = Turns(limits.workers)  # the smallest request's unit of work first (hetdep.service.turns)
+    turns = Turns(limits.workers)  # short requests' units of work first (hetdep.service.turns)
     queued = [0]  # batches waiting for a thread
     app = FastAPI(title="hetdep", description="Heterogeneous dependency parsing; UDPipe 2's REST interface.")
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"])
@@ -312,7 +312,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         warning = unknown_words_warning(unknown, words) if job.parser else None
         warnings = [warning] if warning else []
         document = Document(kept, schemes, warnings, unknown) if drawn and job.parser else None
-        return Outcome({scheme: "".join(parts) for scheme, parts in texts.items()}, document, warnings)
+        return Outcome({scheme: "".join(pieces) for scheme, pieces in texts.items()}, document, warnings)
 
     def error_response(error: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(error)}, status_code=getattr(error, "status", status))

@@ -50,9 +50,9 @@ def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[n
     return unsorted_out, unsorted_h
 
 
-def _bidirectional(x: np.ndarray, lengths: np.ndarray, arrays: dict, prefix: str, layer: int):
-    forward, last_forward = lstm(x, lengths, arrays, f"{prefix}l{layer}")
-    backward, last_backward = lstm(x, lengths, arrays, f"{prefix}l{layer}_reverse")
+def _bidirectional(x: np.ndarray, lengths: np.ndarray, arrays: dict, layer: int):
+    forward, last_forward = lstm(x, lengths, arrays, f"l{layer}")
+    backward, last_backward = lstm(x, lengths, arrays, f"l{layer}_reverse")
     return np.concatenate([forward, backward], -1), np.concatenate([last_forward, last_backward], -1)
 
 
@@ -76,11 +76,11 @@ class NumpyNetwork:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""
         a = self.arrays
         lengths = np.maximum(batch.char_lengths, 1)
-        _, last = _bidirectional(a["chars.embedding.weight"][batch.chars], lengths, self._chars, "", 0)
+        _, last = _bidirectional(a["chars.embedding.weight"][batch.chars], lengths, self._chars, 0)
         spelled = _linear(last, a, "chars.out")[batch.types]
         x = np.concatenate([a["words.weight"][batch.words], spelled], -1)
         for layer in range(self.layers):
-            x, _ = _bidirectional(x, batch.lengths, self._encoder, "", layer)
+            x, _ = _bidirectional(x, batch.lengths, self._encoder, layer)
         return x
 
     def tags(self, encoded: np.ndarray) -> list[np.ndarray]:

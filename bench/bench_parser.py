@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from hetdep.learn.perceptron import TrainOptions
+from hetdep.models.compact import folder_bytes
 from hetdep.transition import reference
 from hetdep.transition.system import Moves
 from hetdep.transition.training import train
@@ -60,7 +61,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         model_dir = args.out or Path(scratch) / "model"
         model.save(model_dir)
-        size = sum(f.stat().st_size for f in Path(model_dir).iterdir())
+        size = folder_bytes(model_dir)
         print(f"model: {model.weights.nbytes / 2**20:,.0f} MiB of weights in memory, {size / 2**20:,.1f} MiB on disk")
         env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
         speeds = {}

@@ -15,7 +15,6 @@ gives. The stage the signal reached is read off the progress lines.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import signal

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from hetdep.cli.app import MODEL
@@ -16,10 +14,10 @@ def compact_command(model_dir, output_dir):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), every part's weights compressed (fr-sequoia's joint neural model with its
     tokenizer and taggers: 55 to 17 MB, test LAS within 0.04)."""
-    from hetdep.models.compact import compact_model
+    from hetdep.models.compact import compact_model, folder_bytes
 
     compact_model(model_dir, output_dir)
-    size = sum(path.stat().st_size for path in Path(output_dir).rglob("*") if path.is_file())
+    size = folder_bytes(output_dir)
     click.echo(f"wrote {output_dir} ({size / 1e6:.1f} MB)", err=True)
 
 

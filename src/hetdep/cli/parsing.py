@@ -22,7 +22,7 @@ from hetdep.treebank.conllu import (
     sniff_format,
     write_conllu,
 )
-from hetdep.treebank.urls import fetched, is_url
+from hetdep.treebank.urls import fetched, is_url, temporary_file
 
 INPUT_FORMAT = click.option(
     "--format", "input_format", type=click.Choice(["auto", "conllu", "raw", "tokenized", "text"]), default="auto",
@@ -69,15 +69,11 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
 
 def _spooled_stdin() -> str:
     """Standard input copied to a temporary file (removed at exit), so it can be sniffed and read like a file."""
-    import atexit
-    import os
     import shutil
-    import tempfile
 
-    descriptor, spool = tempfile.mkstemp(prefix=".hetdep-stdin.")
-    with os.fdopen(descriptor, "wb") as out:
+    spool = temporary_file(".hetdep-stdin.")
+    with open(spool, "wb") as out:
         shutil.copyfileobj(sys.stdin.buffer, out)
-    atexit.register(os.unlink, spool)
     return spool
 
 

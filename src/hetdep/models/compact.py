@@ -39,3 +39,8 @@ def compact_model(source: str | Path, target: str | Path) -> Path:
         summary(copy)
         copy.rename(target)
     return target
+
+
+def folder_bytes(directory: str | Path) -> int:
+    """The bytes of every file under ``directory``: a model's size on disk."""
+    return sum(path.stat().st_size for path in Path(directory).rglob("*") if path.is_file())

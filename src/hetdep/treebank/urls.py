@@ -33,12 +33,18 @@ def filesystem(url: str):
         raise HetdepError(f"{url}: no installed filesystem reads or writes '{protocol}://' URLs ({error})") from None
 
 
+def temporary_file(prefix: str) -> str:
+    """A new empty temporary file, removed when the process exits."""
+    descriptor, local = tempfile.mkstemp(prefix=prefix)
+    os.close(descriptor)
+    atexit.register(_remove, local)
+    return local
+
+
 def fetched(url: str) -> str:
     """A local copy of the file at ``url`` (removed when the process exits)."""
     fs = filesystem(url)
-    descriptor, local = tempfile.mkstemp(prefix=".hetdep-input.")
-    os.close(descriptor)
-    atexit.register(_remove, local)
+    local = temporary_file(".hetdep-input.")
     try:
         fs.get_file(url, local)
     except FileNotFoundError:

@@ -164,6 +164,8 @@ def test_inputs_and_outputs_at_fsspec_urls(model, one_process, tmp_path):
         assert result.exit_code == 0, result.output
         assert memory.cat("memory://parsed/out.conllu") == one_process
         memory.rm("memory://parsed/out.conllu")
+    result = run("parse", "--model", model, "--input", DEV.resolve().as_uri(), "--output", (tmp_path / "f.conllu").as_uri())
+    assert result.exit_code == 0 and (tmp_path / "f.conllu").read_bytes() == one_process, result.output
     broken = DEV.read_text(encoding="utf-8").replace("\t", " ", 1).encode()  # the first word's line loses a tab
     memory.pipe("memory://corpus/broken.conllu", broken)
     result = run("parse", "--model", model, "--input", "memory://corpus/broken.conllu", "--output",

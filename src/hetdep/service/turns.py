@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import AsyncIterator
 
 import anyio
@@ -28,12 +29,22 @@ def size_class(size: int) -> int:
     return (size // SHORT).bit_length()
 
 
+@dataclass(order=True)
+class _Waiter:
+    """A unit of work waiting for a thread, ordered by size class, then arrival."""
+
+    size_class: int
+    arrival: int
+    event: anyio.Event = field(compare=False)
+    state: str = field(default="waiting", compare=False)  # "given" a thread, or "gone" (cancelled)
+
+
 class Turns:
     """``slots`` worker threads handed out smallest size class first, then by arrival."""
 
     def __init__(self, slots: int):
         self.free = slots
-        self.waiting: list[list] = []  # heap of [size class, arrival, event, state]; state: "waiting", "given", "gone"
+        self.waiting: list[_Waiter] = []  # a heap
         self.waiters = 0  # entries still "waiting"
         self.arrivals = itertools.count()
 
@@ -43,17 +54,17 @@ class Turns:
         if self.free and not self.waiters:
             self.free -= 1
         else:
-            entry = [size_class(size), next(self.arrivals), anyio.Event(), "waiting"]
+            entry = _Waiter(size_class(size), next(self.arrivals), anyio.Event())
             heapq.heappush(self.waiting, entry)
             self.waiters += 1
             try:
-                await entry[2].wait()
+                await entry.event.wait()
             except BaseException:  # cancelled while waiting: a thread given meanwhile goes to the next
-                if entry[3] == "given":
+                if entry.state == "given":
                     self._release()
                 else:
                     self.waiters -= 1
-                entry[3] = "gone"
+                entry.state = "gone"
                 raise
         try:
             yield
@@ -63,9 +74,9 @@ class Turns:
     def _release(self) -> None:
         while self.waiting:
             entry = heapq.heappop(self.waiting)
-            if entry[3] == "waiting":
-                entry[3] = "given"
+            if entry.state == "waiting":
+                entry.state = "given"
                 self.waiters -= 1
-                entry[2].set()
+                entry.event.set()
                 return
         self.free += 1

@@ -17,9 +17,9 @@ from hetdep.errors import HetdepError, InputError, OutputError
 
 
 def is_url(path: object) -> bool:
-    """Whether a path names a place through a protocol (``s3://...``) rather than a local file."""
+    """Whether a path names a place through a protocol (``s3://...``, ``file://...`` too) rather than a local file."""
     text = str(path)
-    return "://" in text and not text.startswith("file://") and text.split("://", 1)[0].isidentifier()
+    return "://" in text and text.split("://", 1)[0].isidentifier()
 
 
 def filesystem(url: str):

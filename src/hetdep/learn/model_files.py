@@ -74,9 +74,7 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
     # Not compressed: reading is then some 0.15 s faster for a model of 1M features (start-up
     # counts for short runs), for a file about twice as large.
     np.savez(directory / "weights.npz", **weights.stored())
-    config = {**config, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz")}
-    with open(directory / "config.json", "w", encoding="utf-8") as out:
-        json.dump(config, out, ensure_ascii=False, indent=1)
+    write_config(directory, {**config, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
 def compress_weights(directory: Path) -> None:
@@ -88,9 +86,12 @@ def compress_weights(directory: Path) -> None:
     with np.load(directory / "weights.npz", allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     np.savez_compressed(directory / "weights.npz", **arrays)
-    config["weights_sha256"] = file_sha256(directory / "weights.npz")
-    with open(directory / "config.json", "w", encoding="utf-8") as out:
-        json.dump(config, out, ensure_ascii=False, indent=1)
+    write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
+
+
+def write_config(directory: Path, config: dict) -> None:
+    """A model part's config.json (written after its weights.npz, whose sha256 it holds)."""
+    (Path(directory) / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 def file_sha256(path: Path) -> str:

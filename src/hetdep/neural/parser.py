@@ -5,7 +5,6 @@ Chu-Liu-Edmonds for any tree)."""
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -13,7 +12,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from hetdep.learn.model_config import ModelFileError
-from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config
+from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_config
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural.data import UNKNOWN, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
@@ -136,7 +135,7 @@ class NeuralParser:
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
                   **({"quantized": quantized} if quantized else {})}
-        (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_config(directory, config)
 
     @classmethod
     def load(cls, directory: str | Path) -> "NeuralParser":

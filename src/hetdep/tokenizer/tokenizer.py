@@ -17,7 +17,6 @@ sentence that would pass ``MAX_TOKENS`` tokens is cut at its likeliest sentence 
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import asdict, dataclass
@@ -27,7 +26,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config
+from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config, write_config
 from hetdep.tokenizer import _boundaries
 from hetdep.tokenizer._boundaries import INSIDE, N_LABELS, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.characters import char_arrays
@@ -274,7 +273,7 @@ class Tokenizer:
                             buckets=np.array([self.weights.shape[0]], np.int64))
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "templates": _boundaries.N_TEMPLATES, **self.record, "multiword": self.multiword.config()}
-        (directory / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_config(directory, config)
 
     @classmethod
     def load(cls, directory: str | Path) -> "Tokenizer":

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hetdep.treebank.conllu import LEMMA, Sentence
-from hetdep.treebank.lemma_scripts import apply_script, edit_script
+from hetdep.treebank.lemma_scripts import apply_script, edit_script, kept_characters
 from hetdep.treebank.tags import annotated, with_word_classes, word_classes
 
 
@@ -30,6 +30,12 @@ def test_scripts_generalize_over_endings_and_casing():
 def test_an_irregular_lemma_is_written_whole():
     assert edit_script("est", "être") == edit_script("ai", "être")  # "t" in common is no rule
     assert apply_script("fut", edit_script("est", "être")) == "être"
+
+
+def test_a_script_keeps_what_it_does_not_cut_of_the_form():
+    assert kept_characters("dansaient", edit_script("chantaient", "chanter")) == 4  # "dans" + "er"
+    assert kept_characters("fut", edit_script("est", "être")) == 0
+    assert kept_characters("a", edit_script("chantaient", "chanter")) == 0
 
 
 def test_a_script_that_cuts_more_than_the_form_has_keeps_the_form():

@@ -238,5 +238,8 @@ def test_a_lemma_tagger_prefers_known_lemmas_within_its_margin():
     assert prefer_known(["permettra"], [0], scores, scripts, known, margin=2.0) == [1]
     assert prefer_known(["permettra"], [0], scores, scripts, known, margin=1.0) == [0]  # too far below
     assert prefer_known(["permettra"], [0], scores, scripts, frozenset(), margin=8.0) == [0]  # nothing known
+    others = scripts + [edit_script("est", "être"), edit_script("les", "le")]  # writes its lemma; keeps "di" of "dis"
+    scores = np.array([[0.0, -9.0, -0.5, -0.5]])
+    assert prefer_known(["dis"], [0], scores, others, frozenset({"être", "di"}), margin=2.0) == [0]  # no edit of "dis"
     tagger = train_tagger(TRAIN, DEV, TaggerOptions(column="lemma", iterations=3)).parser
     assert "le" in tagger.known_lemmas and tagger.lemma_margin in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)

@@ -4,7 +4,11 @@ A lemma tagger chooses edit scripts (:mod:`hetdep.treebank.lemma_scripts`); on a
 saw, the likeliest script may make a lemma no treebank has (``permettra`` -> ``permettrer``)
 while a slightly less likely one makes a known one (``permettre``). When the best script's lemma
 is unknown, the likeliest script within ``margin`` (in log-probability, the tagger's temperature
-applied) whose lemma is known replaces it; the margin is fitted on dev (0 turns this off).
+applied) whose lemma is known replaces it; the margin is fitted on dev (0 turns this off). Only
+scripts that edit the form may replace it: one that writes its whole lemma, or keeps less than
+three characters of the form, always makes a known lemma (it was learned from one), and pulled
+unseen forms to ``être``, ``avoir``, ``naître`` (fr-sequoia with the shipped model, gold tokens:
+lemmas 98.19% before on test, 98.40% since; dev 98.29%, 98.46%).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from hetdep.treebank.conllu import LEMMA, Sentence
+from hetdep.treebank.lemma_scripts import SHORTEST_KEPT, kept_characters
 from hetdep.treebank.tags import UNANNOTATED, lemma_of
 
 MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # grid fitted on dev
@@ -39,8 +44,12 @@ def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, 
         for other in np.argsort(-row, kind="stable"):
             if row[script] - row[other] > margin:  # log-probabilities differ as the scaled scores do
                 break
-            if lemma_of(form, scripts[other]) in known:
+            if _edits(form, scripts[other]) and lemma_of(form, scripts[other]) in known:
                 chosen[i] = int(other)
                 break
     return chosen
 
+
+def _edits(form: str, script: str) -> bool:
+    """Whether a script makes its lemma from the form (keeps SHORTEST_KEPT of its characters, or all)."""
+    return script != UNANNOTATED and kept_characters(form, script) >= min(SHORTEST_KEPT, len(form))

@@ -59,6 +59,15 @@ def apply_script(form: str, script: str) -> str:
     return lemma
 
 
+def kept_characters(form: str, script: str) -> int:
+    """How many characters of ``form`` the lemma a script gives keeps (0 for a script that
+    writes its whole lemma)."""
+    steps = json.loads(script)
+    if steps[1] == "=":
+        return 0
+    return max(0, len(form) - steps[1] - steps[3])
+
+
 def _common_part(source: str, target: str) -> tuple[int, int, int]:
     """(start in source, start in target, length) of the longest common substring, the earliest
     one on ties; for long strings, the common prefix alone (linear time)."""

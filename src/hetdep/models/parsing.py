@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from hetdep.errors import HetdepError, InputError
+from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.learn.vocab import ParseStats
 from hetdep.models import GRAPH_KINDS, NEURAL
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
+from hetdep.treebank.feature_maps import FeatureMap
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS, WORD_COLUMNS
 
 UNKNOWN_SHARE = 0.4  # share of words unknown to the model above which parsing warns
@@ -55,6 +57,7 @@ class OpenModels:
     tokenizer: object = None  # the bundled tokenizer, for raw text
     lattice: bool = False
     warnings: list[str] = field(default_factory=list)
+    feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS, which its tagger gives, to b's
 
     @property
     def pairs(self) -> bool:
@@ -137,10 +140,14 @@ class OpenModels:
         its bundled taggers of FEATS and LEMMA tag after it)."""
         if self.kind == NEURAL:
             parsed = self.parser.parse(sentences)
-            return self._with_bundled_tags(parsed) if self.taggers else parsed
-        if self.choice.threads > 1:
-            return ordered_map(self._parse_one, sentences, self.choice.threads)
-        return self._parse_in_turn(sentences)
+            parsed = self._with_bundled_tags(parsed) if self.taggers else parsed
+        elif self.choice.threads > 1:
+            parsed = ordered_map(self._parse_one, sentences, self.choice.threads)
+        else:
+            parsed = self._parse_in_turn(sentences)
+        if self.feats_b is None:
+            return parsed
+        return ((trees[0], self.feats_b.sentence(trees[1])) if isinstance(trees, tuple) else trees for trees in parsed)
 
     def _parse_one(self, sentence: Sentence):
         return next(iter(self._parse_in_turn([sentence])))
@@ -211,7 +218,8 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     taggers = load_taggers(tagger_dir) if tag_input and tagger_dir.is_dir() else []
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
-                        tokenizer=load_tokenizer(model_dir) if tag_input else None)
+                        tokenizer=load_tokenizer(model_dir) if tag_input else None,
+                        feats_b=_feats_b(config, model_dir) if any(t.column == "feats" for t in taggers) else None)
     if choice.helper is not None:
         from hetdep.graph.consensus import check_compatible
 
@@ -246,6 +254,17 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     if choice.lattice_weight is not None and kind not in GRAPH_KINDS and choice.given is None:
         opened.parser.lattice_weight = choice.lattice_weight
     return opened
+
+
+def _feats_b(config: dict, model_dir: str | Path) -> FeatureMap | None:
+    """A joint model's map of FEATS to scheme b's, if its training learned one."""
+    record = (config.get("pipeline") or {}).get("feats_b")
+    if record is None:
+        return None
+    try:
+        return FeatureMap.from_record(record)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise ModelFileError(f"{Path(model_dir) / 'config.json'}: damaged map of scheme b's FEATS (pipeline.feats_b)") from None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ tagged by a tagger that never saw it), picks its iteration on dev tagged by that
 the model directory holds all the parts (``tokenizer/``, ``tagger/``, the parser's files), so
 ``hetdep parse`` can start from raw text. Where the treebank fills XPOS, FEATS and LEMMA, taggers
 for them join the UPOS one (the parser does not read them, so they are not jackknifed), so the
-output is the whole CoNLL-U.
+output is the whole CoNLL-U; a joint model's second scheme gets its own FEATS from the tagger's
+through a map learned from the training pairs (:mod:`hetdep.treebank.feature_maps`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from hetdep.models import NEURAL
 from hetdep.models.training import ModelChoice, train_model, training_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
+from hetdep.treebank.feature_maps import FeatureMap
 from hetdep.treebank.pairs import pairs_of
 from hetdep.treebank.tags import TAG_COLUMNS, annotated, malformed
 
@@ -150,6 +152,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     for line in left_out:
         display.log(line)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
+    feats_b = FeatureMap.learn(zip(train, train_b)) if choice.joint and "feats" in morphology else None
+    if feats_b is not None:  # scheme b's trees get scheme b's FEATS (hetdep.treebank.feature_maps)
+        record["feats_b"] = feats_b.record()
     tokenizer = None
     state = Path(model_dir) / checkpoint.STATE
     if with_tokenizer:

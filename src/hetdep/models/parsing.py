@@ -57,7 +57,7 @@ class OpenModels:
     tokenizer: object = None  # the bundled tokenizer, for raw text
     lattice: bool = False
     warnings: list[str] = field(default_factory=list)
-    feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS, which its tagger gives, to b's
+    feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS (its tagger's, or given trees') to b's
 
     @property
     def pairs(self) -> bool:
@@ -145,7 +145,11 @@ class OpenModels:
             parsed = ordered_map(self._parse_one, sentences, self.choice.threads)
         else:
             parsed = self._parse_in_turn(sentences)
-        if self.feats_b is None:
+        if self.feats_b is None or self.choice.given == 1:  # given scheme b's trees, the output is scheme a's
+            return parsed
+        if self.choice.given == 0:  # given scheme a's trees (and FEATS), the output is scheme b's
+            return (self.feats_b.sentence(tree) for tree in parsed)
+        if not any(tagger.column == "feats" for tagger in self.taggers):  # the input's FEATS, of no known scheme
             return parsed
         return ((trees[0], self.feats_b.sentence(trees[1])) if isinstance(trees, tuple) else trees for trees in parsed)
 
@@ -219,7 +223,7 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
                         tokenizer=load_tokenizer(model_dir) if tag_input else None,
-                        feats_b=_feats_b(config, model_dir) if any(t.column == "feats" for t in taggers) else None)
+                        feats_b=_feats_b(config, model_dir))
     if choice.helper is not None:
         from hetdep.graph.consensus import check_compatible
 

@@ -74,7 +74,8 @@ def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
     # Not compressed: reading is then some 0.15 s faster for a model of 1M features (start-up
     # counts for short runs), for a file about twice as large.
     np.savez(directory / "weights.npz", **weights.stored())
-    write_config(directory, {**config, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz")})
+    write_config(directory, {**config, "format_version": FORMAT_VERSION,
+                             "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
 def compress_weights(directory: Path) -> None:

@@ -7,6 +7,7 @@ import random
 import numpy as np
 from conftest import SAMPLES
 
+from hetdep.learn import _keys
 from hetdep.learn.keys import feature_hash
 from hetdep.learn.vocab import Vocab
 from hetdep.transition import _beam
@@ -76,7 +77,7 @@ def compiled_atoms_and_keys(words, tags, n, actions, n_labels):
     out = np.zeros(_beam.N_ATOMS, dtype=np.int64)
     _beam.fill_atoms(stk, slen, nxt, 0, np.asarray(words), np.asarray(tags), n, out)
     keys = np.zeros(len(TEMPLATES), dtype=np.uint64)
-    _beam.feature_keys(out, template_array(), 0, len(TEMPLATES), 0, keys)
+    _keys.feature_keys(out, template_array(), 0, len(TEMPLATES), 0, keys)
     return out.tolist(), [int(k) for k in keys]
 
 

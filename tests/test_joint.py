@@ -13,6 +13,7 @@ from hetdep.joint import _search
 from hetdep.joint.parser import JointParser
 from hetdep.joint.schedule import INFINITE, interleave, parse_t, schedule
 from hetdep.joint.training import train_joint
+from hetdep.learn import _keys
 from hetdep.learn.perceptron import TrainOptions
 from hetdep.transition import _beam
 from hetdep.transition.system import Moves
@@ -226,7 +227,7 @@ def test_rich_guide_scores_exactly_the_features_it_learns(t):
         stop = len(templates) if known else _search.N_BASELINE_TEMPLATES
         silent += not known
         keys = np.zeros(len(templates), dtype=np.uint64)
-        _beam.feature_keys(atoms, templates, 0, stop, s, keys)
+        _keys.feature_keys(atoms, templates, 0, stop, s, keys)
         expected = np.zeros_like(acc)
         for key in keys[:stop]:
             _weights.add_scores(np.uint64(_weights.lookup(table, key)), rows, expected, last > first, extra)

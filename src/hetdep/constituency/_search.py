@@ -18,8 +18,8 @@ from numba import njit
 
 from hetdep.constituency.features import KIND_SHIFT, PHRASE_KIND, UNARY_KIND, WORD_KIND
 from hetdep.learn import _weights
+from hetdep.learn._keys import feature_key
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import feature_key
 from hetdep.transition._core import (
     add_gold_score,
     beats,

@@ -26,25 +26,9 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
+from hetdep.learn._keys import feature_keys
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import (
-    FIELDS,
-    PR,
-    SH,
-    WORD,
-    add_group_scores,
-    add_item_scores,
-    apply,
-    copy_stack,
-    feature_keys,
-    fill_atoms,
-    forget,
-    group_memo_capacity,
-    new_group_memo,
-    new_memo,
-    offers_none,
-    valid_actions,
-)
+from hetdep.transition._beam import FIELDS, PR, SH, WORD, apply, copy_stack, fill_atoms, valid_actions
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -52,10 +36,12 @@ from hetdep.transition._core import (
     new_trail,
     note_violation,
     offer,
+    offers_none,
     record,
     sort_survivors,
     stops_early,
 )
+from hetdep.transition._memos import add_group_scores, add_item_scores, forget, group_memo_capacity, new_group_memo, new_memo
 from hetdep.transition.features import GUIDES, TEMPLATES
 
 # A beam of joint items: per scheme its compact stacks (as in hetdep.transition._beam), their lengths
@@ -174,7 +160,7 @@ def joint_score(stk, slen, nxt, other_nxt, hd, lb, b, s, n, words, tags, templat
 
     ``acc`` and ``guided`` hold exactly scheme s's actions (see :func:`scheme_scores`); ``memo``
     is a :func:`joint_memo`. The baseline and the guided templates are memoized apart: the
-    baseline templates by groups, for the whole search (``_beam.group_scores``: items that differ
+    baseline templates by groups, for the whole search (``_memos.group_scores``: items that differ
     only in the other scheme's tree share them all), and items with the same S0 and S1 (all of them,
     before the other tree has any arc) share the guided scores.
     """
@@ -204,7 +190,7 @@ def guided_templates_fire(n_templates, rich, known):
 @njit(cache=True)
 def joint_memo(steps, beam, width, rich):
     """Memos for :func:`joint_score`: baseline scores by template groups (for the whole search,
-    ``_beam.new_group_memo``), guided scores by the atoms the guide's templates read (all of
+    ``_memos.new_group_memo``), guided scores by the atoms the guide's templates read (all of
     GUIDE_SEEN for the rich guide, the paper's prefix otherwise; per step), and room to gather those."""
     n_seen = GUIDE_SEEN.shape[0] if rich else N_PAPER_SEEN
     return (new_group_memo(group_memo_capacity(steps, beam, width), width), new_memo(beam + 1, n_seen, width),

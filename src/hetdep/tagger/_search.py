@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.learn.keys import MULTIPLIER, SEED
+from hetdep.learn._keys import KEY_SEED, mix, nonzero
 
 N_ATOMS = 14
 W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN = range(N_ATOMS)
@@ -70,45 +70,29 @@ STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _ST
 # with the next word's ambiguity class.
 N_TAG_TEMPLATES = 6
 
-_SEED = np.uint64(SEED)
-_MULT = np.uint64(MULTIPLIER)
-_SHIFT = np.uint64(29)
-
-
-@njit(cache=True, inline="always")
-def _mix(h, value):
-    h = (h ^ np.uint64(value)) * _MULT
-    return h ^ (h >> _SHIFT)
-
-
-@njit(cache=True, inline="always")
-def _finish(h):
-    return h if h != 0 else np.uint64(1)
-
-
 @njit(cache=True)
 def static_keys(atoms, n, i, templates, out):
     """Keys of the static templates at word i (0-based) of an n-word sentence."""
     for t in range(templates.shape[0]):
-        h = np.uint64(1000 + t) * _SEED
+        h = np.uint64(1000 + t) * KEY_SEED
         for j in range(templates.shape[1]):
             offset = templates[t, j, 0]
             if offset == UNUSED:
                 continue
             k = i + offset
             value = atoms[k, templates[t, j, 1]] if 0 <= k < n else 0
-            h = _mix(_mix(h, offset + 3), value)
-        out[t] = _finish(h)
+            h = mix(mix(h, offset + 3), value)
+        out[t] = nonzero(h)
 
 
 @njit(cache=True, inline="always")
 def tag_keys(atoms, n, i, prev, prev2, out):
-    out[0] = _finish(_mix(np.uint64(2000) * _SEED, prev))
-    out[1] = _finish(_mix(_mix(np.uint64(2001) * _SEED, prev2), prev))
-    out[2] = _finish(_mix(_mix(np.uint64(2002) * _SEED, prev), atoms[i, L]))
-    out[3] = _finish(_mix(_mix(np.uint64(2003) * _SEED, prev), atoms[i, S3]))
-    out[4] = _finish(_mix(_mix(np.uint64(2004) * _SEED, prev), atoms[i + 1, CLASS] if i + 1 < n else 0))
-    out[5] = _finish(_mix(_mix(np.uint64(2005) * _SEED, prev), atoms[i + 1, L] if i + 1 < n else 0))
+    out[0] = nonzero(mix(np.uint64(2000) * KEY_SEED, prev))
+    out[1] = nonzero(mix(mix(np.uint64(2001) * KEY_SEED, prev2), prev))
+    out[2] = nonzero(mix(mix(np.uint64(2002) * KEY_SEED, prev), atoms[i, L]))
+    out[3] = nonzero(mix(mix(np.uint64(2003) * KEY_SEED, prev), atoms[i, S3]))
+    out[4] = nonzero(mix(mix(np.uint64(2004) * KEY_SEED, prev), atoms[i + 1, CLASS] if i + 1 < n else 0))
+    out[5] = nonzero(mix(mix(np.uint64(2005) * KEY_SEED, prev), atoms[i + 1, L] if i + 1 < n else 0))
 
 
 @njit(cache=True)

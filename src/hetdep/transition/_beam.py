@@ -1,4 +1,4 @@
-"""Compiled hot path of the arc-standard parser (numba): atoms, feature keys, scoring, beam, update.
+"""Compiled hot path of the arc-standard parser (numba): its states, atoms, scoring, beam search, update.
 
 The state of one beam item is compact: the stack as records of its words (with each stack
 word's two outermost children on each side, their labels, valencies and label sets) plus
@@ -18,9 +18,9 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn import _weights
-from hetdep.learn.keys import MULTIPLIER, SEED, TEMPLATE_ID_SPAN
+from hetdep.learn._keys import feature_keys
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._clock import ATOMS, HASHING, ITEMS, MEMO, SELECTION, UPDATE_FEATURES, UPDATE_WEIGHTS, WEIGHTS, lap, start
+from hetdep.transition._clock import ATOMS, ITEMS, MEMO, SELECTION, UPDATE_FEATURES, UPDATE_WEIGHTS, lap, start
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -28,21 +28,30 @@ from hetdep.transition._core import (
     new_trail,
     note_violation,
     offer,
+    offers_none,
     record,
     sort_survivors,
     stops_early,
 )
-from hetdep.transition.features import LABEL_BITS, TEMPLATE_GROUPS, TEMPLATES, A
+from hetdep.transition._memos import (
+    N_GROUPS,
+    SHARED_BY_SIBLINGS,
+    SHARED_PREFIX,
+    add_rows,
+    group_entries,
+    group_memo_capacity,
+    group_scores,
+    head_bound,
+    new_group_memo,
+    sum_entries,
+)
+from hetdep.transition.features import LABEL_BITS
 
 SH, PR = 0, 1
 # Stack record fields.
 WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
 FIELDS = 13
 N_ATOMS = 40
-
-_SEED = np.uint64(SEED)
-_MULT = np.uint64(MULTIPLIER)
-_SHIFT = np.uint64(29)
 
 
 @njit(cache=True)
@@ -85,36 +94,6 @@ def fill_atoms(stk, slen, nxt, b, words, tags, n, out):
     if q + 1 <= n:
         out[6] = words[q + 1]
         out[7] = tags[q + 1]
-
-
-@njit(cache=True)
-def feature_keys(atoms, templates, start, stop, scheme, out):
-    """The keys of the features of templates start..stop-1, in ``out[start:stop]``; ``scheme`` (0 for
-    a single-scheme parser) keeps the joint model's two schemes apart: template t of scheme s
-    hashes as s * TEMPLATE_ID_SPAN + t + 1."""
-    for t in range(start, stop):
-        out[t] = feature_key(atoms, templates, t, scheme)
-
-
-@njit(cache=True, inline="always")
-def mix(h, value):
-    """One more atom into a running 64-bit hash (the arithmetic of ``hetdep.learn.keys``)."""
-    h = (h ^ np.uint64(value)) * _MULT
-    return h ^ (h >> _SHIFT)
-
-
-@njit(cache=True, inline="always")
-def feature_key(atoms, templates, t, scheme):
-    """The key of template t's feature (see ``feature_keys``)."""
-    h = np.uint64(scheme * TEMPLATE_ID_SPAN + t + 1) * _SEED
-    for j in range(templates.shape[1]):
-        a = templates[t, j]
-        if a < 0:
-            break
-        h = mix(h, atoms[a])
-    if h == 0:
-        h = np.uint64(1)
-    return h
 
 
 @njit(cache=True)
@@ -182,30 +161,6 @@ def item_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atom
 
 
 @njit(cache=True, inline="always")
-def add_group_scores(scheme, atoms, templates, table, rows, keys, acc, memo, clock):
-    """``acc`` = the sum of the template groups' sums over ``atoms`` (every action's), each group's
-    sum recalled from ``memo`` (``new_group_memo``) or computed there (``group_scores``)."""
-    entries = memo[3][2 * N_GROUPS:]
-    group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, clock)
-    sum_entries(memo, entries, acc, clock)
-
-
-@njit(cache=True, inline="always")
-def group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, clock):
-    """Each template group's memo entry for ``atoms`` in ``entries`` (computed where new), and a
-    bound no action's summed score exceeds: the sum of the groups' row maxima, added in the
-    order ``sum_entries`` adds the rows (float32 rounding is monotone, so the bound holds exactly)."""
-    slots, seen, scores, counts = memo
-    width = scores.shape[2] - 1
-    bound = np.float32(0.0)
-    for g in range(N_GROUPS):
-        e = group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
-        entries[g] = e
-        bound += scores[g, e, width]
-    return bound
-
-
-@njit(cache=True, inline="always")
 def sibling_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, atoms, keys, n_actions, memo, entries,
                     leader_entries, head_bound, clock):
     """``item_entries`` for a label sibling of an item already scored this step (its leader):
@@ -231,207 +186,6 @@ def sibling_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, a
 
 
 @njit(cache=True, inline="always")
-def head_bound(memo, entries):
-    """The bound of the first ``SHARED_PREFIX`` groups at ``entries``, added as ``group_entries`` adds it."""
-    scores = memo[2]
-    width = scores.shape[2] - 1
-    bound = np.float32(0.0)
-    for g in range(SHARED_PREFIX):
-        bound += scores[g, entries[g], width]
-    return bound
-
-
-@njit(cache=True, inline="always")
-def sum_entries(memo, entries, acc, clock):
-    """``acc`` = the sum of the groups' rows at ``entries`` (``group_entries``), every action's."""
-    t = start(clock)
-    acc[:] = 0.0
-    add_rows(memo, entries, 0, N_GROUPS, acc)
-    lap(clock, MEMO, t)
-
-
-@njit(cache=True, inline="always")
-def add_rows(memo, entries, first, stop, acc):
-    """Add the rows of groups first..stop-1 at ``entries`` to ``acc``, in group order."""
-    scores = memo[2]
-    for g in range(first, stop):
-        e = entries[g]
-        for a in range(acc.shape[0]):
-            acc[a] += scores[g, e, a]
-
-
-def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's template ids and the atoms they read, as rows padded with -1."""
-    atoms = [sorted({a for t in group for a in TEMPLATES[t]}) for group in groups]
-    templates_of = np.full((len(groups), max(map(len, groups))), -1, dtype=np.int64)
-    atoms_of = np.full((len(groups), max(map(len, atoms))), -1, dtype=np.int64)
-    for g, (group, read) in enumerate(zip(groups, atoms)):
-        templates_of[g, :len(group)] = group
-        atoms_of[g, :len(read)] = read
-    return templates_of, atoms_of
-
-
-GROUP_TEMPLATES, GROUP_ATOMS = _group_arrays(TEMPLATE_GROUPS)
-N_GROUPS = len(TEMPLATE_GROUPS)
-# A group's memo signature is a sum of its atoms times these (odd, fixed) factors, then mixed.
-POSITION_FACTORS = (np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.shape[1], dtype=np.uint64) * np.uint64(2)
-                    + np.uint64(1))
-
-
-def _shared_by_siblings() -> tuple[np.ndarray, int]:
-    """Which groups label siblings share, and how many groups lead the group order before the
-    first they do not.
-
-    Label siblings: the items one arc action makes from one parent under different labels.
-    They differ only in S0's newest child's label and S0's label set on that side, so every
-    group that reads none of those atoms has the same sum for all of them (``sibling_entries``).
-    """
-    differ = {A[name] for name in ("S0ll", "S0rl", "S0sl", "S0sr")}
-    shared = np.array([not differ.intersection(row[row >= 0].tolist()) for row in GROUP_ATOMS])
-    return shared, int(np.argmin(shared)) if not shared.all() else len(shared)
-
-
-SHARED_BY_SIBLINGS, SHARED_PREFIX = _shared_by_siblings()
-MEMO_BYTES = 8 << 20  # the group memo's score rows, at most: they stay in the last-level cache
-
-
-@njit(cache=True)
-def group_memo_capacity(steps, beam, width):
-    """Entries a group's memo keeps for one search: every item of every step if that fits in
-    ``MEMO_BYTES``, else as many as fit (at least one step's)."""
-    return max(beam + 1, min(steps * (beam + 1), MEMO_BYTES // (4 * N_GROUPS * width)))
-
-
-@njit(cache=True)
-def new_group_memo(capacity, width):
-    """Room for the scores of ``capacity`` (at least 1) distinct atom vectors per template group, for one search.
-
-    The weights do not change during a search, so a group's sum is the same whenever its atoms
-    recur: within a beam step (items of one parent) and across steps (a stack element back in
-    the same place after a reduce, a word shifted at different steps by different items). Over
-    en-ewt dev at beam 64, remembering for the whole sentence instead of for one step computes a
-    third fewer group sums.
-
-    Returns (slots, seen, scores, counts): per group an open-addressing table of atom-vector
-    signatures, ``slots[g, i] = (stamp, signature, entry)`` (in use when its stamp is the
-    group's), the entries' atoms and score rows (each row's maximum in one more column), and
-    ``counts``: each group's entries, then each group's stamp, then room for one item's entries
-    (``group_entries``). A group whose entries fill ``capacity`` forgets them all (a new stamp)
-    and starts again. Few arrays, because numba counts a reference to each one every time it
-    is passed on.
-    """
-    size = _weights.half_full_size(capacity)
-    counts = np.zeros(3 * N_GROUPS, dtype=np.int64)
-    counts[N_GROUPS:2 * N_GROUPS] = 1
-    return (np.zeros((N_GROUPS, size, 3), dtype=np.int64), np.empty((N_GROUPS, capacity, GROUP_ATOMS.shape[1]), dtype=np.int64),
-            np.empty((N_GROUPS, capacity, width + 1), dtype=np.float32), counts)
-
-
-@njit(cache=True, inline="always")
-def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock):
-    """The entry of group g's sum for these atoms in the memo (``new_group_memo``), computed if not
-    there; ``scheme``: see ``feature_keys``."""
-    stamp = counts[N_GROUPS + g]
-    t = start(clock)
-    h = np.uint64(g + 1 + N_GROUPS * scheme) * _SEED
-    for j in range(GROUP_ATOMS.shape[1]):  # products side by side, not one long chain of mixes
-        a = GROUP_ATOMS[g, j]
-        if a < 0:
-            break
-        h += np.uint64(atoms[a]) * POSITION_FACTORS[j]
-    h = mix(h, 0)
-    signature = np.int64(h >> np.uint64(1))
-    mask = slots.shape[1] - 1
-    i = np.int64(h & np.uint64(mask))
-    while slots[g, i, 0] == stamp:
-        if slots[g, i, 1] == signature:
-            e = slots[g, i, 2]
-            same = True
-            for j in range(GROUP_ATOMS.shape[1]):
-                a = GROUP_ATOMS[g, j]
-                if a < 0:
-                    break
-                if seen[g, e, j] != atoms[a]:
-                    same = False
-                    break
-            if same:
-                lap(clock, MEMO, t)
-                return e
-        i = (i + 1) & mask
-    e = counts[g]
-    if e == seen.shape[1]:  # full: forget this group's entries (their stamps are old)
-        e = 0
-        stamp += 1
-        counts[N_GROUPS + g] = stamp
-        i = np.int64(h & np.uint64(mask))
-    counts[g] = e + 1
-    slots[g, i, 0] = stamp
-    slots[g, i, 1] = signature
-    slots[g, i, 2] = e
-    for j in range(GROUP_ATOMS.shape[1]):
-        a = GROUP_ATOMS[g, j]
-        if a >= 0:
-            seen[g, e, j] = atoms[a]
-    t = lap(clock, MEMO, t)
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
-        if k < 0:
-            break
-        keys[k] = feature_key(atoms, templates, k, scheme)
-    t = lap(clock, HASHING, t)
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
-        if k < 0:
-            break
-        _weights.prefetch(table, keys[k])
-    entries = rows[0]
-    for j in range(GROUP_TEMPLATES.shape[1]):  # the keys give way to their payloads
-        k = GROUP_TEMPLATES[g, j]
-        if k < 0:
-            break
-        keys[k] = _weights.lookup(table, keys[k])
-        _weights.prefetch_entries(keys[k], entries)
-    width = scores.shape[2] - 1
-    row = scores[g, e, :width]
-    row[:] = 0.0
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
-        if k < 0:
-            break
-        _weights.add_row(keys[k], rows, row)
-    most = row[0]
-    for a in range(1, width):  # a loop, not row.max(): the joint search is compiled without numba's reference counting
-        most = max(most, row[a])
-    scores[g, e, width] = most
-    lap(clock, WEIGHTS, t)
-    return e
-
-
-@njit(cache=True, inline="always")
-def best_valid(acc, first, last, extra):
-    """The highest score of a valid action in ``acc``."""
-    b0 = acc[extra] if extra >= 0 else np.float32(-np.inf)
-    b1, b2, b3 = b0, b0, b0
-    a = first
-    while a + 4 <= last:  # four maxima side by side: one chain of 136 waits on each step
-        b0 = max(b0, acc[a])
-        b1 = max(b1, acc[a + 1])
-        b2 = max(b2, acc[a + 2])
-        b3 = max(b3, acc[a + 3])
-        a += 4
-    for a in range(a, last):
-        b0 = max(b0, acc[a])
-    return max(max(b0, b1), max(b2, b3))
-
-
-@njit(cache=True, inline="always")
-def offers_none(hs, filled, beam, base, acc, first, last, extra):
-    """With a full beam, an item whose best valid action falls below the worst survivor so far
-    offers none (most items, late in a step): its actions need not be offered one by one."""
-    return filled == beam and base + np.float64(best_valid(acc, first, last, extra)) < hs[0]
-
-
-@njit(cache=True, inline="always")
 def valid_actions(slen, nxt, b, n, n_actions):
     """(first, last, extra) of item b: the valid actions are first..last-1 and ``extra`` (-1: none)."""
     if slen[b] >= 2:  # every arc action, and shift if the queue is not empty
@@ -439,91 +193,6 @@ def valid_actions(slen, nxt, b, n, n_actions):
     if nxt[b] <= n:  # shift is forced
         return 0, 0, SH
     return 0, 0, PR  # pop-root is forced
-
-
-@njit(cache=True, inline="always")
-def add_item_scores(atoms, seen, templates, first, stop, scheme, table, rows, keys, acc, arcs, extra, memo):
-    """``acc`` = the scores of the features of templates first..stop-1 over ``atoms`` (arc actions
-    if ``arcs``, and ``extra``).
-
-    ``seen`` holds every atom those templates read: an item with the same ``seen`` as an earlier
-    item of this step takes that item's scores from ``memo``. (The joint model's guided templates;
-    the baseline templates are scored by groups, see ``score_item``.)
-    """
-    signature = atoms_signature(seen, arcs, extra)
-    if recall(memo, signature, seen, acc):
-        return
-    feature_keys(atoms, templates, first, stop, scheme, keys)
-    for k in range(first, stop):
-        _weights.prefetch(table, keys[k])
-    entries = rows[0]
-    for k in range(first, stop):  # the keys give way to their payloads
-        keys[k] = _weights.lookup(table, keys[k])
-        _weights.prefetch_entries(keys[k], entries)
-    acc[:] = 0.0
-    for k in range(first, stop):
-        _weights.add_scores(keys[k], rows, acc, arcs, extra)
-    remember(memo, signature, seen, acc)
-
-
-@njit(cache=True)
-def new_memo(capacity, n_atoms, width):
-    """Room for the scores of ``capacity`` distinct atom vectors (0: no memo).
-
-    Items of one step often share every atom: they differ deeper in the stack or, in the
-    joint model, in the other scheme's tree (about half of the items of fr-sequoia dev at
-    beam 64, over two thirds in the joint model's second scheme). Their scores are equal,
-    so the lookups are done once per step and atom vector.
-    """
-    return (np.zeros(capacity, dtype=np.uint64), np.zeros((capacity, n_atoms), dtype=np.int64),
-            np.zeros((capacity, width), dtype=np.float32), np.zeros(1, dtype=np.int64))
-
-
-@njit(cache=True, inline="always")
-def atoms_signature(atoms, arcs, extra):
-    h = (_SEED ^ np.uint64(extra + 2)) * _MULT
-    if arcs:
-        h ^= np.uint64(1) << np.uint64(63)
-    for a in range(atoms.shape[0]):
-        h = mix(h, atoms[a])
-    return h
-
-
-@njit(cache=True, inline="always")
-def recall(memo, signature, atoms, acc):
-    """Copy to ``acc`` the scores remembered this step for these atoms (and valid actions); found?"""
-    signatures, seen, scores, count = memo
-    for c in range(count[0]):
-        if signatures[c] == signature:
-            same = True
-            for a in range(atoms.shape[0]):
-                if seen[c, a] != atoms[a]:
-                    same = False
-                    break
-            if same:
-                for a in range(acc.shape[0]):
-                    acc[a] = scores[c, a]
-                return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def forget(memo):
-    """Empty the memo (at each step: the items of one step only are compared)."""
-    memo[3][0] = 0
-
-
-@njit(cache=True, inline="always")
-def remember(memo, signature, atoms, acc):
-    signatures, seen, scores, count = memo
-    c = count[0]
-    if c < signatures.shape[0]:
-        signatures[c] = signature
-        for a in range(atoms.shape[0]):
-            seen[c, a] = atoms[a]
-        for a in range(acc.shape[0]):
-            scores[c, a] = acc[a]
-        count[0] = c + 1
 
 
 @njit(cache=True, inline="always")

@@ -176,3 +176,27 @@ def sort_survivors(hs, ho, filled):
             j -= 1
         hs[j + 1] = value
         ho[j + 1] = order
+
+
+@njit(cache=True, inline="always")
+def best_valid(acc, first, last, extra):
+    """The highest score of a valid action in ``acc``."""
+    b0 = acc[extra] if extra >= 0 else np.float32(-np.inf)
+    b1, b2, b3 = b0, b0, b0
+    a = first
+    while a + 4 <= last:  # four maxima side by side: one chain of 136 waits on each step
+        b0 = max(b0, acc[a])
+        b1 = max(b1, acc[a + 1])
+        b2 = max(b2, acc[a + 2])
+        b3 = max(b3, acc[a + 3])
+        a += 4
+    for a in range(a, last):
+        b0 = max(b0, acc[a])
+    return max(max(b0, b1), max(b2, b3))
+
+
+@njit(cache=True, inline="always")
+def offers_none(hs, filled, beam, base, acc, first, last, extra):
+    """With a full beam, an item whose best valid action falls below the worst survivor so far
+    offers none (most items, late in a step): its actions need not be offered one by one."""
+    return filled == beam and base + np.float64(best_valid(acc, first, last, extra)) < hs[0]

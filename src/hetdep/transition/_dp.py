@@ -25,19 +25,9 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._beam import (
-    FIELDS,
-    N_ATOMS,
-    PR,
-    SH,
-    WORD,
-    apply,
-    gold_step,
-    group_memo_capacity,
-    new_group_memo,
-    score_item,
-)
+from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, gold_step, score_item
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
+from hetdep.transition._memos import group_memo_capacity, new_group_memo
 
 START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of DP nodes (see derivation)
 _MULT = np.uint64(0x9E3779B97F4A7C15)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, gold_step, group_memo_capacity, new_group_memo, score_item
+from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, gold_step, score_item
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -28,6 +28,7 @@ from hetdep.transition._core import (
     sort_survivors,
     stops_early,
 )
+from hetdep.transition._memos import group_memo_capacity, new_group_memo
 
 
 @njit(cache=True)

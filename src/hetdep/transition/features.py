@@ -52,7 +52,7 @@ def template_groups(templates: tuple = TEMPLATES) -> tuple[tuple[int, ...], ...]
 
     An item's score is the sum of its groups' scores, each the sum of its templates' rows. The
     items of one beam step share much of their state, so the compiled search computes each
-    distinct group's sum once per search (``hetdep.transition._beam``), and the reference sums
+    distinct group's sum once per search (``hetdep.transition._memos``), and the reference sums
     the same way, so that both give the same float32 scores. The labels have groups of their
     own because an arc's label is what most items of a step differ in (the same arc under
     each label): over en-ewt dev at beam 64, S0's 25 templates in one group were computed for

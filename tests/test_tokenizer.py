@@ -15,8 +15,15 @@ from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference
 from hetdep.tokenizer.characters import char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander
-from hetdep.tokenizer.tokenizer import (MAX_TOKENS, SENTENCE_END_BIASES, Tokenizer, TokenizerOptions, gold_text,
-                                        rebuild_text, sentence_text)
+from hetdep.tokenizer.tokenizer import (
+    MAX_TOKENS,
+    SENTENCE_END_BIASES,
+    Tokenizer,
+    TokenizerOptions,
+    gold_text,
+    rebuild_text,
+    sentence_text,
+)
 from hetdep.treebank.conllu import read_conllu, write_conllu
 
 

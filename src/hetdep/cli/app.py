@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from hetdep.errors import HetdepError
 from hetdep import interrupts
+from hetdep.errors import HetdepError
 from hetdep.treebank.conllu import read_conllu
 
 PUNCT_HELP = (

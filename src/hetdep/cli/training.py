@@ -16,7 +16,6 @@ from hetdep.models import CONSTITUENCY, NEURAL, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
-
 PERCEPTRON_OPTIONS = ("t", "guide", "no_guided", "beam", "update", "tagger_dir", "gold_tags", "folds", "lattice", "lattice_weight",
                       "dp", "helper_dir", "concatenate", "feature_copies", "names", "workers", "scheduler", "shards", "tag_column",
                       "projective_encoding")

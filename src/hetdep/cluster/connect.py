@@ -13,7 +13,6 @@ from typing import Iterator
 
 from hetdep.errors import HetdepError
 
-
 # A local cluster's workers without two of Dask's defaults that slow parsing (measured on en-ewt, 33k
 # words, one worker of 2 threads: 4.7 s against 3.3 s in one process; 3.2 s without both): glibc
 # told to give memory back at every 64 KiB freed (MALLOC_TRIM_THRESHOLD_), which the parser's many

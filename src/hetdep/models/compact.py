@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 
 from hetdep.errors import HetdepError
-from hetdep.learn.model_files import compress_weights, read_kind
 from hetdep.learn.checkpoint import STATE
+from hetdep.learn.model_files import compress_weights, read_kind
 from hetdep.models import NEURAL
 
 

@@ -19,7 +19,8 @@ def check_parts(directory: Path, kind: str) -> None:
     from hetdep.models import CONSTITUENCY
     from hetdep.models.parsing import open_models
     from hetdep.tagger.tagger import Tagger
-    from hetdep.tokenizer.tokenizer import KIND as TOKENIZER, Tokenizer
+    from hetdep.tokenizer.tokenizer import KIND as TOKENIZER
+    from hetdep.tokenizer.tokenizer import Tokenizer
 
     if kind == CONSTITUENCY:
         from hetdep.constituency.parser import ConstituencyParser

@@ -48,8 +48,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     torch = torch_module()
 
     from hetdep.neural.network import Network
-    from hetdep.neural.shape import Shape
     from hetdep.neural.parser import NeuralParser
+    from hetdep.neural.shape import Shape
 
     if not train or not train[0]:
         raise HetdepError("no training sentences")

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
-from hetdep.tokenizer._boundaries import (CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, SHAPE_SPAN,
-                                         TOKEN_END)
+from hetdep.tokenizer._boundaries import CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, SHAPE_SPAN, TOKEN_END
 from hetdep.tokenizer.characters import OUTSIDE, SPACE_CODE, char_class
 
 

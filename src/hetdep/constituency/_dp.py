@@ -17,7 +17,8 @@ with a back-pointer.
   q's predecessors. The shift score is added back from q because nodes merged after a shift
   may come from predecessors that scored it differently.
 
-As in the dependency DP (:mod:`hetdep.transition._dp`), the best ``2 * beam`` candidates of a
+As in the dependency DP (:mod:`hetdep.transition._dp`), whose graph-structured stack it shares
+(:mod:`hetdep.transition._graph_stack`), the best ``2 * beam`` candidates of a
 step are built best first and merged until ``beam`` distinct nodes are kept; modes and results
 are those of :func:`hetdep.constituency._search.search`, whose scoring and validity it shares.
 """
@@ -43,7 +44,24 @@ from hetdep.constituency._search import (
 )
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
-from hetdep.transition._dp import REDUCED, SHIFTED, STEPPED, best_is_gold, derivation, union_predecessors
+from hetdep.transition._graph_stack import (
+    REDUCED,
+    SHIFTED,
+    STEPPED,
+    best_is_gold,
+    derivation,
+    extends_gold,
+    follow_gold,
+    new_gold_path,
+    new_graph_stack,
+    new_node,
+    offer_reductions,
+    reduced,
+    result,
+    settle,
+    shifted,
+    stepped,
+)
 
 KERNEL = 26  # 23 stack atoms (all but s3's word, which no template reads), s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -83,6 +101,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     steps = 4 * n - 1
     wide = 2 * beam
     capacity = steps * wide + 1
+    g = new_graph_stack(capacity)
     tree_nodes, cells, used = new_pool(capacity + 4 * n + 4)  # the cells serve the gold path alone
     stack = np.zeros((capacity, 4), dtype=np.int64)  # each node's top four tree nodes, s0 first
     depth = np.zeros(capacity, dtype=np.int64)
@@ -90,24 +109,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     left = np.zeros(capacity, dtype=np.int64)
     kernels = np.zeros((capacity, KERNEL), dtype=np.int64)
     hashes = np.zeros(capacity, dtype=np.uint64)
-    prefix = np.zeros(capacity, dtype=np.float64)
-    inside = np.zeros(capacity, dtype=np.float64)
-    shift_score = np.zeros(capacity, dtype=np.float64)
-    kind = np.zeros(capacity, dtype=np.int8)
-    full_q = np.zeros(capacity, dtype=np.int64)
-    full_p = np.zeros(capacity, dtype=np.int64)
-    full_a = np.zeros(capacity, dtype=np.int64)
-    in_q = np.zeros(capacity, dtype=np.int64)
-    in_p = np.zeros(capacity, dtype=np.int64)
-    in_a = np.zeros(capacity, dtype=np.int64)
-    pred_head = np.full(capacity, -1, dtype=np.int64)
-    pool = capacity * 8
-    pool_node = np.zeros(pool, dtype=np.int64)
-    pool_next = np.zeros(pool, dtype=np.int64)
-    pool_used = 0
     current = np.zeros(beam, dtype=np.int64)
     size = 1
-    count_nodes = 1  # node 0: the start, empty stack
     item_scores = np.zeros((beam, n_actions), dtype=np.float32)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
@@ -117,15 +120,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     hs, ho = trail.heap_score, trail.heap_order
     built = np.zeros(wide, dtype=np.int64)
     kept = np.zeros(beam, dtype=np.int64)
-    stride = pool + 1
+    stride = g.pool_node.shape[0] + 1
     train = mode != DECODE
-    gold_node = 0
-    gold_preds = np.zeros(steps + 1, dtype=np.int64)
-    gold_depth = 0
+    gold_path = new_gold_path(steps)
     gold_top, gold_nxt, gold_stack_depth = 0, 1, 0
     hist_best = np.zeros(steps, dtype=np.int64)
     actions = trail.actions
     valid = np.zeros(n_actions, dtype=np.int64)
+    binary = np.zeros(n_actions, dtype=np.int64)
     for step in range(steps):
         if mode == MAX_VIOLATION:
             top_nodes(cells, gold_top, four)
@@ -138,86 +140,58 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             p = current[bi]
             score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
             item_scores[bi, :] = acc
-            shift_score[p] = np.float64(acc[SHIFT])
+            g.shift_score[p] = np.float64(acc[SHIFT])
             count = valid_actions(tree_nodes, stack[p], nxt[p] > n, depth[p], step, steps, first_unary, n_actions, valid)
-            base = prefix[p]
+            base = g.prefix[p]
             order = (bi * stride) * n_actions
             best_binary = -np.inf
+            n_binary = 0
             for i in range(count):
                 a = valid[i]
-                if 3 <= a < first_unary:  # a binary reduce: with each predecessor, below
+                if _kind(a, first_unary) == REDUCED:  # with each predecessor, below
                     best_binary = max(best_binary, np.float64(acc[a]))
+                    binary[n_binary] = a
+                    n_binary += 1
                     continue
                 value = base + np.float64(acc[a])
                 if beats(hs, ho, filled, wide, value, order + a):
                     filled = offer(hs, ho, filled, wide, value, order + a)
-            if best_binary == -np.inf:
-                continue
-            entry = pred_head[p]
-            while entry >= 0:
-                q = pool_node[entry]
-                reduce_base = prefix[q] + shift_score[q] + inside[p]
-                order = (bi * stride + entry + 1) * n_actions
-                if beats(hs, ho, filled, wide, reduce_base + best_binary, order):
-                    for i in range(count):
-                        a = valid[i]
-                        if a < 3 or a >= first_unary:
-                            continue
-                        value = reduce_base + np.float64(acc[a])
-                        if beats(hs, ho, filled, wide, value, order + a):
-                            filled = offer(hs, ho, filled, wide, value, order + a)
-                entry = pool_next[entry]
+            if n_binary:
+                filled = offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, binary, n_binary, best_binary)
         sort_survivors(hs, ho, filled)
-        gold_action = gold[step]
-        next_gold = -1
         count = 0
+        next_gold = -1
         for j in range(filled):
             a = ho[j] % n_actions
             rest = ho[j] // n_actions
             entry = rest % stride - 1
             bi = rest // stride
             p = current[bi]
-            node = count_nodes
-            count_nodes += 1
-            prefix[node] = hs[j]
-            if a == SHIFT:
+            node = new_node(g, hs[j])
+            kind = _kind(a, first_unary)
+            if kind == SHIFTED:
                 stack[node, 0] = new_word(tree_nodes, used, nxt[p], tags)
                 stack[node, 1:] = stack[p, :3]
                 depth[node] = depth[p] + 1
                 nxt[node] = nxt[p] + 1
                 left[node] = nxt[p]
-                inside[node] = 0.0
-                kind[node] = SHIFTED
-                full_q[node] = p
-                if pool_used < pool:
-                    pool_node[pool_used] = p
-                    pool_next[pool_used] = -1
-                    pred_head[node] = pool_used
-                    pool_used += 1
-            elif a < 3 or a >= first_unary:  # a unary step: s0 alone changes
+                shifted(g, node, p)
+            elif kind == STEPPED:  # s0 alone changes
                 stack[node, :] = stack[p, :]
                 if a >= first_unary:
                     stack[node, 0] = new_unary(tree_nodes, used, stack[p, 0], a, n_labels)
                 depth[node] = depth[p]
                 nxt[node] = nxt[p]
                 left[node] = left[p]
-                inside[node] = inside[p] + np.float64(item_scores[bi, a])
-                kind[node] = STEPPED
-                full_p[node], full_a[node] = p, a
-                in_p[node], in_a[node] = p, a
-                pred_head[node] = pred_head[p]
+                stepped(g, node, p, a, np.float64(item_scores[bi, a]))
             else:
-                q = pool_node[entry]
+                q = g.pool_node[entry]
                 stack[node, 0] = new_binary(tree_nodes, used, stack[q, 0], stack[p, 0], a)
                 stack[node, 1:] = stack[q, 1:]
                 depth[node] = depth[q]
                 nxt[node] = nxt[p]
                 left[node] = left[q]
-                inside[node] = inside[q] + shift_score[q] + inside[p] + np.float64(item_scores[bi, a])
-                kind[node] = REDUCED
-                full_q[node], full_p[node], full_a[node] = q, p, a
-                in_q[node], in_p[node], in_a[node] = q, p, a
-                pred_head[node] = pred_head[q]
+                reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
             fill_atoms(tree_nodes, stack[node], nxt[node], n, words, tags, atoms)
             hashes[node] = _kernel(atoms, tree_nodes, stack[node, 0], nxt[node], left[node], kernels[node])
             target = -1
@@ -226,42 +200,24 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 if hashes[other] == hashes[node] and _same(kernels, other, node):
                     target = other
                     break
-            if target >= 0:
-                if inside[node] > inside[target]:
-                    inside[target] = inside[node]
-                    in_q[target], in_p[target], in_a[target] = in_q[node], in_p[node], in_a[node]
-                pool_used = union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
-                built[j] = target
-            elif count < beam:
-                kept[count] = node
-                count += 1
-                built[j] = node
-            else:
-                built[j] = -1
-            if train and p == gold_node and a == gold_action and (a == SHIFT or a < 3 or a >= first_unary or (
-                    gold_depth > 0 and pool_node[entry] == gold_preds[gold_depth - 1])):
+            built[j], count = settle(g, node, target, kept, count, beam)
+            if train and extends_gold(g, gold_path, node, p, a, gold[step], entry):
                 next_gold = built[j]
         if train:
-            if gold_action == SHIFT:
-                gold_preds[gold_depth] = gold_node
-                gold_depth += 1
-            elif 3 <= gold_action < first_unary:
-                gold_depth -= 1
-            gold_node = next_gold
+            follow_gold(gold_path, _kind(gold[step], first_unary), next_gold)
         current[:count] = kept[:count]
         size = count
         hist_best[step] = kept[0]
-        if mode == EARLY and gold_node < 0:
-            length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SHIFT)
-            return actions, length, prefix[kept[0]]
-        note_violation(mode, trail, step, prefix[kept[0]], best_is_gold(trail, kept[0], gold_node, prefix[kept[0]]))
-    if mode == MAX_VIOLATION:
-        worst_step = int(trail.violation[2])
-        if worst_step < 0:
-            actions[:] = gold
-            return actions, steps, trail.violation[0]
-        length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions, SHIFT)
-        return actions, length, prefix[hist_best[worst_step]]
-    best = current[0]
-    length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions, SHIFT)
-    return actions, length, prefix[best]
+        if mode == EARLY and gold_path.at[0] < 0:
+            return actions, derivation(g, kept[0], actions, SHIFT), g.prefix[kept[0]]
+        note_violation(mode, trail, step, g.prefix[kept[0]], best_is_gold(trail, kept[0], gold_path.at[0], g.prefix[kept[0]]))
+    return result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SHIFT)
+
+
+@njit(cache=True, inline="always")
+def _kind(action, first_unary):
+    """The kind of node an action makes: a shift, a step on s0 alone (finishing, idling, a unary
+    reduce) or a binary reduce (see :mod:`hetdep.transition._graph_stack`)."""
+    if action == SHIFT:
+        return SHIFTED
+    return STEPPED if action < 3 or action >= first_unary else REDUCED

@@ -15,8 +15,11 @@ differently.) A merged node keeps the best prefix and the best inside score with
 back-pointers, and the union of the predecessor lists.
 
 The candidates of a step are ranked by prefix score; the best ``2 * beam`` are built and merged
-best first until ``beam`` distinct nodes are kept. The search modes and the returned best
-action sequence are those of :func:`hetdep.transition._beam.search`, so training and decoding use either.
+best first until ``beam`` distinct nodes are kept. The nodes, their scores, back-pointers and
+merging are the graph-structured stack the constituency DP search shares
+(:mod:`hetdep.transition._graph_stack`); the stack records and kernels are this parser's own.
+The search modes and the returned best action sequence are those of
+:func:`hetdep.transition._beam.search`, so training and decoding use either.
 """
 
 from __future__ import annotations
@@ -27,9 +30,26 @@ from numba import njit
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
 from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, gold_step, score_item
 from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
+from hetdep.transition._graph_stack import (
+    REDUCED,
+    SHIFTED,
+    STEPPED,
+    best_is_gold,
+    derivation,
+    extends_gold,
+    follow_gold,
+    new_gold_path,
+    new_graph_stack,
+    new_node,
+    offer_reductions,
+    reduced,
+    result,
+    settle,
+    shifted,
+    stepped,
+)
 from hetdep.transition._memos import group_memo_capacity, new_group_memo
 
-START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of DP nodes (see derivation)
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -56,89 +76,6 @@ def _same_kernel(rec, clip, nxt, left, a, b):
     return True
 
 
-@njit(cache=True, inline="always")
-def union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target):
-    """Merging ``node`` into ``target``: node's predecessors that target lacks are prepended to
-    target's list (immutable linked lists in one pool, shared between nodes); returns the pool's fill."""
-    entry = pred_head[node]
-    while entry >= 0:
-        q = pool_node[entry]
-        seen = False
-        other_entry = pred_head[target]
-        while other_entry >= 0:
-            if pool_node[other_entry] == q:
-                seen = True
-                break
-            other_entry = pool_next[other_entry]
-        if not seen and pool_used < pool_node.shape[0]:
-            pool_node[pool_used] = q
-            pool_next[pool_used] = pred_head[target]
-            pred_head[target] = pool_used
-            pool_used += 1
-        entry = pool_next[entry]
-    return pool_used
-
-
-@njit(cache=True, inline="always")
-def best_is_gold(trail, best, gold_node, best_prefix):
-    """Whether the best node's best derivation is the gold sequence's prefix. The gold node is a
-    merged state: another derivation with the same kernel (another tree below the stack's top)
-    can reach it with a higher prefix score than the gold one, and that is a violation to learn
-    from even though the gold kernel leads the beam. Scores are compared with a tolerance for
-    the different order in which a node's prefix and the gold prefix add the same steps."""
-    gold_score = trail.violation[0]
-    return best == gold_node and best_prefix <= gold_score + 1e-9 * max(1.0, abs(gold_score))
-
-
-@njit(cache=True)
-def derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, node, out, shift):
-    """The best action sequence reaching ``node``, written into ``out`` (returns its length); every
-    DP search's nodes are of the four kinds, ``shift`` being its shift action's id.
-
-    Collected backwards: a SHIFTED node is full(q) + [shift] (inside: [shift]); a STEPPED node, made
-    by an action on its s0 alone (pop-root, a unary step), full(p) + [a] (inside(p) + [a]); a
-    REDUCED node full(q) + inside(p) + [a] (inside(q') + inside(p') + [a']).
-    """
-    work_node = np.zeros(4 * out.shape[0] + 8, dtype=np.int64)
-    work_full = np.zeros(4 * out.shape[0] + 8, dtype=np.bool_)
-    backwards = np.zeros(out.shape[0], dtype=np.int32)
-    count = 0
-    top = 1
-    work_node[0], work_full[0] = node, True
-    while top > 0:
-        top -= 1
-        v, whole = work_node[top], work_full[top]
-        k = kind[v]
-        if k == START:
-            continue
-        if k == SHIFTED:
-            backwards[count] = shift
-            count += 1
-            if whole:
-                work_node[top], work_full[top] = full_q[v], True
-                top += 1
-        elif k == STEPPED:
-            backwards[count] = full_a[v] if whole else in_a[v]
-            count += 1
-            work_node[top], work_full[top] = (full_p[v] if whole else in_p[v]), whole
-            top += 1
-        elif whole:
-            backwards[count] = full_a[v]
-            count += 1
-            work_node[top], work_full[top] = full_q[v], True
-            work_node[top + 1], work_full[top + 1] = full_p[v], False
-            top += 2
-        else:
-            backwards[count] = in_a[v]
-            count += 1
-            work_node[top], work_full[top] = in_q[v], False
-            work_node[top + 1], work_full[top + 1] = in_p[v], False
-            top += 2
-    for i in range(count):
-        out[i] = backwards[count - 1 - i]
-    return count
-
-
 @njit(cache=True, nogil=True)
 def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     """:func:`hetdep.transition._beam.search` with merged states; same arguments, modes and result."""
@@ -146,45 +83,27 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     steps = 2 * n
     wide = 2 * beam
     capacity = steps * wide + 1
+    g = new_graph_stack(capacity)
     rec = np.zeros((capacity, 2, FIELDS), dtype=np.int64)  # s0's record at [node, clip - 1], s1's at [node, 0]
     clip = np.zeros(capacity, dtype=np.int64)  # stack depth, at most 2 (what the features see)
     nxt = np.ones(capacity, dtype=np.int64)
     left = np.zeros(capacity, dtype=np.int64)  # first word of s0's span
-    prefix = np.zeros(capacity, dtype=np.float64)
-    inside = np.zeros(capacity, dtype=np.float64)
-    shift_score = np.zeros(capacity, dtype=np.float64)  # the score of shifting from this node
-    kind = np.zeros(capacity, dtype=np.int8)
     hashes = np.zeros(capacity, dtype=np.uint64)
-    full_q = np.zeros(capacity, dtype=np.int64)
-    full_p = np.zeros(capacity, dtype=np.int64)
-    full_a = np.zeros(capacity, dtype=np.int64)
-    in_q = np.zeros(capacity, dtype=np.int64)
-    in_p = np.zeros(capacity, dtype=np.int64)
-    in_a = np.zeros(capacity, dtype=np.int64)
-    # Predecessor lists: immutable linked lists in a pool, shared between nodes.
-    pred_head = np.full(capacity, -1, dtype=np.int64)
-    pool = capacity * 8
-    pool_node = np.zeros(pool, dtype=np.int64)
-    pool_next = np.zeros(pool, dtype=np.int64)
-    pool_used = 0
     current = np.zeros(beam, dtype=np.int64)
     size = 1
-    nodes = 1  # node 0: the start, empty stack
     item_scores = np.zeros((beam, n_actions), dtype=np.float32)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    arcs = np.arange(2, n_actions)  # the reduce actions, all valid whenever any is
     memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
     trail = new_trail(steps, wide)  # heap and max-violation record (DP items backtrack through their own derivations)
     hs, ho = trail.heap_score, trail.heap_order
     built = np.zeros(wide, dtype=np.int64)  # node each survivor became (after merging)
     kept = np.zeros(beam, dtype=np.int64)
-    stride = pool + 1
+    stride = g.pool_node.shape[0] + 1
     train = mode != DECODE
-    # Gold bookkeeping: the node holding the gold prefix, and its predecessors as a stack.
-    gold_node = 0
-    gold_preds = np.zeros(steps + 1, dtype=np.int64)
-    gold_depth = 0
+    gold_path = new_gold_path(steps)
     # Max-violation: the gold prefix scored beside the beam, as in _beam.search.
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
@@ -200,9 +119,9 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
             p = current[bi]
             first, last, extra = score_item(rec, clip, nxt, p, n, words, tags, templates, table, rows, atoms, keys, acc, memo)
             item_scores[bi, :] = acc
-            shift_score[p] = np.float64(acc[SH])
+            g.shift_score[p] = np.float64(acc[SH])
             if extra >= 0:
-                value = prefix[p] + np.float64(acc[extra])
+                value = g.prefix[p] + np.float64(acc[extra])
                 order = (bi * stride) * n_actions + extra
                 if beats(hs, ho, filled, wide, value, order):
                     filled = offer(hs, ho, filled, wide, value, order)
@@ -210,30 +129,18 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 best_action = acc[first]
                 for a in range(first + 1, last):
                     best_action = max(best_action, acc[a])
-                entry = pred_head[p]
-                while entry >= 0:
-                    q = pool_node[entry]
-                    base = prefix[q] + shift_score[q] + inside[p]
-                    if beats(hs, ho, filled, wide, base + np.float64(best_action), (bi * stride + entry + 1) * n_actions):
-                        for a in range(first, last):
-                            value = base + np.float64(acc[a])
-                            order = (bi * stride + entry + 1) * n_actions + a
-                            if beats(hs, ho, filled, wide, value, order):
-                                filled = offer(hs, ho, filled, wide, value, order)
-                    entry = pool_next[entry]
+                filled = offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, arcs, last - first,
+                                          np.float64(best_action))
         sort_survivors(hs, ho, filled)
-        gold_action = gold[step]
-        next_gold = -1
         count = 0
+        next_gold = -1
         for j in range(filled):
             a = ho[j] % n_actions
             rest = ho[j] // n_actions
             entry = rest % stride - 1
             bi = rest // stride
             p = current[bi]
-            node = nodes
-            nodes += 1
-            prefix[node] = hs[j]
+            node = new_node(g, hs[j])
             if a == SH:
                 rec[node, :, :] = 0
                 if clip[p] >= 1:
@@ -242,24 +149,15 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 rec[node, clip[node] - 1, WORD] = nxt[p]
                 nxt[node] = nxt[p] + 1
                 left[node] = nxt[p]
-                inside[node] = 0.0
-                kind[node] = SHIFTED
-                full_q[node] = p
-                if pool_used < pool:
-                    pool_node[pool_used] = p
-                    pool_next[pool_used] = -1
-                    pred_head[node] = pool_used
-                    pool_used += 1
+                shifted(g, node, p)
             elif a == PR:
                 rec[node, :, :] = rec[p, :, :]
                 clip[node] = 0
                 nxt[node] = nxt[p]
                 left[node] = left[p]
-                kind[node] = STEPPED
-                full_p[node], full_a[node] = p, PR
-                in_p[node], in_a[node] = p, PR
+                stepped(g, node, p, PR, np.float64(item_scores[bi, PR]))
             else:
-                q = pool_node[entry]
+                q = g.pool_node[entry]
                 rec[node, :, :] = rec[p, :, :]
                 clip[node] = 2
                 nxt[node] = nxt[p]
@@ -271,11 +169,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 else:
                     rec[node, 1, :] = 0
                 left[node] = left[q]
-                inside[node] = inside[q] + shift_score[q] + inside[p] + np.float64(item_scores[bi, a])
-                kind[node] = REDUCED
-                full_q[node], full_p[node], full_a[node] = q, p, a
-                in_q[node], in_p[node], in_a[node] = q, p, a
-                pred_head[node] = pred_head[q]
+                reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
             hashes[node] = _kernel_hash(rec, clip, nxt, left, node)
             # Merge into a kept node with the same kernel (kept nodes have higher or equal prefix scores).
             target = -1
@@ -284,42 +178,21 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 if hashes[other] == hashes[node] and _same_kernel(rec, clip, nxt, left, other, node):
                     target = other
                     break
-            if target >= 0:
-                if kind[node] == REDUCED and (kind[target] != REDUCED or inside[node] > inside[target]):
-                    inside[target] = inside[node]
-                    in_q[target], in_p[target], in_a[target] = in_q[node], in_p[node], in_a[node]
-                pool_used = union_predecessors(pred_head, pool_node, pool_next, pool_used, node, target)
-                built[j] = target
-            elif count < beam:
-                kept[count] = node
-                count += 1
-                built[j] = node
-            else:
-                built[j] = -1
-            if train and p == gold_node and a == gold_action and (a == SH or a == PR or (
-                    gold_depth > 0 and pool_node[entry] == gold_preds[gold_depth - 1])):
+            built[j], count = settle(g, node, target, kept, count, beam)
+            if train and extends_gold(g, gold_path, node, p, a, gold[step], entry):
                 next_gold = built[j]
         if train:
-            if gold_action == SH:
-                gold_preds[gold_depth] = gold_node
-                gold_depth += 1
-            elif gold_action != PR:
-                gold_depth -= 1
-            gold_node = next_gold
+            follow_gold(gold_path, _kind(gold[step]), next_gold)
         current[:count] = kept[:count]
         size = count
         hist_best[step] = kept[0]
-        if mode == EARLY and gold_node < 0:
-            length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, kept[0], actions, SH)
-            return actions, length, prefix[kept[0]]
-        note_violation(mode, trail, step, prefix[kept[0]], best_is_gold(trail, kept[0], gold_node, prefix[kept[0]]))
-    if mode == MAX_VIOLATION:
-        worst_step = int(trail.violation[2])
-        if worst_step < 0:  # the gold sequence ends best: nothing to learn
-            actions[:] = gold
-            return actions, steps, trail.violation[0]
-        length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, hist_best[worst_step], actions, SH)
-        return actions, length, prefix[hist_best[worst_step]]
-    best = current[0] if steps else 0
-    length = derivation(kind, full_q, full_p, full_a, in_q, in_p, in_a, best, actions, SH)
-    return actions, length, prefix[best]
+        if mode == EARLY and gold_path.at[0] < 0:
+            return actions, derivation(g, kept[0], actions, SH), g.prefix[kept[0]]
+        note_violation(mode, trail, step, g.prefix[kept[0]], best_is_gold(trail, kept[0], gold_path.at[0], g.prefix[kept[0]]))
+    return result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SH)
+
+
+@njit(cache=True, inline="always")
+def _kind(action):
+    """The kind of node an action makes (see :mod:`hetdep.transition._graph_stack`)."""
+    return SHIFTED if action == SH else STEPPED if action == PR else REDUCED

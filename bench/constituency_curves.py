@@ -2,8 +2,10 @@
 several seeds (mi-huang2015 Figure 4, with the spread a single run hides).
 
     python bench/constituency_curves.py [--variants plain,dp] [--seeds 1,2,3] [--beam 16] [--iterations 20]
+                                        [--rules penn2malt] [--update max-violation]
 
-WSJ sample split as ``hetdep experiment constituency`` splits it, gold tags, max-violation.
+WSJ sample split as ``hetdep experiment constituency`` splits it, gold tags; the training trees
+binarized by ``--rules`` (a head table), updates by ``--update``.
 For every variant and seed: dev F1 and the number of updates per iteration, the best iteration,
 and test F1 at it; then, per variant, the mean dev F1 by iteration over the seeds and the first
 iteration at which that mean reaches the other variants' best mean.
@@ -29,6 +31,8 @@ def main() -> None:
     options.add_argument("--seeds", default="1,2,3")
     options.add_argument("--beam", type=int, default=16)
     options.add_argument("--iterations", type=int, default=20)
+    options.add_argument("--rules", default="penn2malt", help="head table that binarizes the training trees")
+    options.add_argument("--update", default="max-violation", help="max-violation or early")
     args = options.parse_args()
     splits = wsj_splits(DATA)
     curves: dict[str, list[list[float]]] = {}
@@ -37,7 +41,7 @@ def main() -> None:
             started = time.perf_counter()
             result = train(splits["train"], splits["dev"],
                            TrainOptions(beam=args.beam, iterations=args.iterations, patience=args.iterations, seed=seed,
-                                        dp=variant == "dp"))
+                                        dp=variant == "dp", update=args.update), head_table=args.rules)
             curve = [report.dev_uas for report in result.history]
             curves.setdefault(variant, []).append(curve)
             test, _ = dev_f1(result.parser, splits["test"], [item.gold_tags for item in splits["test"]])

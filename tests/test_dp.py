@@ -10,7 +10,7 @@ from conftest import SAMPLES
 from hetdep.cli import main
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import DECODE, TrainOptions
-from hetdep.transition import _beam, _dp, _memos
+from hetdep.transition import _beam, _dp, _graph_stack, _memos
 from hetdep.transition.parser import ArcStandardParser
 from hetdep.transition.training import train
 from hetdep.treebank.conllu import find_cycle, read_conllu
@@ -108,10 +108,10 @@ def test_a_gold_state_reached_by_a_better_derivation_is_a_violation():
 
     trail = new_trail(4, 4)
     trail.violation[0] = 10.0  # the gold prefix's score
-    assert _dp.best_is_gold(trail, 3, 3, 10.0 + 1e-12)  # the gold derivation itself, summed in another order
-    assert not _dp.best_is_gold(trail, 3, 3, 10.5)  # the gold node, led by another derivation
-    assert not _dp.best_is_gold(trail, 2, 3, 9.0)
-    assert note_violation(MAX_VIOLATION, trail, 1, 10.5, _dp.best_is_gold(trail, 3, 3, 10.5))
+    assert _graph_stack.best_is_gold(trail, 3, 3, 10.0 + 1e-12)  # the gold derivation itself, summed in another order
+    assert not _graph_stack.best_is_gold(trail, 3, 3, 10.5)  # the gold node, led by another derivation
+    assert not _graph_stack.best_is_gold(trail, 2, 3, 9.0)
+    assert note_violation(MAX_VIOLATION, trail, 1, 10.5, _graph_stack.best_is_gold(trail, 3, 3, 10.5))
     assert trail.violation[1] == pytest.approx(0.5) and trail.violation[2] == 1
 
 

@@ -42,26 +42,9 @@ from hetdep.constituency._search import (
     top_nodes,
     valid_actions,
 )
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
-from hetdep.transition._graph_stack import (
-    REDUCED,
-    SHIFTED,
-    STEPPED,
-    best_is_gold,
-    derivation,
-    extends_gold,
-    follow_gold,
-    new_gold_path,
-    new_graph_stack,
-    new_node,
-    offer_reductions,
-    reduced,
-    result,
-    settle,
-    shifted,
-    stepped,
-)
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition import _graph_stack as gss
+from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
 
 KERNEL = 26  # 23 stack atoms (all but s3's word, which no template reads), s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -101,7 +84,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     steps = 4 * n - 1
     wide = 2 * beam
     capacity = steps * wide + 1
-    g = new_graph_stack(capacity)
+    g = gss.new_graph_stack(capacity)
     tree_nodes, cells, used = new_pool(capacity + 4 * n + 4)  # the cells serve the gold path alone
     stack = np.zeros((capacity, 4), dtype=np.int64)  # each node's top four tree nodes, s0 first
     depth = np.zeros(capacity, dtype=np.int64)
@@ -122,7 +105,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     kept = np.zeros(beam, dtype=np.int64)
     stride = g.pool_node.shape[0] + 1
     train = mode != DECODE
-    gold_path = new_gold_path(steps)
+    gold_path = gss.new_gold_path(steps)
     gold_top, gold_nxt, gold_stack_depth = 0, 1, 0
     hist_best = np.zeros(steps, dtype=np.int64)
     actions = trail.actions
@@ -148,7 +131,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             n_binary = 0
             for i in range(count):
                 a = valid[i]
-                if _kind(a, first_unary) == REDUCED:  # with each predecessor, below
+                if _kind(a, first_unary) == gss.REDUCED:  # with each predecessor, below
                     best_binary = max(best_binary, np.float64(acc[a]))
                     binary[n_binary] = a
                     n_binary += 1
@@ -157,33 +140,31 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 if beats(hs, ho, filled, wide, value, order + a):
                     filled = offer(hs, ho, filled, wide, value, order + a)
             if n_binary:
-                filled = offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, binary, n_binary, best_binary)
+                filled = gss.offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, binary, n_binary,
+                                              best_binary)
         sort_survivors(hs, ho, filled)
         count = 0
         next_gold = -1
         for j in range(filled):
-            a = ho[j] % n_actions
-            rest = ho[j] // n_actions
-            entry = rest % stride - 1
-            bi = rest // stride
+            a, entry, bi = gss.candidate(ho[j], n_actions, stride)
             p = current[bi]
-            node = new_node(g, hs[j])
+            node = gss.new_node(g, hs[j])
             kind = _kind(a, first_unary)
-            if kind == SHIFTED:
+            if kind == gss.SHIFTED:
                 stack[node, 0] = new_word(tree_nodes, used, nxt[p], tags)
                 stack[node, 1:] = stack[p, :3]
                 depth[node] = depth[p] + 1
                 nxt[node] = nxt[p] + 1
                 left[node] = nxt[p]
-                shifted(g, node, p)
-            elif kind == STEPPED:  # s0 alone changes
+                gss.shifted(g, node, p)
+            elif kind == gss.STEPPED:  # s0 alone changes
                 stack[node, :] = stack[p, :]
                 if a >= first_unary:
                     stack[node, 0] = new_unary(tree_nodes, used, stack[p, 0], a, n_labels)
                 depth[node] = depth[p]
                 nxt[node] = nxt[p]
                 left[node] = left[p]
-                stepped(g, node, p, a, np.float64(item_scores[bi, a]))
+                gss.stepped(g, node, p, a, np.float64(item_scores[bi, a]))
             else:
                 q = g.pool_node[entry]
                 stack[node, 0] = new_binary(tree_nodes, used, stack[q, 0], stack[p, 0], a)
@@ -191,7 +172,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 depth[node] = depth[q]
                 nxt[node] = nxt[p]
                 left[node] = left[q]
-                reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
+                gss.reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
             fill_atoms(tree_nodes, stack[node], nxt[node], n, words, tags, atoms)
             hashes[node] = _kernel(atoms, tree_nodes, stack[node, 0], nxt[node], left[node], kernels[node])
             target = -1
@@ -200,18 +181,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 if hashes[other] == hashes[node] and _same(kernels, other, node):
                     target = other
                     break
-            built[j], count = settle(g, node, target, kept, count, beam)
-            if train and extends_gold(g, gold_path, node, p, a, gold[step], entry):
+            built[j], count = gss.settle(g, node, target, kept, count, beam)
+            if train and gss.extends_gold(g, gold_path, node, p, a, gold[step], entry):
                 next_gold = built[j]
-        if train:
-            follow_gold(gold_path, _kind(gold[step], first_unary), next_gold)
-        current[:count] = kept[:count]
         size = count
-        hist_best[step] = kept[0]
-        if mode == EARLY and gold_path.at[0] < 0:
-            return actions, derivation(g, kept[0], actions, SHIFT), g.prefix[kept[0]]
-        note_violation(mode, trail, step, g.prefix[kept[0]], best_is_gold(trail, kept[0], gold_path.at[0], g.prefix[kept[0]]))
-    return result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SHIFT)
+        gold_kind = _kind(gold[step], first_unary)
+        if gss.close_step(mode, trail, step, g, gold_path, gold_kind, next_gold, kept, count, current, hist_best):
+            return actions, gss.derivation(g, kept[0], actions, SHIFT), g.prefix[kept[0]]
+    return gss.result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SHIFT)
 
 
 @njit(cache=True, inline="always")
@@ -219,5 +196,5 @@ def _kind(action, first_unary):
     """The kind of node an action makes: a shift, a step on s0 alone (finishing, idling, a unary
     reduce) or a binary reduce (see :mod:`hetdep.transition._graph_stack`)."""
     if action == SHIFT:
-        return SHIFTED
-    return STEPPED if action < 3 or action >= first_unary else REDUCED
+        return gss.SHIFTED
+    return gss.STEPPED if action < 3 or action >= first_unary else gss.REDUCED

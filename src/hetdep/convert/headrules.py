@@ -24,7 +24,7 @@ from hetdep.errors import HetdepError, InputError
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.ptb import Node, Tree, clean
 
-TABLES = {"penn2malt": "penn2malt.txt", "zhang-clark-2008": "zhang-clark-2008.txt"}
+TABLES = {"penn2malt": "penn2malt.txt", "collins": "collins.txt", "zhang-clark-2008": "zhang-clark-2008.txt"}
 
 PUNCTUATION_TAGS = {",", ".", ":", "``", "''", "-LRB-", "-RRB-", "PU"}
 
@@ -83,7 +83,7 @@ def _is_punctuation(node: Node) -> bool:
 
 
 def load_table(name_or_path: str) -> HeadTable:
-    """A bundled table by name (``penn2malt``, ``zhang-clark-2008``) or a table file by path."""
+    """A bundled table by name (``penn2malt``, ``collins``, ``zhang-clark-2008``) or a table file by path."""
     if name_or_path in TABLES:
         text = resources.files("hetdep.convert").joinpath("head_tables", TABLES[name_or_path]).read_text("utf-8")
         where = name_or_path

@@ -27,27 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
+from hetdep.transition import _graph_stack as gss
 from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, gold_step, score_item
-from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, sort_survivors
-from hetdep.transition._graph_stack import (
-    REDUCED,
-    SHIFTED,
-    STEPPED,
-    best_is_gold,
-    derivation,
-    extends_gold,
-    follow_gold,
-    new_gold_path,
-    new_graph_stack,
-    new_node,
-    offer_reductions,
-    reduced,
-    result,
-    settle,
-    shifted,
-    stepped,
-)
+from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
 from hetdep.transition._memos import group_memo_capacity, new_group_memo
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
@@ -83,7 +66,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     steps = 2 * n
     wide = 2 * beam
     capacity = steps * wide + 1
-    g = new_graph_stack(capacity)
+    g = gss.new_graph_stack(capacity)
     rec = np.zeros((capacity, 2, FIELDS), dtype=np.int64)  # s0's record at [node, clip - 1], s1's at [node, 0]
     clip = np.zeros(capacity, dtype=np.int64)  # stack depth, at most 2 (what the features see)
     nxt = np.ones(capacity, dtype=np.int64)
@@ -103,7 +86,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     kept = np.zeros(beam, dtype=np.int64)
     stride = g.pool_node.shape[0] + 1
     train = mode != DECODE
-    gold_path = new_gold_path(steps)
+    gold_path = gss.new_gold_path(steps)
     # Max-violation: the gold prefix scored beside the beam, as in _beam.search.
     gstk = np.zeros((1, n + 1, FIELDS), dtype=np.int64)
     gslen = np.zeros(1, dtype=np.int64)
@@ -129,18 +112,15 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 best_action = acc[first]
                 for a in range(first + 1, last):
                     best_action = max(best_action, acc[a])
-                filled = offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, arcs, last - first,
+                filled = gss.offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, arcs, last - first,
                                           np.float64(best_action))
         sort_survivors(hs, ho, filled)
         count = 0
         next_gold = -1
         for j in range(filled):
-            a = ho[j] % n_actions
-            rest = ho[j] // n_actions
-            entry = rest % stride - 1
-            bi = rest // stride
+            a, entry, bi = gss.candidate(ho[j], n_actions, stride)
             p = current[bi]
-            node = new_node(g, hs[j])
+            node = gss.new_node(g, hs[j])
             if a == SH:
                 rec[node, :, :] = 0
                 if clip[p] >= 1:
@@ -149,13 +129,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 rec[node, clip[node] - 1, WORD] = nxt[p]
                 nxt[node] = nxt[p] + 1
                 left[node] = nxt[p]
-                shifted(g, node, p)
+                gss.shifted(g, node, p)
             elif a == PR:
                 rec[node, :, :] = rec[p, :, :]
                 clip[node] = 0
                 nxt[node] = nxt[p]
                 left[node] = left[p]
-                stepped(g, node, p, PR, np.float64(item_scores[bi, PR]))
+                gss.stepped(g, node, p, PR, np.float64(item_scores[bi, PR]))
             else:
                 q = g.pool_node[entry]
                 rec[node, :, :] = rec[p, :, :]
@@ -169,7 +149,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 else:
                     rec[node, 1, :] = 0
                 left[node] = left[q]
-                reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
+                gss.reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
             hashes[node] = _kernel_hash(rec, clip, nxt, left, node)
             # Merge into a kept node with the same kernel (kept nodes have higher or equal prefix scores).
             target = -1
@@ -178,21 +158,16 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
                 if hashes[other] == hashes[node] and _same_kernel(rec, clip, nxt, left, other, node):
                     target = other
                     break
-            built[j], count = settle(g, node, target, kept, count, beam)
-            if train and extends_gold(g, gold_path, node, p, a, gold[step], entry):
+            built[j], count = gss.settle(g, node, target, kept, count, beam)
+            if train and gss.extends_gold(g, gold_path, node, p, a, gold[step], entry):
                 next_gold = built[j]
-        if train:
-            follow_gold(gold_path, _kind(gold[step]), next_gold)
-        current[:count] = kept[:count]
         size = count
-        hist_best[step] = kept[0]
-        if mode == EARLY and gold_path.at[0] < 0:
-            return actions, derivation(g, kept[0], actions, SH), g.prefix[kept[0]]
-        note_violation(mode, trail, step, g.prefix[kept[0]], best_is_gold(trail, kept[0], gold_path.at[0], g.prefix[kept[0]]))
-    return result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SH)
+        if gss.close_step(mode, trail, step, g, gold_path, _kind(gold[step]), next_gold, kept, count, current, hist_best):
+            return actions, gss.derivation(g, kept[0], actions, SH), g.prefix[kept[0]]
+    return gss.result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SH)
 
 
 @njit(cache=True, inline="always")
 def _kind(action):
     """The kind of node an action makes (see :mod:`hetdep.transition._graph_stack`)."""
-    return SHIFTED if action == SH else STEPPED if action == PR else REDUCED
+    return gss.SHIFTED if action == SH else gss.STEPPED if action == PR else gss.REDUCED

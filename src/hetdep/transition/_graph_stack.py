@@ -24,8 +24,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from hetdep.learn.perceptron import MAX_VIOLATION
-from hetdep.transition._core import beats, offer
+from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
+from hetdep.transition._core import beats, note_violation, offer
 
 START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of nodes (see derivation)
 
@@ -118,6 +118,14 @@ def offer_reductions(g, hs, ho, filled, wide, p, bi, stride, n_actions, acc, bin
 
 
 @njit(cache=True, inline="always")
+def candidate(order, n_actions, stride):
+    """(action, the predecessor's pool entry or -1, the parent's place in the beam) of a
+    candidate's order (see ``offer_reductions``)."""
+    rest = order // n_actions
+    return order % n_actions, rest % stride - 1, rest // stride
+
+
+@njit(cache=True, inline="always")
 def settle(g, node, target, kept, count, beam):
     """Merge ``node`` into ``target`` (a kept node of the same kernel; -1: none), else keep it if the
     beam has room. Returns (the node it became, -1 if dropped; the number kept)."""
@@ -178,6 +186,22 @@ def follow_gold(gold, gold_kind, next_gold):
     elif gold_kind == REDUCED:
         gold.at[1] = depth - 1
     gold.at[0] = next_gold
+
+
+@njit(cache=True, inline="always")
+def close_step(mode, trail, step, g, gold, gold_kind, next_gold, kept, count, current, hist_best):
+    """The step's ``count`` kept nodes become the beam, the gold path follows its step (under
+    training: ``gold_kind``, ``next_gold`` as ``follow_gold`` takes them), max-violation notes
+    the step. Returns whether early update stops here (the gold prefix fell out)."""
+    if mode != DECODE:
+        follow_gold(gold, gold_kind, next_gold)
+    current[:count] = kept[:count]
+    best = kept[0]
+    hist_best[step] = best
+    if mode == EARLY and gold.at[0] < 0:
+        return True
+    note_violation(mode, trail, step, g.prefix[best], best_is_gold(trail, best, gold.at[0], g.prefix[best]))
+    return False
 
 
 @njit(cache=True, inline="always")

@@ -16,8 +16,16 @@ from numba import njit
 
 from hetdep.constituency._search import N_ATOMS, SHIFT, apply, new_pool, score_state, top_nodes, valid_actions
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._core import add_gold_score, beats, new_trail, note_violation, offer, record, sort_survivors, stops_early
-from hetdep.transition._lattice import gold_tag_cost, lattice_finish
+from hetdep.transition._core import add_gold_score, new_trail, record, sort_survivors
+from hetdep.transition._lattice import (
+    close_lattice_step,
+    entering_cost,
+    gold_tag_cost,
+    lattice_candidate,
+    lattice_finish,
+    offer_choices,
+    take_tags,
+)
 
 WINDOW = 4  # words whose tags the features read before they are shifted (q0..q3)
 
@@ -100,7 +108,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         if mode == MAX_VIOLATION:
             entering = gold_nxt + WINDOW
             if gold[step] == SHIFT and entering <= n:
-                add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags))
+                add_gold_score(trail, entering_cost(candidates, counts, logp, weight, entering, gold_tags))
             top_nodes(cells, gold_top, four)
             score_state(nodes, four, gold_nxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc)
             add_gold_score(trail, np.float64(acc[gold[step]]))
@@ -115,27 +123,19 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             entering = nxt[b] + WINDOW  # the word a shift brings into the window
             for i in range(count):
                 a = valid[i]
-                value = base + np.float64(acc[a])
                 choices = counts[entering] if a == SHIFT and entering <= n else 1
-                for c in range(choices):
-                    order = b * width + a * kinds + c
-                    chosen = value + weight * logp[entering, c] if choices > 1 else value
-                    if beats(hs, ho, filled, beam, chosen, order):
-                        filled = offer(hs, ho, filled, beam, chosen, order)
+                filled = offer_choices(hs, ho, filled, beam, base + np.float64(acc[a]), b * width + a * kinds, choices, weight,
+                                       logp, entering)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
-            parent = ho[j] // width
-            action = (ho[j] % width) // kinds
-            choice = ho[j] % kinds
-            nitags[j, :] = itags[parent, :]
+            parent, action, choice = lattice_candidate(ho[j], width, kinds)
             entering = nxt[parent] + WINDOW
-            if action == SHIFT and entering <= n:
-                nitags[j, entering] = candidates[entering, choice]
+            right_tag = take_tags(itags, nitags, j, parent, entering, choice, candidates, action == SHIFT and entering <= n,
+                                  gold_tags)
             ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, nitags[j],
                                                 n_labels)
-            nis_gold[j] = (train and is_gold[parent] and action == gold[step]
-                           and (action != SHIFT or entering > n or nitags[j, entering] == gold_tags[entering]))
+            nis_gold[j] = train and is_gold[parent] and action == gold[step] and right_tag
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
         top, ntop = ntop, top
@@ -146,8 +146,6 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         for j in range(filled):
             score[j] = hs[j]
         size = filled
-        if stops_early(mode, trail, step, any_gold):
+        if close_lattice_step(mode, trail, step, any_gold, score[0], is_gold[0], itags[0], worst_tags):
             return trail.actions, step + 1, score[0], itags[0].copy()
-        if note_violation(mode, trail, step, score[0], is_gold[0]):
-            worst_tags[:] = itags[0]
     return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])

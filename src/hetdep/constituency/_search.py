@@ -24,6 +24,7 @@ from hetdep.transition._core import (
     add_gold_score,
     beats,
     finish,
+    first_difference,
     new_trail,
     note_violation,
     offer,
@@ -295,13 +296,7 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
     ``length`` steps. ``tags`` are the gold path's tags, ``pred_tags`` the prediction's (equal but
     for a tag lattice); with equal tags, steps before the first difference cancel and are skipped.
     Returns the number of steps updated."""
-    first = 0
-    while first < length and gold[first] == pred[first]:
-        first += 1
-    for w in range(1, n + 1):
-        if tags[w] != pred_tags[w]:  # other tags: the two sides' features may differ from the start
-            first = 0
-            break
+    first = first_difference(gold, pred, length, tags, pred_tags, n)
     if first == length:
         return 0
     nodes, cells, used = new_pool(2 * length + 2)

@@ -19,15 +19,20 @@ from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._beam import SH
 from hetdep.transition._core import (
     add_gold_score,
-    beats,
     new_trail,
-    note_violation,
-    offer,
     record,
     sort_survivors,
-    stops_early,
 )
-from hetdep.transition._lattice import gold_start_cost, gold_tag_cost, lattice_finish, start_items
+from hetdep.transition._lattice import (
+    close_lattice_step,
+    entering_cost,
+    gold_start_cost,
+    lattice_candidate,
+    lattice_finish,
+    offer_choices,
+    start_items,
+    take_tags,
+)
 
 
 @njit(cache=True, nogil=True)
@@ -69,47 +74,37 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ri
         if mode == MAX_VIOLATION:
             g_stk, g_slen, g_nxt, g_other = scheme_state(gold_item, s)
             entering = g_nxt[0] + 2
-            if (gold[step] == SH and entering <= n and entering > max(gold_item.nxt_a[0], gold_item.nxt_b[0]) + 1
-                    and counts[entering] > 1):
-                add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags))
-            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item.hd, gold_item.lb, 0, s, n, words, gold_tags, templates, rich, table, rows,
-                        atoms, keys, acc, guided, memo)
+            if gold[step] == SH and entering <= n and entering > max(gold_item.nxt_a[0], gold_item.nxt_b[0]) + 1:
+                add_gold_score(trail, entering_cost(candidates, counts, logp, weight, entering, gold_tags))
+            joint_score(g_stk, g_slen, g_nxt, g_other, gold_item.hd, gold_item.lb, 0, s, n, words, gold_tags, templates, rich,
+                        table, rows, atoms, keys, acc, guided, memo)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             joint_apply(g_stk, g_slen, g_nxt, gold_item.hd, gold_item.lb, 0, s, gold[step], n_labels)
         stk, slen, nxt, other_nxt = scheme_state(cur, s)
         filled = 0
         for b in range(size):
-            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur.hd, cur.lb, b, s, n, words, itags[b], templates, rich, table, rows,
-                                             atoms, keys, acc, guided, memo)
+            first, last, extra = joint_score(stk, slen, nxt, other_nxt, cur.hd, cur.lb, b, s, n, words, itags[b], templates,
+                                             rich, table, rows, atoms, keys, acc, guided, memo)
             base = score[b]
             entering = nxt[b] + 2
             new_word = entering <= n and entering > max(cur.nxt_a[b], cur.nxt_b[b]) + 1
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                value = base + np.float64(acc[a])
                 choices = counts[entering] if a == SH and new_word else 1
-                for c in range(choices):
-                    order = b * span + a * kinds + c
-                    chosen = value + weight * logp[entering, c] if choices > 1 else value
-                    if beats(hs, ho, filled, beam, chosen, order):
-                        filled = offer(hs, ho, filled, beam, chosen, order)
+                filled = offer_choices(hs, ho, filled, beam, base + np.float64(acc[a]), b * span + a * kinds, choices, weight,
+                                       logp, entering)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
-            parent = ho[j] // span
-            action = (ho[j] % span) // kinds
-            choice = ho[j] % kinds
+            parent, action, choice = lattice_candidate(ho[j], span, kinds)
             entering = nxt[parent] + 2
             new_word = action == SH and entering <= n and entering > max(cur.nxt_a[parent], cur.nxt_b[parent]) + 1
             copy_item(cur, nxt_items, j, parent)
-            nitags[j, :] = itags[parent, :]
-            if new_word:
-                nitags[j, entering] = candidates[entering, choice]
+            right_tag = take_tags(itags, nitags, j, parent, entering, choice, candidates, new_word, gold_tags)
             n_stk, n_slen, n_nxt, _ = scheme_state(nxt_items, s)
             joint_apply(n_stk, n_slen, n_nxt, nxt_items.hd, nxt_items.lb, j, s, action, n_labels)
             nscore[j] = hs[j]
-            nis_gold[j] = (train and is_gold[parent] and action == gold[step]
-                           and (not new_word or nitags[j, entering] == gold_tags[entering]))
+            nis_gold[j] = train and is_gold[parent] and action == gold[step] and right_tag
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
         cur, nxt_items = nxt_items, cur
@@ -117,8 +112,6 @@ def joint_search(words, candidates, counts, logp, weight, n, beam, templates, ri
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if stops_early(mode, trail, step, any_gold):
+        if close_lattice_step(mode, trail, step, any_gold, score[0], is_gold[0], itags[0], worst_tags):
             return trail.actions, step + 1, score[0], itags[0].copy()
-        if note_violation(mode, trail, step, score[0], is_gold[0]):
-            worst_tags[:] = itags[0]
     return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])

@@ -33,6 +33,7 @@ from hetdep.transition._core import (
     add_gold_score,
     beats,
     finish,
+    first_difference,
     new_trail,
     note_violation,
     offer,
@@ -344,13 +345,7 @@ def joint_update(words, tags, n, gold, pred, length, templates, rich, table, n_u
                  n_labels_a, n_labels_b, who, pred_tags):
     """Perceptron update over the joint sequences (see ``_beam.update``; ``pred_tags``: the
     prediction's tags, which differ from ``tags`` over a tag lattice)."""
-    first = 0
-    while first < length and gold[first] == pred[first]:
-        first += 1
-    for w in range(1, n + 1):
-        if tags[w] != pred_tags[w]:
-            first = 0
-            break
+    first = first_difference(gold, pred, length, tags, pred_tags, n)
     if first == length:
         return 0
     sides = new_items(2, n)

@@ -25,6 +25,7 @@ from hetdep.transition._core import (
     add_gold_score,
     beats,
     finish,
+    first_difference,
     new_trail,
     note_violation,
     offer,
@@ -355,13 +356,7 @@ def update(words, tags, n, gold, pred, length, templates, table, n_used, rows, s
     lattice). Steps before the first difference have the same state and action on both sides
     and cancel, so they are skipped when the tags are equal. Returns the number of steps updated.
     """
-    first = 0
-    while first < length and gold[first] == pred[first]:
-        first += 1
-    for w in range(1, n + 1):
-        if tags[w] != pred_tags[w]:  # other tags: the two sides' features may differ from the start
-            first = 0
-            break
+    first = first_difference(gold, pred, length, tags, pred_tags, n)
     if first == length:
         return 0
     stk = np.zeros((2, n + 1, FIELDS), dtype=np.int64)

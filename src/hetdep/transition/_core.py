@@ -96,6 +96,20 @@ def finish(mode, trail, gold, best_score):
     return steps, best_score
 
 
+@njit(cache=True, inline="always")
+def first_difference(gold, pred, length, tags, pred_tags, n):
+    """Where a perceptron update over ``length`` steps starts: steps before the sequences' first
+    difference have the same state and action on both sides and cancel, unless the prediction
+    chose other tags (over a tag lattice), whose features may differ from the start."""
+    first = 0
+    while first < length and gold[first] == pred[first]:
+        first += 1
+    for w in range(1, n + 1):
+        if tags[w] != pred_tags[w]:
+            return 0
+    return first
+
+
 @njit(cache=True)
 def backtrack(hist_parent, hist_action, last, out):
     """The actions of the best item of step ``last`` (slot 0), into ``out[:last + 1]``."""

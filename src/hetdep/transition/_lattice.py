@@ -70,6 +70,53 @@ def gold_start_cost(candidates, counts, logp, weight, n, gold_tags):
     return cost
 
 
+@njit(cache=True, inline="always")
+def entering_cost(candidates, counts, logp, weight, k, gold_tags):
+    """:func:`gold_tag_cost` of word k brought into the window by a shift: as the search adds it,
+    only where the word has several candidates (``offer_choices``)."""
+    return gold_tag_cost(candidates, counts, logp, weight, k, gold_tags) if counts[k] > 1 else 0.0
+
+
+@njit(cache=True, inline="always")
+def offer_choices(hs, ho, filled, beam, value, order, choices, weight, logp, entering):
+    """Offer an action of score ``value`` once (``choices`` 1) or, for a shift that brings word
+    ``entering`` of several candidates into the window, once per candidate (order + its rank),
+    with the tagger's cost of each added. Returns the heap's fill."""
+    for c in range(choices):
+        chosen = value + weight * logp[entering, c] if choices > 1 else value
+        if beats(hs, ho, filled, beam, chosen, order + c):
+            filled = offer(hs, ho, filled, beam, chosen, order + c)
+    return filled
+
+
+@njit(cache=True, inline="always")
+def lattice_candidate(order, span, kinds):
+    """(parent, action, candidate rank) of a candidate's order: parent * span + action * kinds + rank."""
+    return order // span, (order % span) // kinds, order % kinds
+
+
+@njit(cache=True, inline="always")
+def take_tags(itags, nitags, j, parent, entering, choice, candidates, chooses, gold_tags):
+    """Survivor j's tags: its parent's and, if its action ``chooses`` word ``entering``'s tag, the
+    candidate of rank ``choice``. Returns whether that tag (if any) is the gold path's."""
+    nitags[j, :] = itags[parent, :]
+    if not chooses:
+        return True
+    nitags[j, entering] = candidates[entering, choice]
+    return nitags[j, entering] == gold_tags[entering]
+
+
+@njit(cache=True, inline="always")
+def close_lattice_step(mode, trail, step, any_gold, best_score, best_is_gold, best_tags, worst_tags):
+    """The end of a step: whether early update stops here; max-violation keeps the tags of the
+    step's best item when the step is the worst violation so far."""
+    if stops_early(mode, trail, step, any_gold):
+        return True
+    if note_violation(mode, trail, step, best_score, best_is_gold):
+        worst_tags[:] = best_tags
+    return False
+
+
 @njit(cache=True)
 def lattice_finish(mode, trail, gold, best_score, gold_tags, worst_tags, last_tags):
     """:func:`hetdep.transition._core.finish`, with the tags of the sequence returned: the gold path's when
@@ -122,8 +169,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     for step in range(steps):
         if mode == MAX_VIOLATION:
             entering = gnxt[0] + 2
-            if gold[step] == SH and entering <= n and counts[entering] > 1:
-                add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, entering, gold_tags))
+            if gold[step] == SH and entering <= n:
+                add_gold_score(trail, entering_cost(candidates, counts, logp, weight, entering, gold_tags))
             add_gold_score(trail, gold_step(gstk, gslen, gnxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc,
                                             memo, gold[step], n_labels))
         filled = 0
@@ -133,31 +180,23 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             entering = nxt[b] + 2  # the word a shift brings into the window
             for i in range(-1 if extra >= 0 else 0, last - first):
                 a = extra if i < 0 else first + i
-                value = base + np.float64(acc[a])
                 choices = counts[entering] if a == SH and entering <= n else 1
-                for c in range(choices):
-                    order = b * width + a * kinds + c
-                    chosen = value + weight * logp[entering, c] if choices > 1 else value
-                    if beats(hs, ho, filled, beam, chosen, order):
-                        filled = offer(hs, ho, filled, beam, chosen, order)
+                filled = offer_choices(hs, ho, filled, beam, base + np.float64(acc[a]), b * width + a * kinds, choices, weight,
+                                       logp, entering)
         sort_survivors(hs, ho, filled)
         any_gold = False
         for j in range(filled):
-            parent = ho[j] // width
-            action = (ho[j] % width) // kinds
-            choice = ho[j] % kinds
+            parent, action, choice = lattice_candidate(ho[j], width, kinds)
             top = slen[parent]
             nstk[j, :top, :] = stk[parent, :top, :]
             nslen[j] = top
             nnxt[j] = nxt[parent]
-            nitags[j, :] = itags[parent, :]
             entering = nxt[parent] + 2
-            if action == SH and entering <= n:
-                nitags[j, entering] = candidates[entering, choice]
+            right_tag = take_tags(itags, nitags, j, parent, entering, choice, candidates, action == SH and entering <= n,
+                                  gold_tags)
             apply(nstk, nslen, nnxt, j, action, n_labels)
             nscore[j] = hs[j]
-            nis_gold[j] = (train and is_gold[parent] and action == gold[step]
-                           and (action != SH or entering > n or nitags[j, entering] == gold_tags[entering]))
+            nis_gold[j] = train and is_gold[parent] and action == gold[step] and right_tag
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
         stk, nstk = nstk, stk
@@ -167,8 +206,6 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         score, nscore = nscore, score
         is_gold, nis_gold = nis_gold, is_gold
         size = filled
-        if stops_early(mode, trail, step, any_gold):
+        if close_lattice_step(mode, trail, step, any_gold, score[0], is_gold[0], itags[0], worst_tags):
             return trail.actions, step + 1, score[0], itags[0].copy()
-        if note_violation(mode, trail, step, score[0], is_gold[0]):
-            worst_tags[:] = itags[0]
     return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])

@@ -1,14 +1,25 @@
-"""Whole-process parsing speed of the constituency parser on the WSJ sample's test files (issue 22).
+"""Parsing speed of the constituency parser on the WSJ sample's test files: whole process, start-up,
+parsing alone (issues 22 and 38).
 
     python bench/bench_constituency.py --models OUT/models [--data ../shared/data/en-wsj-sample] [--runs 3]
 
-OUT is the folder of ``hetdep experiment constituency``. Each model parses the test split
-(wsj_0180-0199) in its own ``hetdep parse`` process, as a user runs it, in turns, ``--runs``
-times; the table gives the median wall time, words/second, and the ratio against the
-arc-standard parser (beam 64, the experiment's Penn2Malt model) measured in the same run.
-Gold-tag models read gold XPOS tags (CoNLL-U); the predicted-tags and lattice models read
-the words alone and tag them with their own tagger only if bundled (experiment models are
-not, so they get the gold tags' file too, lattice models over one candidate a word).
+OUT is the folder of ``hetdep experiment constituency`` (the models found there of
+plain-gold-tags, dp-gold-tags, arc-standard-penn2malt are measured). Every model, in turns,
+``--runs`` times:
+
+- *whole process*: ``hetdep parse`` of the test split (wsj_0180-0199) in its own process, as a
+  user runs it;
+- *start-up*: the same command on the split's first sentence alone (Python, the model, numba's
+  cached code), as ZPar's start-up was measured for issue 38;
+- *parse only*: whole process minus start-up, as ZPar's was estimated;
+- *in process*: the model loaded and warmed up on one sentence, the test split parsed through
+  the Python API (no reading or writing).
+
+Medians; words/second, and each model's ratio against the arc-standard parser (beam 64, the
+experiment's Penn2Malt model) measured in the same run, where that model is there. ZPar's
+figures for the same split (issue 38, measured once on another machine: 945-965 words/s whole
+process, 4.0 s start-up, so about 2,580-2,740 words/s parsing alone) are printed beside them for
+reference; they were not measured in this run. Gold-tag models read the gold XPOS tags (CoNLL-U).
 """
 
 from __future__ import annotations
@@ -27,6 +38,38 @@ from hetdep.treebank.conllu import write_conllu
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-wsj-sample"
 MODELS = ("plain-gold-tags", "dp-gold-tags", "arc-standard-penn2malt")
+BASELINE = "arc-standard-penn2malt"
+ZPAR = "ZPar conparser (issue 38, another machine): 945-965 words/s whole process, 4.0 s start-up, ~2,580-2,740 words/s parse only"
+
+
+def run_parse(model: Path, source: Path, output: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(model), "--input", str(source), "--output",
+                    str(output)], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def in_process(model: Path, sentences: list, runs: int) -> float:
+    """Median seconds to parse ``sentences`` with the model loaded and warmed up."""
+    import hetdep
+    from hetdep.constituency.parser import ConstituencyParser
+    from hetdep.learn.model_files import read_kind
+    from hetdep.models import CONSTITUENCY
+
+    if read_kind(model) == CONSTITUENCY:
+        parser = ConstituencyParser.load(model)
+
+        def parse(batch):
+            return [parser.parse_sentence(sentence) for sentence in batch]
+    else:
+        parse = hetdep.load(model).parse_sentences
+    list(parse(sentences[:1]))
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        list(parse(sentences))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def main() -> None:
@@ -35,26 +78,35 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    models = [name for name in MODELS if (args.models / name).is_dir()]
+    if not models:
+        sys.exit(f"{args.models}: none of {', '.join(MODELS)} is there")
     test = wsj_splits(args.data)["test"]
     sentences = list(convert_trees([item.tree for item in test], load_table("penn2malt")))
     words = sum(len(s) for s in sentences)
-    times: dict[str, list[float]] = {name: [] for name in MODELS}
+    whole: dict[str, list[float]] = {name: [] for name in models}
+    start_up: dict[str, list[float]] = {name: [] for name in models}
     with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "test.conllu"
+        source, first = Path(folder) / "test.conllu", Path(folder) / "first.conllu"
         write_conllu(sentences, source)
+        write_conllu(sentences[:1], first)
         for _ in range(args.runs):
-            for name in MODELS:
-                start = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(args.models / name), "--input",
-                                str(source), "--output", str(Path(folder) / f"{name}.out")], check=True, capture_output=True)
-                times[name].append(time.perf_counter() - start)
-    baseline = statistics.median(times["arc-standard-penn2malt"])
-    print(f"WSJ sample test: {len(sentences)} sentences, {words:,} words; whole processes, median of {args.runs}")
-    print("| model | wall time (s) | words/s | speed against arc-standard (beam 64) |")
-    print("|---|---|---|---|")
-    for name in MODELS:
-        median = statistics.median(times[name])
-        print(f"| {name} | {median:.2f} | {words / median:,.0f} | {baseline / median:.2f}x |")
+            for name in models:
+                whole[name].append(run_parse(args.models / name, source, Path(folder) / f"{name}.out"))
+                start_up[name].append(run_parse(args.models / name, first, Path(folder) / f"{name}.first"))
+    inside = {name: in_process(args.models / name, sentences, args.runs) for name in models}
+    print(f"WSJ sample test: {len(sentences)} sentences, {words:,} words; medians of {args.runs}")
+    print("| model | whole process (s) | words/s | start-up (s) | parse only (s) | words/s | in process (s) | words/s |"
+          + (" whole, against arc-standard | in process, against arc-standard |" if BASELINE in models else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if BASELINE in models else ""))
+    for name in models:
+        total, fixed = statistics.median(whole[name]), statistics.median(start_up[name])
+        row = (f"| {name} | {total:.2f} | {words / total:,.0f} | {fixed:.2f} | {total - fixed:.2f} | "
+               f"{words / max(total - fixed, 1e-9):,.0f} | {inside[name]:.2f} | {words / inside[name]:,.0f} |")
+        if BASELINE in models:
+            row += (f" {statistics.median(whole[BASELINE]) / total:.2f}x | {inside[BASELINE] / inside[name]:.2f}x |")
+        print(row)
+    print(ZPAR)
 
 
 if __name__ == "__main__":

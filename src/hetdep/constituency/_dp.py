@@ -31,6 +31,7 @@ from numba import njit
 from hetdep.constituency._search import (
     HEAD_LEFT,
     N_ATOMS,
+    NO_UNARY,
     SHIFT,
     apply,
     fill_atoms,
@@ -95,9 +96,14 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     current = np.zeros(beam, dtype=np.int64)
     size = 1
     item_scores = np.zeros((beam, n_actions), dtype=np.float32)
+    # A node that declined a unary reduce has its parent's state, so the scores its parent had as
+    # item same_as[node] of the step before (-1: none).
+    last_item_scores = np.zeros((beam, n_actions), dtype=np.float32)
+    same_as = np.full(capacity, -1, dtype=np.int64)
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    gold_acc = np.zeros(n_actions, dtype=np.float32)  # the gold prefix's state's scores (max-violation)
     four = np.zeros(4, dtype=np.int64)
     trail = new_trail(steps, wide)
     hs, ho = trail.heap_score, trail.heap_order
@@ -113,15 +119,19 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     binary = np.zeros(n_actions, dtype=np.int64)
     for step in range(steps):
         if mode == MAX_VIOLATION:
-            top_nodes(cells, gold_top, four)
-            score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
-            add_gold_score(trail, np.float64(acc[gold[step]]))
+            if step == 0 or gold[step - 1] != NO_UNARY:  # else gold_acc holds the same state's scores
+                top_nodes(cells, gold_top, four)
+                score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, gold_acc)
+            add_gold_score(trail, np.float64(gold_acc[gold[step]]))
             gold_top, gold_nxt, gold_stack_depth = apply(tree_nodes, cells, used, gold_top, gold_nxt, gold_stack_depth,
                                                          gold[step], tags, n_labels)
         filled = 0
         for bi in range(size):
             p = current[bi]
-            score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
+            if same_as[p] >= 0:
+                acc[:] = last_item_scores[same_as[p]]
+            else:
+                score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
             item_scores[bi, :] = acc
             g.shift_score[p] = np.float64(acc[SHIFT])
             count = valid_actions(tree_nodes, stack[p], nxt[p] > n, depth[p], step, steps, first_unary, n_actions, valid)
@@ -165,6 +175,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 nxt[node] = nxt[p]
                 left[node] = left[p]
                 gss.stepped(g, node, p, a, np.float64(item_scores[bi, a]))
+                if a == NO_UNARY:
+                    same_as[node] = bi
             else:
                 q = g.pool_node[entry]
                 stack[node, 0] = new_binary(tree_nodes, used, stack[q, 0], stack[p, 0], a)
@@ -184,6 +196,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             built[j], count = gss.settle(g, node, target, kept, count, beam)
             if train and gss.extends_gold(g, gold_path, node, p, a, gold[step], entry):
                 next_gold = built[j]
+        item_scores, last_item_scores = last_item_scores, item_scores
         size = count
         gold_kind = _kind(gold[step], first_unary)
         if gss.close_step(mode, trail, step, g, gold_path, gold_kind, next_gold, kept, count, current, hist_best):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hetdep.constituency._search import N_ATOMS, SHIFT, apply, new_pool, score_state, top_nodes, valid_actions
+from hetdep.constituency._search import N_ATOMS, NO_UNARY, SHIFT, apply, new_pool, score_state, top_nodes, valid_actions
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, new_trail, record, sort_survivors
 from hetdep.transition._lattice import (
@@ -93,6 +93,12 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    # Each item's action scores, this step's and the last one's: an item that declined a unary
+    # reduce has its parent's state (and tags), so its parent's scores.
+    scores = np.zeros((beam, n_actions), dtype=np.float32)
+    last_scores = np.zeros((beam, n_actions), dtype=np.float32)
+    same_as = np.full(beam, -1, dtype=np.int64)  # the parent whose scores an item takes (-1: none)
+    nsame_as = np.full(beam, -1, dtype=np.int64)
     four = np.zeros(4, dtype=np.int64)
     valid = np.zeros(n_actions, dtype=np.int64)
     trail = new_trail(steps, beam)
@@ -109,22 +115,27 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             entering = gold_nxt + WINDOW
             if gold[step] == SHIFT and entering <= n:
                 add_gold_score(trail, entering_cost(candidates, counts, logp, weight, entering, gold_tags))
-            top_nodes(cells, gold_top, four)
-            score_state(nodes, four, gold_nxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc)
+            if step == 0 or gold[step - 1] != NO_UNARY:  # else acc holds the same state's scores
+                top_nodes(cells, gold_top, four)
+                score_state(nodes, four, gold_nxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], gold_tags,
                                                    n_labels)
         filled = 0
         for b in range(size):
             top_nodes(cells, top[b], four)
-            score_state(nodes, four, nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, acc)
+            item = scores[b]
+            if same_as[b] >= 0:
+                item[:] = last_scores[same_as[b]]
+            else:
+                score_state(nodes, four, nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, item)
             count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
             entering = nxt[b] + WINDOW  # the word a shift brings into the window
             for i in range(count):
                 a = valid[i]
                 choices = counts[entering] if a == SHIFT and entering <= n else 1
-                filled = offer_choices(hs, ho, filled, beam, base + np.float64(acc[a]), b * width + a * kinds, choices, weight,
+                filled = offer_choices(hs, ho, filled, beam, base + np.float64(item[a]), b * width + a * kinds, choices, weight,
                                        logp, entering)
         sort_survivors(hs, ho, filled)
         any_gold = False
@@ -135,6 +146,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
                                   gold_tags)
             ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, nitags[j],
                                                 n_labels)
+            nsame_as[j] = parent if action == NO_UNARY else -1
             nis_gold[j] = train and is_gold[parent] and action == gold[step] and right_tag
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
@@ -143,6 +155,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         depth, ndepth = ndepth, depth
         itags, nitags = nitags, itags
         is_gold, nis_gold = nis_gold, is_gold
+        same_as, nsame_as = nsame_as, same_as
+        scores, last_scores = last_scores, scores
         for j in range(filled):
             score[j] = hs[j]
         size = filled

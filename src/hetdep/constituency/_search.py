@@ -241,6 +241,12 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    # Each item's action scores, this step's and the last one's: an item that declined a unary
+    # reduce has its parent's state, so its parent's scores.
+    scores = np.zeros((beam, n_actions), dtype=np.float32)
+    last_scores = np.zeros((beam, n_actions), dtype=np.float32)
+    same_as = np.full(beam, -1, dtype=np.int64)  # the parent whose scores an item takes (-1: none)
+    nsame_as = np.full(beam, -1, dtype=np.int64)
     trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     gold_top, gold_nxt, gold_depth = 0, 1, 0
@@ -251,19 +257,24 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     train = mode != DECODE
     for step in range(steps):
         if mode == MAX_VIOLATION:
-            top_nodes(cells, gold_top, four)
-            score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
+            if step == 0 or gold[step - 1] != NO_UNARY:  # else acc holds the same state's scores
+                top_nodes(cells, gold_top, four)
+                score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], tags, n_labels)
         filled = 0
         for b in range(size):
             top_nodes(cells, top[b], four)
-            score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, acc)
+            item = scores[b]
+            if same_as[b] >= 0:
+                item[:] = last_scores[same_as[b]]
+            else:
+                score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, item)
             count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
             for i in range(count):
                 a = valid[i]
-                value = base + np.float64(acc[a])
+                value = base + np.float64(item[a])
                 if beats(hs, ho, filled, beam, value, b * n_actions + a):
                     filled = offer(hs, ho, filled, beam, value, b * n_actions + a)
         sort_survivors(hs, ho, filled)
@@ -273,6 +284,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             action = ho[j] % n_actions
             ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, tags,
                                                 n_labels)
+            nsame_as[j] = parent if action == NO_UNARY else -1
             nis_gold[j] = train and is_gold[parent] and action == gold[step]
             any_gold = any_gold or nis_gold[j]
             record(trail, step, j, parent, action)
@@ -280,6 +292,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         nxt, nnxt = nnxt, nxt
         depth, ndepth = ndepth, depth
         is_gold, nis_gold = nis_gold, is_gold
+        same_as, nsame_as = nsame_as, same_as
+        scores, last_scores = last_scores, scores
         for j in range(filled):
             score[j] = hs[j]
         size = filled

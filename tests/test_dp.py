@@ -38,7 +38,7 @@ def replayed_score(parser, sentence, actions):
     stack, depth, queue = np.zeros((1, n + 1, _beam.FIELDS), dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
     atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
     scores, total = np.zeros(2 + 2 * parser.n_labels, dtype=np.float32), 0.0
-    memo = _memos.new_group_memo(1, scores.shape[0])  # one entry: a sum is recalled only for the same atoms
+    memo = _memos.new_group_memo(1, scores.shape[0], _beam.GROUPS)  # one entry: a sum is recalled only for the same atoms
     for action in actions:
         _beam.score_item(stack, depth, queue, 0, n, words, tags, parser.templates, parser.weights.table, parser.weights.rows,
                          atoms, keys, scores, memo)

@@ -183,13 +183,13 @@ def test_items_with_the_same_atoms_reuse_the_scores_of_the_first(trained, sample
             _beam.apply(stack, depth, queue, item, _beam.SH, parser.n_labels)
     atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
     width = 2 + 2 * parser.n_labels
-    memo = _memos.new_group_memo(4, width)
+    memo = _memos.new_group_memo(4, width, _beam.GROUPS)
     fresh, recalled, alone = (np.zeros(width, dtype=np.float32) for _ in range(3))
     args = (n, words, tags, parser.templates, parser.weights.table, parser.weights.rows, atoms, keys)
     _beam.score_item(stack, depth, queue, 0, *args, fresh, memo)
     _beam.score_item(stack, depth, queue, 1, *args, recalled, memo)
-    _beam.score_item(stack, depth, queue, 1, *args, alone, _memos.new_group_memo(1, width))
-    assert list(memo[3][:_memos.N_GROUPS]) == [1] * _memos.N_GROUPS  # each group's sum remembered once
+    _beam.score_item(stack, depth, queue, 1, *args, alone, _memos.new_group_memo(1, width, _beam.GROUPS))
+    assert list(memo[3][:_beam.N_GROUPS]) == [1] * _beam.N_GROUPS  # each group's sum remembered once
     assert np.array_equal(fresh, recalled) and np.array_equal(recalled, alone) and np.abs(alone).sum() > 0
 
 
@@ -212,20 +212,20 @@ def test_label_siblings_share_every_group_but_the_labels_of_s0(trained, sample_s
                 _beam.apply(stack, depth, queue, item, action, parser.n_labels)
         atoms, keys = np.zeros(_beam.N_ATOMS, dtype=np.int64), np.zeros(parser.templates.shape[0], dtype=np.uint64)
         args = (n, words, tags, parser.templates, parser.weights.table, parser.weights.rows, atoms, keys, width)
-        memo = _memos.new_group_memo(64, width)
-        entries = memo[3][2 * _memos.N_GROUPS:]
+        memo = _memos.new_group_memo(64, width, _beam.GROUPS)
+        entries = memo[3][2 * _beam.N_GROUPS:]
         *valid, _ = _beam.item_entries(stack, depth, queue, 0, *args, memo, entries, None)
         leader = entries.copy()
         for item in range(1, items):
             found = _beam.sibling_entries(stack, depth, queue, item, *args, memo, entries, leader,
-                                          np.float32(_memos.head_bound(memo, leader)), None)
+                                          np.float32(_beam.head_bound(memo, leader)), None)
             own = entries.copy()
             summed = np.zeros(width, dtype=np.float32)
             _memos.sum_entries(memo, own, summed, None)
-            alone = _memos.new_group_memo(64, width)
-            assert found == _beam.item_entries(stack, depth, queue, item, *args, alone, alone[3][2 * _memos.N_GROUPS:], None)
+            alone = _memos.new_group_memo(64, width, _beam.GROUPS)
+            assert found == _beam.item_entries(stack, depth, queue, item, *args, alone, alone[3][2 * _beam.N_GROUPS:], None)
             assert list(found[:3]) == valid
             scores = np.zeros(width, dtype=np.float32)
             _beam.score_item(stack, depth, queue, item, *args[:-1], scores, alone)
             assert np.array_equal(summed, scores) and np.abs(scores).sum() > 0
-            assert own[~_memos.SHARED_BY_SIBLINGS] != leader[~_memos.SHARED_BY_SIBLINGS]  # its labels' group is its own
+            assert own[~_beam.SHARED_BY_SIBLINGS] != leader[~_beam.SHARED_BY_SIBLINGS]  # its labels' group is its own

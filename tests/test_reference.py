@@ -71,7 +71,7 @@ def test_a_group_memo_that_fills_up_starts_again_with_the_same_sums(trained):
     table = reference.DictWeights.from_trained(parser.weights, moves.n_actions)
     templates = template_array()
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    small = _memos.new_group_memo(3, moves.n_actions)
+    small = _memos.new_group_memo(3, moves.n_actions, _beam.GROUPS)
     states = []
     for sentence in sentences[:3]:
         words, tags = parser.encode(sentence)
@@ -87,11 +87,11 @@ def test_a_group_memo_that_fills_up_starts_again_with_the_same_sums(trained):
         _memos.add_group_scores(0, atoms, templates, parser.weights.table, parser.weights.rows, keys, acc, small, None)
         assert np.array_equal(acc, reference.action_scores(state, words, tags, table))
         # The bound the search passes items over by holds for every action, float32 rounding included.
-        entries = np.zeros(_memos.N_GROUPS, dtype=np.int64)
+        entries = np.zeros(_beam.N_GROUPS, dtype=np.int64)
         bound = _memos.group_entries(0, atoms, templates, parser.weights.table, parser.weights.rows, keys, small, entries, None)
         assert bound >= acc.max()
         assert bound == np.float32(sum(np.float32(small[2][g, e, :-1].max()) for g, e in enumerate(entries)))
-    assert small[3][_memos.N_GROUPS:2 * _memos.N_GROUPS].max() > 1  # some group forgot its entries on the way
+    assert small[3][_beam.N_GROUPS:2 * _beam.N_GROUPS].max() > 1  # some group forgot its entries on the way
 
 
 def test_training_matches_reference_weights():

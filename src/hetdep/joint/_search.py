@@ -28,7 +28,7 @@ from numba import njit
 from hetdep.learn import _weights
 from hetdep.learn._keys import feature_keys
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import FIELDS, PR, SH, WORD, apply, copy_stack, fill_atoms, valid_actions
+from hetdep.transition._beam import FIELDS, GROUPS, N_GROUPS, PR, SH, WORD, apply, copy_stack, fill_atoms, valid_actions
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -194,7 +194,7 @@ def joint_memo(steps, beam, width, rich):
     ``_memos.new_group_memo``), guided scores by the atoms the guide's templates read (all of
     GUIDE_SEEN for the rich guide, the paper's prefix otherwise; per step), and room to gather those."""
     n_seen = GUIDE_SEEN.shape[0] if rich else N_PAPER_SEEN
-    return (new_group_memo(group_memo_capacity(steps, beam, width), width), new_memo(beam + 1, n_seen, width),
+    return (new_group_memo(group_memo_capacity(steps, beam, width, N_GROUPS), width, GROUPS), new_memo(beam + 1, n_seen, width),
             np.zeros(n_seen, dtype=np.int64))
 
 

@@ -35,24 +35,40 @@ from hetdep.transition._core import (
     stops_early,
 )
 from hetdep.transition._memos import (
-    N_GROUPS,
-    SHARED_BY_SIBLINGS,
-    SHARED_PREFIX,
     add_rows,
     group_entries,
     group_memo_capacity,
     group_scores,
-    head_bound,
     new_group_memo,
     sum_entries,
+    template_groups,
 )
-from hetdep.transition.features import LABEL_BITS
+from hetdep.transition.features import LABEL_BITS, TEMPLATE_GROUPS, TEMPLATES, A
 
 SH, PR = 0, 1
 # Stack record fields.
 WORD, LC1, LC1L, LC2, LC2L, RC1, RC1L, RC2, RC2L, VL, VR, SL, SR = range(13)
 FIELDS = 13
 N_ATOMS = 40
+# The baseline templates' groups for the group memo (``features.TEMPLATE_GROUPS``), the joint model's too.
+GROUPS = template_groups(TEMPLATE_GROUPS, TEMPLATES)
+N_GROUPS = len(TEMPLATE_GROUPS)
+
+
+def _shared_by_siblings() -> tuple[np.ndarray, int]:
+    """Which groups label siblings share, and how many groups lead the group order before the
+    first they do not.
+
+    Label siblings: the items one arc action makes from one parent under different labels.
+    They differ only in S0's newest child's label and S0's label set on that side, so every
+    group that reads none of those atoms has the same sum for all of them (``sibling_entries``).
+    """
+    differ = {A[name] for name in ("S0ll", "S0rl", "S0sl", "S0sr")}
+    shared = np.array([not differ.intersection(row[row >= 0].tolist()) for row in GROUPS[1]])
+    return shared, int(np.argmin(shared)) if not shared.all() else len(shared)
+
+
+SHARED_BY_SIBLINGS, SHARED_PREFIX = _shared_by_siblings()
 
 
 @njit(cache=True)
@@ -172,18 +188,29 @@ def sibling_entries(stk, slen, nxt, b, n, words, tags, templates, table, rows, a
     fill_atoms(stk, slen, nxt, b, words, tags, n, atoms)
     first, last, extra = valid_actions(slen, nxt, b, n, n_actions)
     lap(clock, ATOMS, t)
-    slots, seen, scores, counts = memo
+    scores = memo[2]
     width = scores.shape[2] - 1
     bound = head_bound
     for g in range(N_GROUPS):
         if SHARED_BY_SIBLINGS[g]:
             e = leader_entries[g]
         else:
-            e = group_scores(g, 0, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
+            e = group_scores(g, 0, atoms, templates, table, rows, keys, memo, clock)
         entries[g] = e
         if g >= SHARED_PREFIX:
             bound += scores[g, e, width]
     return first, last, extra, bound
+
+
+@njit(cache=True, inline="always")
+def head_bound(memo, entries):
+    """The bound of the first ``SHARED_PREFIX`` groups at ``entries``, added as ``group_entries`` adds it."""
+    scores = memo[2]
+    width = scores.shape[2] - 1
+    bound = np.float32(0.0)
+    for g in range(SHARED_PREFIX):
+        bound += scores[g, entries[g], width]
+    return bound
 
 
 @njit(cache=True, inline="always")
@@ -233,7 +260,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode, c
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
-    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
+    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions, N_GROUPS), n_actions, GROUPS)
     entries = memo[3][2 * N_GROUPS:]
     trail = new_trail(steps, beam)
     # Label siblings (``sibling_entries``): each item's leader (the first sibling of its parent

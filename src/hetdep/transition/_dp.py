@@ -29,7 +29,7 @@ from numba import njit
 
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition import _graph_stack as gss
-from hetdep.transition._beam import FIELDS, N_ATOMS, PR, SH, WORD, apply, gold_step, score_item
+from hetdep.transition._beam import FIELDS, GROUPS, N_ATOMS, N_GROUPS, PR, SH, WORD, apply, gold_step, score_item
 from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
 from hetdep.transition._memos import group_memo_capacity, new_group_memo
 
@@ -79,7 +79,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     arcs = np.arange(2, n_actions)  # the reduce actions, all valid whenever any is
-    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
+    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions, N_GROUPS), n_actions, GROUPS)
     trail = new_trail(steps, wide)  # heap and max-violation record (DP items backtrack through their own derivations)
     hs, ho = trail.heap_score, trail.heap_order
     built = np.zeros(wide, dtype=np.int64)  # node each survivor became (after merging)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._beam import FIELDS, N_ATOMS, SH, apply, gold_step, score_item
+from hetdep.transition._beam import FIELDS, GROUPS, N_ATOMS, N_GROUPS, SH, apply, gold_step, score_item
 from hetdep.transition._core import (
     add_gold_score,
     beats,
@@ -155,7 +155,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
-    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions), n_actions)
+    memo = new_group_memo(group_memo_capacity(steps, beam, n_actions, N_GROUPS), n_actions, GROUPS)
     trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE

@@ -1,8 +1,9 @@
 """Remembered scores (numba): what a search computed once and reads again.
 
 Two memos. The *group memo* keeps, for a whole search, each template group's summed scores by
-the atoms the group reads (``new_group_memo``): the arc-standard and joint searches score their
-baseline templates through it. The *step memo* keeps whole items' scores for one step, by every
+the atoms the group reads (``new_group_memo``; the groups are the parser's, ``template_groups``):
+the arc-standard and joint searches score their baseline templates through it, the
+constituency searches all their templates. The *step memo* keeps whole items' scores for one step, by every
 atom their templates read (``new_memo``): the joint model's guided templates.
 """
 
@@ -14,14 +15,13 @@ from numba import njit
 from hetdep.learn import _weights
 from hetdep.learn._keys import KEY_MULTIPLIER, KEY_SEED, feature_key, feature_keys, mix
 from hetdep.transition._clock import HASHING, MEMO, WEIGHTS, lap, start
-from hetdep.transition.features import TEMPLATE_GROUPS, TEMPLATES, A
 
 
 @njit(cache=True, inline="always")
 def add_group_scores(scheme, atoms, templates, table, rows, keys, acc, memo, clock):
     """``acc`` = the sum of the template groups' sums over ``atoms`` (every action's), each group's
     sum recalled from ``memo`` (``new_group_memo``) or computed there (``group_scores``)."""
-    entries = memo[3][2 * N_GROUPS:]
+    entries = memo[3][2 * memo[4].shape[0]:]
     group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, clock)
     sum_entries(memo, entries, acc, clock)
 
@@ -31,24 +31,13 @@ def group_entries(scheme, atoms, templates, table, rows, keys, memo, entries, cl
     """Each template group's memo entry for ``atoms`` in ``entries`` (computed where new), and a
     bound no action's summed score exceeds: the sum of the groups' row maxima, added in the
     order ``sum_entries`` adds the rows (float32 rounding is monotone, so the bound holds exactly)."""
-    slots, seen, scores, counts = memo
-    width = scores.shape[2] - 1
-    bound = np.float32(0.0)
-    for g in range(N_GROUPS):
-        e = group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock)
-        entries[g] = e
-        bound += scores[g, e, width]
-    return bound
-
-
-@njit(cache=True, inline="always")
-def head_bound(memo, entries):
-    """The bound of the first ``SHARED_PREFIX`` groups at ``entries``, added as ``group_entries`` adds it."""
     scores = memo[2]
     width = scores.shape[2] - 1
     bound = np.float32(0.0)
-    for g in range(SHARED_PREFIX):
-        bound += scores[g, entries[g], width]
+    for g in range(memo[4].shape[0]):
+        e = group_scores(g, scheme, atoms, templates, table, rows, keys, memo, clock)
+        entries[g] = e
+        bound += scores[g, e, width]
     return bound
 
 
@@ -57,7 +46,7 @@ def sum_entries(memo, entries, acc, clock):
     """``acc`` = the sum of the groups' rows at ``entries`` (``group_entries``), every action's."""
     t = start(clock)
     acc[:] = 0.0
-    add_rows(memo, entries, 0, N_GROUPS, acc)
+    add_rows(memo, entries, 0, entries.shape[0], acc)
     lap(clock, MEMO, t)
 
 
@@ -71,57 +60,34 @@ def add_rows(memo, entries, first, stop, acc):
             acc[a] += scores[g, e, a]
 
 
-def _group_arrays(groups) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's template ids and the atoms they read, as rows padded with -1."""
-    atoms = [sorted({a for t in group for a in TEMPLATES[t]}) for group in groups]
+def template_groups(groups, templates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A parser's template groups (lists of template ids) for the group memo: each group's template
+    ids and the atoms they read (``templates``: each template's atoms), as rows padded with -1,
+    and the fixed odd factors a group's signature multiplies its atoms by, position by position."""
+    atoms = [sorted({a for t in group for a in templates[t]}) for group in groups]
     templates_of = np.full((len(groups), max(map(len, groups))), -1, dtype=np.int64)
     atoms_of = np.full((len(groups), max(map(len, atoms))), -1, dtype=np.int64)
     for g, (group, read) in enumerate(zip(groups, atoms)):
         templates_of[g, :len(group)] = group
         atoms_of[g, :len(read)] = read
-    return templates_of, atoms_of
-
-
-GROUP_TEMPLATES, GROUP_ATOMS = _group_arrays(TEMPLATE_GROUPS)
-
-
-N_GROUPS = len(TEMPLATE_GROUPS)
-
-
-# A group's memo signature is a sum of its atoms times these (odd, fixed) factors, then mixed.
-POSITION_FACTORS = (np.random.default_rng(7).integers(1 << 62, size=GROUP_ATOMS.shape[1], dtype=np.uint64) * np.uint64(2)
-                    + np.uint64(1))
-
-
-def _shared_by_siblings() -> tuple[np.ndarray, int]:
-    """Which groups label siblings share, and how many groups lead the group order before the
-    first they do not.
-
-    Label siblings: the items one arc action makes from one parent under different labels.
-    They differ only in S0's newest child's label and S0's label set on that side, so every
-    group that reads none of those atoms has the same sum for all of them (``sibling_entries``).
-    """
-    differ = {A[name] for name in ("S0ll", "S0rl", "S0sl", "S0sr")}
-    shared = np.array([not differ.intersection(row[row >= 0].tolist()) for row in GROUP_ATOMS])
-    return shared, int(np.argmin(shared)) if not shared.all() else len(shared)
-
-
-SHARED_BY_SIBLINGS, SHARED_PREFIX = _shared_by_siblings()
+    factors = np.random.default_rng(7).integers(1 << 62, size=atoms_of.shape[1], dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    return templates_of, atoms_of, factors
 
 
 MEMO_BYTES = 8 << 20  # the group memo's score rows, at most: they stay in the last-level cache
 
 
 @njit(cache=True)
-def group_memo_capacity(steps, beam, width):
+def group_memo_capacity(steps, beam, width, n_groups):
     """Entries a group's memo keeps for one search: every item of every step if that fits in
     ``MEMO_BYTES``, else as many as fit (at least one step's)."""
-    return max(beam + 1, min(steps * (beam + 1), MEMO_BYTES // (4 * N_GROUPS * width)))
+    return max(beam + 1, min(steps * (beam + 1), MEMO_BYTES // (4 * n_groups * width)))
 
 
 @njit(cache=True)
-def new_group_memo(capacity, width):
-    """Room for the scores of ``capacity`` (at least 1) distinct atom vectors per template group, for one search.
+def new_group_memo(capacity, width, groups):
+    """Room for the scores of ``capacity`` (at least 1) distinct atom vectors per template group
+    (``groups``: see ``template_groups``), for one search.
 
     The weights do not change during a search, so a group's sum is the same whenever its atoms
     recur: within a beam step (items of one parent) and across steps (a stack element back in
@@ -129,8 +95,8 @@ def new_group_memo(capacity, width):
     en-ewt dev at beam 64, remembering for the whole sentence instead of for one step computes a
     third fewer group sums.
 
-    Returns (slots, seen, scores, counts): per group an open-addressing table of atom-vector
-    signatures, ``slots[g, i] = (stamp, signature, entry)`` (in use when its stamp is the
+    Returns (slots, seen, scores, counts, and the groups' three arrays): per group an
+    open-addressing table of atom-vector signatures, ``slots[g, i] = (stamp, signature, entry)`` (in use when its stamp is the
     group's), the entries' atoms and score rows (each row's maximum in one more column), and
     ``counts``: each group's entries, then each group's stamp, then room for one item's entries
     (``group_entries``). A group whose entries fill ``capacity`` forgets them all (a new stamp)
@@ -138,24 +104,28 @@ def new_group_memo(capacity, width):
     is passed on.
     """
     size = _weights.half_full_size(capacity)
-    counts = np.zeros(3 * N_GROUPS, dtype=np.int64)
-    counts[N_GROUPS:2 * N_GROUPS] = 1
-    return (np.zeros((N_GROUPS, size, 3), dtype=np.int64), np.empty((N_GROUPS, capacity, GROUP_ATOMS.shape[1]), dtype=np.int64),
-            np.empty((N_GROUPS, capacity, width + 1), dtype=np.float32), counts)
+    templates_of, atoms_of, factors = groups
+    n_groups = templates_of.shape[0]
+    counts = np.zeros(3 * n_groups, dtype=np.int64)
+    counts[n_groups:2 * n_groups] = 1
+    return (np.zeros((n_groups, size, 3), dtype=np.int64), np.empty((n_groups, capacity, atoms_of.shape[1]), dtype=np.int64),
+            np.empty((n_groups, capacity, width + 1), dtype=np.float32), counts, templates_of, atoms_of, factors)
 
 
 @njit(cache=True, inline="always")
-def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, scores, counts, clock):
+def group_scores(g, scheme, atoms, templates, table, rows, keys, memo, clock):
     """The entry of group g's sum for these atoms in the memo (``new_group_memo``), computed if not
     there; ``scheme``: see ``feature_keys``."""
-    stamp = counts[N_GROUPS + g]
+    slots, seen, scores, counts, group_templates, group_atoms, factors = memo
+    n_groups = group_templates.shape[0]
+    stamp = counts[n_groups + g]
     t = start(clock)
-    h = np.uint64(g + 1 + N_GROUPS * scheme) * KEY_SEED
-    for j in range(GROUP_ATOMS.shape[1]):  # products side by side, not one long chain of mixes
-        a = GROUP_ATOMS[g, j]
+    h = np.uint64(g + 1 + n_groups * scheme) * KEY_SEED
+    for j in range(group_atoms.shape[1]):  # products side by side, not one long chain of mixes
+        a = group_atoms[g, j]
         if a < 0:
             break
-        h += np.uint64(atoms[a]) * POSITION_FACTORS[j]
+        h += np.uint64(atoms[a]) * factors[j]
     h = mix(h, 0)
     signature = np.int64(h >> np.uint64(1))
     mask = slots.shape[1] - 1
@@ -164,8 +134,8 @@ def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, sc
         if slots[g, i, 1] == signature:
             e = slots[g, i, 2]
             same = True
-            for j in range(GROUP_ATOMS.shape[1]):
-                a = GROUP_ATOMS[g, j]
+            for j in range(group_atoms.shape[1]):
+                a = group_atoms[g, j]
                 if a < 0:
                     break
                 if seen[g, e, j] != atoms[a]:
@@ -179,31 +149,31 @@ def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, sc
     if e == seen.shape[1]:  # full: forget this group's entries (their stamps are old)
         e = 0
         stamp += 1
-        counts[N_GROUPS + g] = stamp
+        counts[n_groups + g] = stamp
         i = np.int64(h & np.uint64(mask))
     counts[g] = e + 1
     slots[g, i, 0] = stamp
     slots[g, i, 1] = signature
     slots[g, i, 2] = e
-    for j in range(GROUP_ATOMS.shape[1]):
-        a = GROUP_ATOMS[g, j]
+    for j in range(group_atoms.shape[1]):
+        a = group_atoms[g, j]
         if a >= 0:
             seen[g, e, j] = atoms[a]
     t = lap(clock, MEMO, t)
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
+    for j in range(group_templates.shape[1]):
+        k = group_templates[g, j]
         if k < 0:
             break
         keys[k] = feature_key(atoms, templates, k, scheme)
     t = lap(clock, HASHING, t)
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
+    for j in range(group_templates.shape[1]):
+        k = group_templates[g, j]
         if k < 0:
             break
         _weights.prefetch(table, keys[k])
     entries = rows[0]
-    for j in range(GROUP_TEMPLATES.shape[1]):  # the keys give way to their payloads
-        k = GROUP_TEMPLATES[g, j]
+    for j in range(group_templates.shape[1]):  # the keys give way to their payloads
+        k = group_templates[g, j]
         if k < 0:
             break
         keys[k] = _weights.lookup(table, keys[k])
@@ -211,8 +181,8 @@ def group_scores(g, scheme, atoms, templates, table, rows, keys, slots, seen, sc
     width = scores.shape[2] - 1
     row = scores[g, e, :width]
     row[:] = 0.0
-    for j in range(GROUP_TEMPLATES.shape[1]):
-        k = GROUP_TEMPLATES[g, j]
+    for j in range(group_templates.shape[1]):
+        k = group_templates[g, j]
         if k < 0:
             break
         _weights.add_row(keys[k], rows, row)

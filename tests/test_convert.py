@@ -73,6 +73,16 @@ def test_punctuation_never_heads_a_phrase_with_words():
     assert to_dependencies(clean(tree.root), load_table("penn2malt")).heads == [2, 0, 2, 2]
 
 
+def test_collins_table_heads_to_phrases_by_to_and_noun_phrases_by_their_first_noun_phrase():
+    """Where Collins' table (ZPar's binarizer's) and Penn2Malt's disagree: VP -> TO VP, and a noun
+    phrase of noun phrases (apposition)."""
+    (tree,) = parse_trees("((S (NP (NP (NNP Vinken)) (, ,) (NP (NN chairman))) (VP (TO to) (VP (VB retire))) (. .)))")
+    root = clean(tree.root)
+    #                        Vinken , chairman to retire .
+    assert to_dependencies(root, load_table("collins"), labels="phrase").heads == [4, 1, 1, 0, 4, 4]
+    assert to_dependencies(root, load_table("penn2malt")).heads == [3, 3, 5, 5, 0, 5]
+
+
 def test_chinese_table_and_phrase_labels():
     (tree,) = parse_trees("((IP (NP (NR 张三)) (VP (ADVP (AD 很)) (VP (VV 喜欢) (NP (NN 书)))) (PU 。)))")
     deps = to_dependencies(clean(tree.root), load_table("zhang-clark-2008"), labels="phrase")

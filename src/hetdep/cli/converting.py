@@ -12,7 +12,7 @@ from hetdep.treebank.conllu import output_files, read_conllu, write_conllu
 @click.command("convert")
 @click.option("--from", "source", required=True, type=click.Choice(["ptb", "ud"]), help="Input scheme: 'ptb' (bracketed constituency trees: a .mrg file, a folder or a .zip of them) or 'ud' (CoNLL-U).")
 @click.option("--to", "target", type=click.Choice(["sud"]), help="Output scheme of a UD input.")
-@click.option("--rules", default="penn2malt", show_default=True, help="PTB input: head table, 'penn2malt', 'zhang-clark-2008' (Chinese) or a table file.")
+@click.option("--rules", default="penn2malt", show_default=True, help="PTB input: head table, 'penn2malt', 'collins', 'zhang-clark-2008' (Chinese) or a table file.")
 @click.option("--labels", type=click.Choice(["penn2malt", "phrase"]), help="PTB input: dependency labels, Penn2Malt's functional labels or the dependent's phrase category (default: penn2malt with the penn2malt table, phrase otherwise).")
 @click.argument("input_path", metavar="IN", type=click.Path(exists=True))
 @click.argument("output_path", metavar="OUT", type=click.Path())

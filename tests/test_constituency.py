@@ -311,6 +311,47 @@ def test_cli_gold_tags_model_refuses_untagged_input_and_other_kinds_refuse_its_o
     assert result.exit_code == 2 and "bracketed trees" in result.output
 
 
+def test_template_sets_and_head_tables_are_chosen_recorded_and_checked(tmp_path):
+    """A model trains with ZPar's templates and Collins' table by default, or with --templates and
+    --rules; it records them; a model of before the choice (no set named: Zhu et al.'s 43) still
+    loads; a recorded set that does not match the weights is refused in one line."""
+    import json
+
+    from hetdep.cli.training import train_command
+    from hetdep.constituency.parser import ConstituencyParser
+
+    choices = next(p for p in train_command.params if p.name == "template_set").type.choices
+    assert sorted(choices) == sorted(F.TEMPLATE_SETS) and F.DEFAULT_TEMPLATES in choices
+    train_file = write(tmp_path, "train.mrg", SMALL * 4)
+    tagged = write(tmp_path, "in.conllu", "1\tThe\t_\tDET\tDT\t_\t_\t_\t_\t_\n2\tcat\t_\tNOUN\tNN\t_\t_\t_\t_\t_\n"
+                   "3\tsleeps\t_\tVERB\tVBZ\t_\t_\t_\t_\t_\n\n")
+    for options, template_set, table in (((), "zpar", "collins"), (("--templates", "zhu2013", "--rules", "penn2malt"),
+                                                                      "zhu2013", "penn2malt")):
+        model = tmp_path / template_set
+        result = run("train", "--parser", "constituency", "--train", train_file, "--dev", train_file, "--model", model,
+                     "--iterations", "2", "--gold-tags", "--beam", "4", *options)
+        assert result.exit_code == 0, result.output
+        config = json.loads((model / "config.json").read_text())
+        assert (config["template_set"], config["templates"], config["head_table"]) == (
+            template_set, len(F.TEMPLATE_SETS[template_set]), table)
+        assert ConstituencyParser.load(model).template_set == template_set
+        assert run("parse", "--model", model, "--input", tagged, "--output", tmp_path / f"{template_set}.mrg").exit_code == 0
+    config = json.loads((tmp_path / "zhu2013" / "config.json").read_text())
+    del config["template_set"]  # as written before the choice
+    (tmp_path / "zhu2013" / "config.json").write_text(json.dumps(config))
+    assert ConstituencyParser.load(tmp_path / "zhu2013").template_set == "zhu2013"
+    config["template_set"] = "zpar"
+    (tmp_path / "zhu2013" / "config.json").write_text(json.dumps(config))
+    out = tmp_path / "refused.mrg"
+    result = run("parse", "--model", tmp_path / "zhu2013", "--input", tagged, "--output", out)
+    assert result.exit_code == 2 and "weights do not match" in result.output and not out.exists()
+    refused = write(tmp_path, "t.conllu", "1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n")
+    for option in (("--templates", "zpar"), ("--rules", "collins")):
+        result = run("train", "--parser", "arc-standard", "--train", refused, "--dev", refused, "--model", tmp_path / "a",
+                     *option)
+        assert result.exit_code == 2 and f"{option[0]} is for --parser constituency" in result.output
+
+
 def test_one_word_training_trees_train_and_a_treebank_of_only_those_is_one_clear_line(tmp_path):
     one_word = "( (NP (NN word)))\n(NN other)\n( (INTJ (UH Hi)))\n"
     longer = write(tmp_path, "longer.mrg", one_word + SMALL * 2)
@@ -479,26 +520,33 @@ def test_constituency_options_on_other_inputs_are_clear_errors(tmp_path):
     assert not (tmp_path / "o.conllu").exists()
 
 
-def test_dp_kernel_leaves_out_the_one_atom_no_template_reads():
-    """States that differ only in s3's head word score every future action alike (no template reads
-    that atom), so they share a kernel and merge; any atom a template reads keeps them apart."""
+@pytest.mark.parametrize("template_set", ["zhu2013", "zpar"])
+def test_dp_kernel_holds_every_stack_atom_the_templates_read(template_set):
+    """States that differ only in an atom no template reads (s3's head word, for Zhu et al.'s
+    templates) score every future action alike, so they share a kernel and merge; any atom a
+    template reads keeps them apart."""
     from hetdep.constituency import _dp
     from hetdep.constituency._search import N_ATOMS, new_pool
 
-    read = {atom for template in F.TEMPLATES for atom in template}
+    templates = template_array(template_set)
+    read = {atom for template in F.templates_of(template_set) for atom in template}
     stack_atoms = set(range(12)) | set(range(20, N_ATOMS))  # s0..s3, and the children of s0 and s1
-    assert F.A["s3w"] not in read and stack_atoms - {F.A["s3w"]} <= read
+    unread = stack_atoms - read
+    assert unread == ({F.A["s3w"]} if template_set == "zhu2013" else set())
+    assert _dp.kernel_atoms(templates).tolist() == sorted(stack_atoms & read)
     nodes, _, _ = new_pool(4)
     atoms = np.arange(1, N_ATOMS + 1, dtype=np.int64)
 
     def kernel(values):
-        out = np.zeros(_dp.KERNEL, dtype=np.int64)
-        return _dp._kernel(values, nodes, 1, 5, 3, out), out.tolist()
+        kept = _dp.kernel_atoms(templates)
+        out = np.zeros(len(kept) + 3, dtype=np.int64)
+        return _dp._kernel(values, kept, nodes, 1, 5, 3, out), out.tolist()
 
-    other_s3_word = atoms.copy()
-    other_s3_word[F.A["s3w"]] += 100
-    assert kernel(other_s3_word) == kernel(atoms)
-    for atom in stack_atoms - {F.A["s3w"]}:  # the queue's atoms follow from the next word, in the kernel
+    for atom in unread:
+        other = atoms.copy()
+        other[atom] += 100
+        assert kernel(other) == kernel(atoms)
+    for atom in stack_atoms & read:  # the queue's atoms follow from the next word, in the kernel
         changed = atoms.copy()
         changed[atom] += 100
         assert kernel(changed)[1] != kernel(atoms)[1], F.ATOMS[atom]

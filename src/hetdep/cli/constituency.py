@@ -15,14 +15,15 @@ from hetdep.treebank.conllu import XPOS, Sentence, output_files
 
 
 def train_constituency(model_dir: str, train_path: str, dev_path: str, options, rules: str, gold_tags: bool, folds: int,
-                       threads: int) -> None:
+                       threads: int, templates: str) -> None:
     from hetdep.constituency.pipeline import train_constituency_model
 
     for path in (train_path, dev_path):
         if Path(path).is_file() and Path(path).suffix in (".conllu", ".conll", ".conllx"):
             raise HetdepError(f"{path}: --parser constituency trains from bracketed trees (.mrg: a file, a folder of "
                               "them or a .zip), not CoNLL-U")
-    result = train_constituency_model(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads)
+    result = train_constituency_model(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads,
+                                      templates=templates)
     for report in result.history:
         detail = report.dev_detail
         dev = f", dev LP {detail['LP']:.2f} LR {detail['LR']:.2f} F1 {detail['F1']:.2f}" if detail else ""

@@ -10,6 +10,7 @@ from typing import Iterator
 import click
 
 from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refuse_options
+from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import CONSTITUENCY, NEURAL, PARSER_KINDS
@@ -37,7 +38,8 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the model to.")
 @click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default=None, help="The parser  [default: neural, the most accurate (fr-sequoia from raw text, joint SUD + UD: LAS 86.79 / 85.88 against 85.12 / 84.76; training takes about 47 minutes on 2 cores, parsing 1,400-1,600 words/s); arc-standard when an option of the perceptron parsers is given (--beam, --t, --gold-tags, --dp, ...), so scripts written for it keep their meaning]. The arc-standard beam-search parser (the fast option: a fr-sequoia joint model trains in a few minutes), or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). 'neural': a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly.")
-@click.option("--rules", default="penn2malt", show_default=True, help="--parser constituency: head rules that binarize the training trees (penn2malt, collins, zhang-clark-2008 or a table file).")
+@click.option("--rules", default=None, help="--parser constituency: head rules that binarize the training trees: collins (the default, measured better than penn2malt on the WSJ sample), penn2malt, zhang-clark-2008 (Chinese) or a table file.")
+@click.option("--templates", "template_set", type=click.Choice(["zpar", "zhu2013"]), default=None, help="--parser constituency: feature templates, ZPar's 59 (the default: +1.2 F1 on the WSJ sample's test) or Zhu et al.'s 43 (parses about 1.3x faster)  [default: zpar]")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
 @click.option("--no-guided", is_flag=True, help="Joint model without the guided features: the same as --guide none.")
@@ -68,7 +70,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
-def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, t, guide, no_guided, beam, iterations, patience, seed,
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
                   tokenizer_texts, embeddings, decoder, resume_dir):
@@ -109,7 +111,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     patience = patience or (8 if neural else 4)
     if neural:
         refuse_options({"--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags, "--lattice": lattice, "--dp": dp,
-                        "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided, "--rules": rules != "penn2malt",
+                        "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided, "--rules": rules, "--templates": template_set,
                         "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head"},
                        "--parser neural (it predicts its own tags, UPOS and XPOS where the treebank has them, and decodes "
                        "trees exactly)")
@@ -126,10 +128,11 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                lattice_weight=lattice_weight,
                                **({"update": update} if update else {}))
         with _kept_for_resume(context, model_dir):
-            train_constituency(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads or 1)
+            train_constituency(model_dir, train_path, dev_path, options, rules or "collins", gold_tags, folds, threads or 1,
+                               template_set or DEFAULT_TEMPLATES)
         return
-    if rules != "penn2malt":
-        raise HetdepError("--rules is for --parser constituency")
+    if rules or template_set:
+        raise HetdepError(f"{'--rules' if rules else '--templates'} is for --parser constituency")
     given = {"beam": beam, "update": update}
     options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,

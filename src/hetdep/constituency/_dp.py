@@ -2,8 +2,8 @@
 Sagae 2010), unary steps included.
 
 Two beam states whose *kernels* are equal -- everything the features and the validity rules read
-(the stack atoms of s0..s3 and the children of s0 and s1 but s3's head word, which no template
-reads; s0's head side), the next word, and where s0's span starts -- score every future action
+(the stack atoms of s0..s3 and the children of s0 and s1 that the model's templates read: all
+but s3's head word for Zhu et al.'s; s0's head side), the next word, and where s0's span starts -- score every future action
 alike, so they merge into one node of a graph-structured stack: it keeps the union of its
 predecessors (the nodes its s0's first word was shifted from), the best prefix score (of any
 action sequence reaching it) and the best inside score (of the actions since that shift), each
@@ -47,23 +47,38 @@ from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition import _graph_stack as gss
 from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
 
-KERNEL = 26  # 23 stack atoms (all but s3's word, which no template reads), s0's head side, the next word, s0's first word
 _MULT = np.uint64(0x9E3779B97F4A7C15)
+QUEUE_ATOMS = (12, 20)  # q0w..q3t: they follow from the next word, which the kernel holds
+
+
+@njit(cache=True)
+def kernel_atoms(templates):
+    """The stack atoms some template reads, in increasing order: with s0's head side, the next
+    word and s0's first word, a state's kernel (Zhu et al.'s templates read all but s3's word)."""
+    read = np.zeros(N_ATOMS, dtype=np.bool_)
+    for t in range(templates.shape[0]):
+        for j in range(templates.shape[1]):
+            if templates[t, j] >= 0:
+                read[templates[t, j]] = True
+    count = 0
+    out = np.zeros(N_ATOMS, dtype=np.int64)
+    for a in range(N_ATOMS):
+        if read[a] and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:
+            out[count] = a
+            count += 1
+    return out[:count]
 
 
 @njit(cache=True, inline="always")
-def _kernel(atoms, nodes, s0, nxt, left, out):
-    for i in range(9):
-        out[i] = atoms[i]
-    out[9] = atoms[10]  # s3's tag and constituent; its word is read by no template
-    out[10] = atoms[11]
-    for i in range(12):
-        out[11 + i] = atoms[20 + i]
-    out[23] = nodes[s0, HEAD_LEFT]
-    out[24] = nxt
-    out[25] = left
+def _kernel(atoms, read, nodes, s0, nxt, left, out):
+    for i in range(read.shape[0]):
+        out[i] = atoms[read[i]]
+    size = read.shape[0]
+    out[size] = nodes[s0, HEAD_LEFT]
+    out[size + 1] = nxt
+    out[size + 2] = left
     h = np.uint64(1)
-    for i in range(KERNEL):
+    for i in range(size + 3):
         h = (h ^ np.uint64(out[i])) * _MULT
         h ^= h >> np.uint64(31)
     return h
@@ -71,7 +86,7 @@ def _kernel(atoms, nodes, s0, nxt, left, out):
 
 @njit(cache=True, inline="always")
 def _same(kernels, a, b):
-    for i in range(KERNEL):
+    for i in range(kernels.shape[1]):
         if kernels[a, i] != kernels[b, i]:
             return False
     return True
@@ -91,7 +106,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     depth = np.zeros(capacity, dtype=np.int64)
     nxt = np.ones(capacity, dtype=np.int64)
     left = np.zeros(capacity, dtype=np.int64)
-    kernels = np.zeros((capacity, KERNEL), dtype=np.int64)
+    read = kernel_atoms(templates)
+    kernels = np.zeros((capacity, read.shape[0] + 3), dtype=np.int64)
     hashes = np.zeros(capacity, dtype=np.uint64)
     current = np.zeros(beam, dtype=np.int64)
     size = 1
@@ -186,7 +202,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
                 left[node] = left[q]
                 gss.reduced(g, node, q, p, a, np.float64(item_scores[bi, a]))
             fill_atoms(tree_nodes, stack[node], nxt[node], n, words, tags, atoms)
-            hashes[node] = _kernel(atoms, tree_nodes, stack[node, 0], nxt[node], left[node], kernels[node])
+            hashes[node] = _kernel(atoms, read, tree_nodes, stack[node, 0], nxt[node], left[node], kernels[node])
             target = -1
             for i in range(count):
                 other = kept[i]

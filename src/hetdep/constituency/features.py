@@ -1,5 +1,6 @@
-"""Feature atoms and the 43 templates of Zhu et al. (2013), as mi-huang2015's Table 1 lists them,
-with the reference extraction from a :class:`hetdep.constituency.system.State`.
+"""Feature atoms and templates: the 43 of Zhu et al. (2013), as mi-huang2015's Table 1 lists them,
+and the 59 of ZPar's implementation (the default), with the reference extraction from a
+:class:`hetdep.constituency.system.State`.
 
 Atoms (32): for stack nodes s0..s3 the head word ``w``, head tag ``t`` and constituent ``c``; for
 queue words q0..q3 the word and tag; for s0 and s1 the left and right child (``l``, ``r``) of a
@@ -24,7 +25,8 @@ ATOMS = (
 )
 A = {name: i for i, name in enumerate(ATOMS)}
 
-_TEMPLATES_TEXT = """
+# Zhu et al. (2013), Table 1 of mi-huang2015: 43 templates.
+_ZHU_2013 = """
 s0t+s0c s0w+s0c s1t+s1c s1w+s1c s2t+s2c s2w+s2c s3t+s3c
 q0w+q0t q1w+q1t q2w+q2t q3w+q3t
 s0lw+s0lc s0rw+s0rc s0uw+s0uc s1lw+s1lc s1rw+s1rc s1uw+s1uc
@@ -36,9 +38,35 @@ s0c+s0lc+s1c s0c+s0rc+s1c
 s0c+s1c+s2c s0w+s1c+s2c s0c+s1w+s2c s0c+s1c+s2w
 s0c+s1c+q0t s0w+s1c+q0t s0c+s1w+q0t s0c+s1c+q0w
 """
-TEMPLATE_NAMES = tuple(_TEMPLATES_TEXT.split())
-TEMPLATES = tuple(tuple(A[atom] for atom in name.split("+")) for name in TEMPLATE_NAMES)
-MAX_ATOMS_PER_TEMPLATE = max(map(len, TEMPLATES))
+# As ZPar's conparser conjoins them (59): each bigram and trigram feature with both nodes'
+# constituents or tags (``s0w+s0c+q0t`` where the paper has ``s0w+q0t``), s0 with the next two
+# words, the stack tops' three tags, s3's word, s0 with s1's right child.
+_ZPAR = """
+s0t+s0c s0w+s0c s0w+s0t s0c s1t+s1c s1w+s1c s1w+s1t s1c s2t+s2c s2w+s2c s3t+s3c s3w+s3c
+q0w+q0t q1w+q1t q2w+q2t q3w+q3t
+s0lw+s0lc s0rw+s0rc s0uw+s0uc s1lw+s1lc s1rw+s1rc s1uw+s1uc
+s0w+s0c+s1w+s1c s1w+s0c+s1c s0w+s0c+s1c s0c+s1c
+s0w+s0c+q0w+q0t q0w+s0c+q0t s0w+s0c+q0t s0c+q0t
+s1w+s1c+q0w+q0t q0w+s1c+q0t s1w+s1c+q0t s1c+q0t
+q0w+q0t+q1w+q1t q1w+q0t+q1t q0w+q0t+q1t q0t+q1t
+s0w+s0c+s1c+q0t s1w+s0c+s1c+q0t q0w+s0c+s1c+q0t s0c+s1c+q0t s0t+s1t+q0t
+s0w+s0c+q0t+q1t q0w+s0c+q0t+q1t q1w+s0c+q0t+q1t s0c+q0t+q1t s0t+q0t+q1t
+s0w+s0c+s1c+s2c s1w+s0c+s1c+s2c s2w+s0c+s1c+s2c s0c+s1c+s2c s0t+s1t+s2t
+s0c+s0rc+q0t s0c+s0rc+q0w s0c+s0lc+s1c s0c+s0lc+s1w s0c+s1c+s1rc s0w+s1c+s1rc
+"""
+# The template sets a model can be trained with, by name; a model records its set's name.
+TEMPLATE_SETS = {name: tuple(text.split()) for name, text in (("zhu2013", _ZHU_2013), ("zpar", _ZPAR))}
+DEFAULT_TEMPLATES = "zpar"  # dev +1.0 F1, test +1.2 F1 with Collins' head table (docs/measurements.md)
+
+
+def templates_of(name: str) -> tuple[tuple[int, ...], ...]:
+    """The atom ids of each template of a named set."""
+    return tuple(tuple(A[atom] for atom in template.split("+")) for template in TEMPLATE_SETS[name])
+
+
+TEMPLATE_NAMES = TEMPLATE_SETS[DEFAULT_TEMPLATES]
+TEMPLATES = templates_of(DEFAULT_TEMPLATES)
+MAX_ATOMS_PER_TEMPLATE = max(len(template.split("+")) for names in TEMPLATE_SETS.values() for template in names)
 
 # Constituent codes: which kind of node, in the bits above KIND_SHIFT.
 KIND_SHIFT = 20
@@ -76,6 +104,6 @@ def atoms(state: State, words, tags) -> list[int]:
     return out
 
 
-def feature_keys(values: list[int]) -> list[int]:
+def feature_keys(values: list[int], templates=TEMPLATES) -> list[int]:
     """The keys of every template's feature over these atoms, in template order."""
-    return [feature_hash(t, [values[a] for a in template]) for t, template in enumerate(TEMPLATES)]
+    return [feature_hash(t, [values[a] for a in template]) for t, template in enumerate(templates)]

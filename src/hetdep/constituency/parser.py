@@ -15,7 +15,7 @@ import numpy as np
 
 from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import debinarize
-from hetdep.constituency.features import MAX_ATOMS_PER_TEMPLATE, TEMPLATES
+from hetdep.constituency.features import DEFAULT_TEMPLATES, MAX_ATOMS_PER_TEMPLATE, TEMPLATE_SETS, templates_of
 from hetdep.constituency.system import Actions, to_tree
 from hetdep.errors import HetdepError
 from hetdep.learn.keys import template_rows
@@ -31,9 +31,9 @@ from hetdep.treebank.tags import lattice_candidates
 KIND = "constituency"
 
 
-def template_array() -> np.ndarray:
-    """The templates as rows of atom ids, padded with -1, for the compiled feature code."""
-    return template_rows(TEMPLATES, MAX_ATOMS_PER_TEMPLATE)
+def template_array(name: str = DEFAULT_TEMPLATES) -> np.ndarray:
+    """A template set as rows of atom ids, padded with -1, for the compiled feature code."""
+    return template_rows(templates_of(name), MAX_ATOMS_PER_TEMPLATE)
 
 
 ESCAPES = {"(": "-LRB-", ")": "-RRB-"}  # the Penn Treebank's names for brackets in words and tags
@@ -61,7 +61,8 @@ class ConstituencyParser(SavedModel):
     tag_column = "xpos"
 
     def __init__(self, words: Vocab, tags: Vocab, actions: Actions, weights: TrainedWeights, *, beam: int = 16,
-                 head_table: str = "penn2malt", dp: bool = False, lattice: bool = False, lattice_weight: float = 0.0):
+                 head_table: str = "collins", dp: bool = False, lattice: bool = False, lattice_weight: float = 0.0,
+                 template_set: str = DEFAULT_TEMPLATES):
         self.words = words
         self.tags = tags
         self.actions = actions
@@ -71,7 +72,8 @@ class ConstituencyParser(SavedModel):
         self.lattice = lattice  # parse over each word's candidate tags (parse_lattice)
         self.lattice_weight = lattice_weight  # times the tagger's log-probability of a chosen candidate
         self.head_table = head_table  # binarized the training trees; the default for --to-dependency
-        self.templates = template_array()
+        self.template_set = template_set  # features.TEMPLATE_SETS
+        self.templates = template_array(template_set)
         self.stats = ParseStats()
 
     def parse_tokens(self, forms: list[str], tags: list[str], beam: int | None = None) -> Node:
@@ -118,7 +120,7 @@ class ConstituencyParser(SavedModel):
 
     def config(self) -> dict:
         return {"kind": KIND, "beam": self.beam, "dp": self.dp, "lattice": self.lattice, "lattice_weight": self.lattice_weight,
-                "head_table": self.head_table, "templates": len(TEMPLATES),
+                "head_table": self.head_table, "templates": len(self.templates), "template_set": self.template_set,
                 "labels": self.actions.labels, "unaries": self.actions.unaries, "words": self.words.to_list(),
                 "tags": self.tags.to_list()}
 
@@ -129,8 +131,10 @@ class ConstituencyParser(SavedModel):
             raise ModelFileError(f"{directory}/config.json: no phrase label: the model could parse no sentence of two words")
         what = "the phrase labels or the feature templates"
         check_width(weights, actions.n_actions, directory, what)
-        if config["templates"] != len(TEMPLATES):
+        template_set = config.get("template_set", "zhu2013")  # models of before the choice had Zhu et al.'s
+        if template_set not in TEMPLATE_SETS or config["templates"] != len(TEMPLATE_SETS[template_set]):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,
                    beam=config["beam"], head_table=str(config["head_table"]), dp=bool(config.get("dp", False)),
-                   lattice=bool(config.get("lattice", False)), lattice_weight=float(config.get("lattice_weight", 0.0)))
+                   lattice=bool(config.get("lattice", False)), lattice_weight=float(config.get("lattice_weight", 0.0)),
+                   template_set=template_set)

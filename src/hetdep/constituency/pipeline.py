@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 from typing import TextIO
 
+from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.constituency.training import read_treebank, train
 from hetdep.convert.headrules import convert_trees, load_table
 from hetdep.errors import HetdepError
@@ -25,8 +26,9 @@ from hetdep.treebank.tags import lattice_candidates
 
 
 def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_path: str | Path, options: TrainOptions,
-                             head_table: str = "penn2malt", gold_tags: bool = False, folds: int = 10, threads: int = 1,
-                             lattice_k: int = 3, stream: TextIO | None = None, interactive: bool | None = None) -> TrainResult:
+                             head_table: str = "collins", gold_tags: bool = False, folds: int = 10, threads: int = 1,
+                             lattice_k: int = 3, stream: TextIO | None = None, interactive: bool | None = None,
+                             templates: str = DEFAULT_TEMPLATES) -> TrainResult:
     """Train (the tagger, jackknifing and) the parser on bracketed treebank files, and write the model."""
     from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
@@ -68,7 +70,7 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
     with checkpoint.kept_in(Path(model_dir) / checkpoint.STATE / "parser"):
         result = train(train_trees, dev_trees, options, head_table, None if options.lattice else train_tags,
                        None if options.lattice else dev_tags, progress=display.perceptron_progress("parser", score="F1"),
-                       train_lattices=train_lattices, dev_lattices=dev_lattices)
+                       train_lattices=train_lattices, dev_lattices=dev_lattices, templates=templates)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,

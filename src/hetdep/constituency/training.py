@@ -17,7 +17,7 @@ import numpy as np
 
 from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import BNode, binarize
-from hetdep.constituency.features import TEMPLATES
+from hetdep.constituency.features import DEFAULT_TEMPLATES, TEMPLATE_SETS
 from hetdep.constituency.parser import ConstituencyParser, template_array
 from hetdep.constituency.system import Actions, oracle
 from hetdep.convert.headrules import load_table
@@ -91,10 +91,15 @@ def dev_f1(parser: ConstituencyParser, dev: Sequence[TaggedTree], dev_tags: Sequ
 
 
 def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], options: TrainOptions = TrainOptions(beam=16),
-          head_table: str = "penn2malt", train_tags: Sequence[list[str]] | None = None,
+          head_table: str = "collins", train_tags: Sequence[list[str]] | None = None,
           dev_tags: Sequence[list[str]] | None = None, progress: Callable | None = None,
-          train_lattices: Sequence[Candidates] | None = None, dev_lattices: Sequence[Candidates] | None = None) -> TrainResult:
+          train_lattices: Sequence[Candidates] | None = None, dev_lattices: Sequence[Candidates] | None = None,
+          templates: str = DEFAULT_TEMPLATES) -> TrainResult:
     """Train on treebank trees, the iteration chosen by dev F1 (reported as ``dev_uas``/``dev_las``).
+
+    ``head_table`` binarizes the trees, ``templates`` names the feature template set
+    (``features.TEMPLATE_SETS``); their defaults, Collins' table and ZPar's templates, measured
+    best on the WSJ sample (docs/measurements.md).
 
     ``train_tags``/``dev_tags``: the tags the parser learns from and is tuned with (jackknifed,
     predicted); by default each tree's own. With ``options.lattice``, ``train_lattices`` and
@@ -107,6 +112,8 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
         raise HetdepError("a lattice parser trains from each word's candidate tags: give train_lattices and dev_lattices")
     if options.lattice and options.dp:
         raise HetdepError("tag lattices and the dynamic-programming beam do not combine yet: choose one")
+    if templates not in TEMPLATE_SETS:
+        raise HetdepError(f"no template set {templates!r}: choose from {', '.join(TEMPLATE_SETS)}")
     mode = update_mode(options)
     table = load_table(head_table)
     binarized = [binarize(item.root, table) for item in train_trees]
@@ -124,7 +131,7 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
     encoded = [(words.encode(item.forms), tags.encode(listed), np.array(oracle(node, actions), dtype=np.int32))
                for item, listed, node in zip(train_trees, train_tags, binarized)]
     weights = Weights(actions.n_actions)
-    templates = template_array()
+    template_rows = template_array(templates)
     n_labels, n_unaries = len(actions.labels), len(actions.unaries)
     lattices = [lattice_example(tags, item.gold_tags, candidates) for item, candidates in zip(train_trees, train_lattices)] \
         if options.lattice else []
@@ -132,26 +139,26 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
     def learn(index: int) -> bool:
         w, t, gold = encoded[index]
         n = len(w) - 1
-        weights.reserve(2 * len(gold) * len(TEMPLATES))
+        weights.reserve(2 * len(gold) * len(template_rows))
         if options.lattice:
             candidates, counts, logp, t = lattices[index]
             predicted, length, _, predicted_tags = _lattice.search(w, candidates, counts, logp, options.lattice_weight, n,
-                                                                   options.beam, templates, weights.table, weights.rows,
+                                                                   options.beam, template_rows, weights.table, weights.rows,
                                                                    n_labels, n_unaries, gold, t, mode)
         else:
             search = _dp.search if options.dp else _search.search
-            predicted, length, _ = search(w, t, n, options.beam, templates, weights.table, weights.rows, n_labels,
+            predicted, length, _ = search(w, t, n, options.beam, template_rows, weights.table, weights.rows, n_labels,
                                           n_unaries, gold, mode)
             predicted_tags = t
         if length < len(gold) or not np.array_equal(predicted, gold) or not np.array_equal(predicted_tags[:n + 1], t[:n + 1]):
-            _search.update(w, t, n, gold, predicted, length, templates, weights.table, weights.n_used, weights.rows,
+            _search.update(w, t, n, gold, predicted, length, template_rows, weights.table, weights.n_used, weights.rows,
                            weights.sums, weights.counts, weights.counter, n_labels, predicted_tags)
             return True
         return False
 
     def evaluate_model(averaged):
         parser = ConstituencyParser(words, tags, actions, averaged, beam=options.beam, head_table=head_table, dp=options.dp,
-                                    lattice=options.lattice, lattice_weight=options.lattice_weight)
+                                    lattice=options.lattice, lattice_weight=options.lattice_weight, template_set=templates)
         if not dev_trees:
             return parser, None, None, {}
         f1, detail = dev_f1(parser, dev_trees, dev_lattices if options.lattice else dev_tags)

@@ -142,8 +142,9 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
              f"{options.patience}` on {platform.machine()} Linux, {os.cpu_count()} cores, Python {platform.python_version()}.", "",
              f"Training {len(splits['train'])} trees (wsj_0001-0159), dev {len(splits['dev'])} (wsj_0160-0179), test "
              f"{len(test_items)} (wsj_0180-0199, {test_words:,} words). Beam {options.beam}, {options.update} update, at most "
-             f"{options.iterations} iterations (patience {options.patience}), the iteration kept by dev F1. Scores as EVALB "
-             "with COLLINS.prm (`hetdep eval --const`).", "",
+             f"{options.iterations} iterations (patience {options.patience}), the iteration kept by dev F1; training trees "
+             f"binarized by the {plain.head_table} head table, the {plain.template_set} feature templates "
+             f"({len(plain.templates)}). Scores as EVALB with COLLINS.prm (`hetdep eval --const`).", "",
              "## Dev F1 by iteration (Figure 4)", "", "| iteration | plain beam | DP beam |", "|---|---|---|"]
     plain_history, dp_history = _history(models / "plain-gold-tags"), _history(models / "dp-gold-tags")
     for i in range(max(len(plain_history), len(dp_history))):

@@ -409,13 +409,14 @@ def _replayed_score(parser, item, sequence):
     top, nxt, depth, total = 0, 1, 0, 0.0
     four, atoms = np.zeros(4, dtype=np.int64), np.zeros(_search.N_ATOMS, dtype=np.int64)
     keys, acc = np.zeros(len(F.TEMPLATES), dtype=np.uint64), np.zeros(parser.actions.n_actions, dtype=np.float32)
+    queue = _search.new_queue_sums(parser.templates, n, parser.actions.n_actions)
     state = State(n)
     for action in sequence:
         assert valid(state, action, parser.actions)
         state = apply(state, action, parser.actions, tags)
         _search.top_nodes(cells, top, four)
         _search.score_state(nodes, four, nxt, n, words, tags, parser.templates, parser.weights.table, parser.weights.rows,
-                            atoms, keys, acc)
+                            atoms, keys, acc, queue, False)
         total += float(acc[action])
         top, nxt, depth = _search.apply(nodes, cells, used, top, nxt, depth, action, tags, len(parser.actions.labels))
     return total

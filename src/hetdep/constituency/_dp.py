@@ -32,11 +32,13 @@ from hetdep.constituency._search import (
     HEAD_LEFT,
     N_ATOMS,
     NO_UNARY,
+    QUEUE_ATOMS,
     SHIFT,
     apply,
     fill_atoms,
     new_binary,
     new_pool,
+    new_queue_sums,
     new_unary,
     new_word,
     score_state,
@@ -48,7 +50,6 @@ from hetdep.transition import _graph_stack as gss
 from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
-QUEUE_ATOMS = (12, 20)  # q0w..q3t: they follow from the next word, which the kernel holds
 
 
 @njit(cache=True)
@@ -63,7 +64,7 @@ def kernel_atoms(templates):
     count = 0
     out = np.zeros(N_ATOMS, dtype=np.int64)
     for a in range(N_ATOMS):
-        if read[a] and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:
+        if read[a] and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:  # the queue's follow from the next word
             out[count] = a
             count += 1
     return out[:count]
@@ -120,6 +121,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
     gold_acc = np.zeros(n_actions, dtype=np.float32)  # the gold prefix's state's scores (max-violation)
+    queue = new_queue_sums(templates, n, n_actions)
     four = np.zeros(4, dtype=np.int64)
     trail = new_trail(steps, wide)
     hs, ho = trail.heap_score, trail.heap_order
@@ -137,7 +139,8 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         if mode == MAX_VIOLATION:
             if step == 0 or gold[step - 1] != NO_UNARY:  # else gold_acc holds the same state's scores
                 top_nodes(cells, gold_top, four)
-                score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, gold_acc)
+                score_state(tree_nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, gold_acc, queue,
+                            False)
             add_gold_score(trail, np.float64(gold_acc[gold[step]]))
             gold_top, gold_nxt, gold_stack_depth = apply(tree_nodes, cells, used, gold_top, gold_nxt, gold_stack_depth,
                                                          gold[step], tags, n_labels)
@@ -147,7 +150,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             if same_as[p] >= 0:
                 acc[:] = last_item_scores[same_as[p]]
             else:
-                score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc)
+                score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc, queue, False)
             item_scores[bi, :] = acc
             g.shift_score[p] = np.float64(acc[SHIFT])
             count = valid_actions(tree_nodes, stack[p], nxt[p] > n, depth[p], step, steps, first_unary, n_actions, valid)

@@ -14,7 +14,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hetdep.constituency._search import N_ATOMS, NO_UNARY, SHIFT, apply, new_pool, score_state, top_nodes, valid_actions
+from hetdep.constituency._search import (
+    N_ATOMS,
+    NO_UNARY,
+    SHIFT,
+    apply,
+    new_pool,
+    new_queue_sums,
+    score_state,
+    top_nodes,
+    valid_actions,
+)
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._core import add_gold_score, new_trail, record, sort_survivors
 from hetdep.transition._lattice import (
@@ -93,6 +103,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    queue = new_queue_sums(templates, n, n_actions)
     # Each item's action scores, this step's and the last one's: an item that declined a unary
     # reduce has its parent's state (and tags), so its parent's scores.
     scores = np.zeros((beam, n_actions), dtype=np.float32)
@@ -117,7 +128,8 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
                 add_gold_score(trail, entering_cost(candidates, counts, logp, weight, entering, gold_tags))
             if step == 0 or gold[step - 1] != NO_UNARY:  # else acc holds the same state's scores
                 top_nodes(cells, gold_top, four)
-                score_state(nodes, four, gold_nxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc)
+                score_state(nodes, four, gold_nxt, n, words, gold_tags, templates, table, rows, atoms, keys, acc, queue,
+                            True)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], gold_tags,
                                                    n_labels)
@@ -128,7 +140,7 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
             if same_as[b] >= 0:
                 item[:] = last_scores[same_as[b]]
             else:
-                score_state(nodes, four, nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, item)
+                score_state(nodes, four, nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, item, queue, True)
             count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
             entering = nxt[b] + WINDOW  # the word a shift brings into the window

@@ -38,6 +38,7 @@ SHIFT, NO_UNARY, FINISH = 0, 1, 2
 HEAD, TAG, BASE, UNARY, TEMP, HEAD_LEFT, LEFT, RIGHT, CHILD, CODE = range(10)
 FIELDS = 10
 N_ATOMS = 32
+QUEUE_ATOMS = (12, 20)  # q0w..q3t (features.ATOMS)
 
 
 @njit(cache=True)
@@ -204,17 +205,42 @@ def fill_atoms(nodes, stack, nxt, n, words, tags, out):
             out[13 + 2 * j] = tags[k]
 
 
+@njit(cache=True)
+def new_queue_sums(templates, n, n_actions):
+    """The sums of the templates that read the queue alone (its words and tags: the same for every
+    state at the same next word), by next word: (which templates, their sums, which are known)."""
+    only = np.zeros(templates.shape[0], dtype=np.bool_)
+    for t in range(templates.shape[0]):
+        only[t] = True
+        for j in range(templates.shape[1]):
+            a = templates[t, j]
+            if a >= 0 and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:
+                only[t] = False
+    return only, np.zeros((n + 2, n_actions), dtype=np.float32), np.zeros(n + 2, dtype=np.bool_)
+
+
 @njit(cache=True, inline="always")
-def score_state(nodes, stack, nxt, n, words, tags, templates, table, rows, atoms, keys, acc):
+def score_state(nodes, stack, nxt, n, words, tags, templates, table, rows, atoms, keys, acc, queue, tags_vary):
     """``acc`` = every action's score in a state (top nodes ``stack``, next word ``nxt``): the sum of
-    its templates' rows, in template order."""
+    the queue-only templates' rows (``new_queue_sums``; recalled by next word unless the queue's
+    tags vary from item to item, over a tag lattice), then of the others' rows, in template order."""
     fill_atoms(nodes, stack, nxt, n, words, tags, atoms)
+    only, sums, known = queue
+    if tags_vary or not known[nxt]:
+        row = sums[nxt]
+        row[:] = 0.0
+        for t in range(templates.shape[0]):
+            if only[t]:
+                _weights.add_row(_weights.lookup(table, feature_key(atoms, templates, t, 0)), rows, row)
+        known[nxt] = not tags_vary
     for t in range(templates.shape[0]):
-        keys[t] = feature_key(atoms, templates, t, 0)
-        _weights.prefetch(table, keys[t])
-    acc[:] = 0.0
+        if not only[t]:
+            keys[t] = feature_key(atoms, templates, t, 0)
+            _weights.prefetch(table, keys[t])
+    acc[:] = sums[nxt]
     for t in range(templates.shape[0]):
-        _weights.add_row(_weights.lookup(table, keys[t]), rows, acc)
+        if not only[t]:
+            _weights.add_row(_weights.lookup(table, keys[t]), rows, acc)
 
 
 @njit(cache=True, nogil=True)
@@ -241,6 +267,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     atoms = np.zeros(N_ATOMS, dtype=np.int64)
     keys = np.zeros(templates.shape[0], dtype=np.uint64)
     acc = np.zeros(n_actions, dtype=np.float32)
+    queue = new_queue_sums(templates, n, n_actions)
     # Each item's action scores, this step's and the last one's: an item that declined a unary
     # reduce has its parent's state, so its parent's scores.
     scores = np.zeros((beam, n_actions), dtype=np.float32)
@@ -259,7 +286,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         if mode == MAX_VIOLATION:
             if step == 0 or gold[step - 1] != NO_UNARY:  # else acc holds the same state's scores
                 top_nodes(cells, gold_top, four)
-                score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc)
+                score_state(nodes, four, gold_nxt, n, words, tags, templates, table, rows, atoms, keys, acc, queue, False)
             add_gold_score(trail, np.float64(acc[gold[step]]))
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], tags, n_labels)
         filled = 0
@@ -269,7 +296,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             if same_as[b] >= 0:
                 item[:] = last_scores[same_as[b]]
             else:
-                score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, item)
+                score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, item, queue, False)
             count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
             for i in range(count):

@@ -24,6 +24,7 @@ ATOMS = (
     "s0lw", "s0lc", "s0rw", "s0rc", "s0uw", "s0uc", "s1lw", "s1lc", "s1rw", "s1rc", "s1uw", "s1uc",
 )
 A = {name: i for i, name in enumerate(ATOMS)}
+QUEUE_ATOMS = frozenset(i for i, name in enumerate(ATOMS) if name.startswith("q"))
 
 # Zhu et al. (2013), Table 1 of mi-huang2015: 43 templates.
 _ZHU_2013 = """

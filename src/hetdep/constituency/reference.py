@@ -2,8 +2,9 @@
 that the compiled twins (:mod:`hetdep.constituency._search`) are tested against.
 
 Weights are a dict from feature key to a float32 row of action scores. Scores add up in the
-same order as the compiled code (templates in order, float32; then the item's float64 score),
-so both give the same numbers and, ties broken by (parent position, action id), the same parse.
+same order as the compiled code (the templates that read the queue alone, then the others, each
+in template order, float32; then the item's float64 score), so both give the same numbers and,
+ties broken by (parent position, action id), the same parse.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from hetdep.constituency.system import Actions, State, apply, valid
 
 
 def action_scores(state: State, words, tags, weights: dict, n_actions: int) -> np.ndarray:
+    keys = features.feature_keys(features.atoms(state, words, tags))
+    queue_only = [all(a in features.QUEUE_ATOMS for a in template) for template in features.TEMPLATES]
     acc = np.zeros(n_actions, dtype=np.float32)
-    for key in features.feature_keys(features.atoms(state, words, tags)):
-        row = weights.get(key)
-        if row is not None:
-            acc += row
+    for first in (True, False):
+        for key, only in zip(keys, queue_only):
+            row = weights.get(key)
+            if only == first and row is not None:
+                acc += row
     return acc
 
 

@@ -336,6 +336,9 @@ def test_template_sets_and_head_tables_are_chosen_recorded_and_checked(tmp_path)
         assert (config["template_set"], config["templates"], config["head_table"]) == (
             template_set, len(F.TEMPLATE_SETS[template_set]), table)
         assert ConstituencyParser.load(model).template_set == template_set
+        shown = run("info", model)
+        assert f"features: {template_set} templates ({len(F.TEMPLATE_SETS[template_set])}); training trees binarized by " \
+               f"the {table} head table" in shown.output
         assert run("parse", "--model", model, "--input", tagged, "--output", tmp_path / f"{template_set}.mrg").exit_code == 0
     config = json.loads((tmp_path / "zhu2013" / "config.json").read_text())
     del config["template_set"]  # as written before the choice

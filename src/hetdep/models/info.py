@@ -64,6 +64,8 @@ def summary(model_dir: str | Path) -> dict:
         "words": len(config.get("words", config.get("strings", []))),
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
+        "features": (f"{config.get('template_set', 'zhu2013')} templates ({config['templates']}); training trees binarized by "
+                     f"the {config.get('head_table')} head table") if kind == "constituency" and "templates" in config else None,
         "tagger": sorted((p.name for p in (directory / "tagger").iterdir()), key=_column_order)
         if (directory / "tagger").is_dir() else [],
         "tokenizer": (config.get("pipeline") or {}).get("tokenizer") or ({"present": True} if (directory / "tokenizer").is_dir() else None),
@@ -111,6 +113,8 @@ def describe(model_dir: str | Path) -> list[str]:
               "dynamic programming" if facts.get("dp") else ""]
     if any(search):
         lines.append("search: " + ", ".join(part for part in search if part))
+    if facts.get("features"):
+        lines.append(f"features: {facts['features']}")
     tokenizer = facts.get("tokenizer")
     dev = (tokenizer or {}).get("dev") or {}
     dev = dev if all(dev.get(key) is not None for key in ("token_ends", "sentence_ends")) else None

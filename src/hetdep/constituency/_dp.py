@@ -32,7 +32,6 @@ from hetdep.constituency._search import (
     HEAD_LEFT,
     N_ATOMS,
     NO_UNARY,
-    QUEUE_ATOMS,
     SHIFT,
     apply,
     fill_atoms,
@@ -45,6 +44,7 @@ from hetdep.constituency._search import (
     top_nodes,
     valid_actions,
 )
+from hetdep.constituency.features import QUEUE_FIRST, QUEUE_STOP
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition import _graph_stack as gss
 from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
@@ -64,7 +64,7 @@ def kernel_atoms(templates):
     count = 0
     out = np.zeros(N_ATOMS, dtype=np.int64)
     for a in range(N_ATOMS):
-        if read[a] and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:  # the queue's follow from the next word
+        if read[a] and not QUEUE_FIRST <= a < QUEUE_STOP:  # the queue's follow from the next word
             out[count] = a
             count += 1
     return out[:count]

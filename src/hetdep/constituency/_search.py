@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hetdep.constituency.features import KIND_SHIFT, PHRASE_KIND, UNARY_KIND, WORD_KIND
+from hetdep.constituency.features import KIND_SHIFT, PHRASE_KIND, QUEUE_FIRST, QUEUE_STOP, UNARY_KIND, WORD_KIND
 from hetdep.learn import _weights
 from hetdep.learn._keys import feature_key
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
@@ -38,7 +38,6 @@ SHIFT, NO_UNARY, FINISH = 0, 1, 2
 HEAD, TAG, BASE, UNARY, TEMP, HEAD_LEFT, LEFT, RIGHT, CHILD, CODE = range(10)
 FIELDS = 10
 N_ATOMS = 32
-QUEUE_ATOMS = (12, 20)  # q0w..q3t (features.ATOMS)
 
 
 @njit(cache=True)
@@ -214,7 +213,7 @@ def new_queue_sums(templates, n, n_actions):
         only[t] = True
         for j in range(templates.shape[1]):
             a = templates[t, j]
-            if a >= 0 and not QUEUE_ATOMS[0] <= a < QUEUE_ATOMS[1]:
+            if a >= 0 and not QUEUE_FIRST <= a < QUEUE_STOP:
                 only[t] = False
     return only, np.zeros((n + 2, n_actions), dtype=np.float32), np.zeros(n + 2, dtype=np.bool_)
 

@@ -24,7 +24,8 @@ ATOMS = (
     "s0lw", "s0lc", "s0rw", "s0rc", "s0uw", "s0uc", "s1lw", "s1lc", "s1rw", "s1rc", "s1uw", "s1uc",
 )
 A = {name: i for i, name in enumerate(ATOMS)}
-QUEUE_ATOMS = frozenset(i for i, name in enumerate(ATOMS) if name.startswith("q"))
+QUEUE_FIRST, QUEUE_STOP = A["q0w"], A["q3t"] + 1  # the queue's atoms, q0w..q3t, side by side
+QUEUE_ATOMS = frozenset(range(QUEUE_FIRST, QUEUE_STOP))
 
 # Zhu et al. (2013), Table 1 of mi-huang2015: 43 templates.
 _ZHU_2013 = """
@@ -65,7 +66,6 @@ def templates_of(name: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(A[atom] for atom in template.split("+")) for template in TEMPLATE_SETS[name])
 
 
-TEMPLATE_NAMES = TEMPLATE_SETS[DEFAULT_TEMPLATES]
 TEMPLATES = templates_of(DEFAULT_TEMPLATES)
 MAX_ATOMS_PER_TEMPLATE = max(len(template.split("+")) for names in TEMPLATE_SETS.values() for template in names)
 

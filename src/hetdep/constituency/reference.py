@@ -16,13 +16,14 @@ import numpy as np
 from hetdep.constituency import features
 from hetdep.constituency.system import Actions, State, apply, valid
 
+_QUEUE_ONLY = [all(a in features.QUEUE_ATOMS for a in template) for template in features.TEMPLATES]
+
 
 def action_scores(state: State, words, tags, weights: dict, n_actions: int) -> np.ndarray:
     keys = features.feature_keys(features.atoms(state, words, tags))
-    queue_only = [all(a in features.QUEUE_ATOMS for a in template) for template in features.TEMPLATES]
     acc = np.zeros(n_actions, dtype=np.float32)
     for first in (True, False):
-        for key, only in zip(keys, queue_only):
+        for key, only in zip(keys, _QUEUE_ONLY):
             row = weights.get(key)
             if only == first and row is not None:
                 acc += row

@@ -220,7 +220,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         gold_kind = _kind(gold[step], first_unary)
         if gss.close_step(mode, trail, step, g, gold_path, gold_kind, next_gold, kept, count, current, hist_best):
             return actions, gss.derivation(g, kept[0], actions, SHIFT), g.prefix[kept[0]]
-    return gss.result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SHIFT)
+    return gss.result(mode, trail, gold, g, current[0], hist_best, actions, SHIFT)
 
 
 @njit(cache=True, inline="always")

@@ -164,7 +164,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, gold, mode):
         size = count
         if gss.close_step(mode, trail, step, g, gold_path, _kind(gold[step]), next_gold, kept, count, current, hist_best):
             return actions, gss.derivation(g, kept[0], actions, SH), g.prefix[kept[0]]
-    return gss.result(mode, trail, gold, g, current[0], hist_best[max(int(trail.violation[2]), 0)], actions, SH)
+    return gss.result(mode, trail, gold, g, current[0], hist_best, actions, SH)
 
 
 @njit(cache=True, inline="always")

@@ -216,15 +216,16 @@ def best_is_gold(trail, best, gold_node, best_prefix):
 
 
 @njit(cache=True)
-def result(mode, trail, gold, g, best, worst, out, shift):
+def result(mode, trail, gold, g, best, hist_best, out, shift):
     """What a DP search returns once it ran to the end: (actions, length, score) of node ``best``'s
-    derivation, or under max-violation of ``worst`` (the best node of the step of the worst
-    violation), or the gold sequence and its score when no step violated."""
+    derivation, or under max-violation of the best node of the step of the worst violation
+    (``hist_best``: each step's best node), or the gold sequence and its score when no step violated."""
     if mode == MAX_VIOLATION:
-        if int(trail.violation[2]) < 0:
+        worst_step = int(trail.violation[2])
+        if worst_step < 0:
             out[:] = gold
             return out, out.shape[0], trail.violation[0]
-        best = worst
+        best = hist_best[worst_step]
     return out, derivation(g, best, out, shift), g.prefix[best]
 
 

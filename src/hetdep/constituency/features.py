@@ -61,6 +61,11 @@ TEMPLATE_SETS = {name: tuple(text.split()) for name, text in (("zhu2013", _ZHU_2
 DEFAULT_TEMPLATES = "zpar"  # dev +1.0 F1, test +1.2 F1 with Collins' head table (docs/measurements.md)
 
 
+def recorded_template_set(config: dict) -> str:
+    """The template set a model's config.json names; models of before the choice name none and had Zhu et al.'s."""
+    return str(config.get("template_set", "zhu2013"))
+
+
 def templates_of(name: str) -> tuple[tuple[int, ...], ...]:
     """The atom ids of each template of a named set."""
     return tuple(tuple(A[atom] for atom in template.split("+")) for template in TEMPLATE_SETS[name])

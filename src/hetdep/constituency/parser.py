@@ -15,7 +15,13 @@ import numpy as np
 
 from hetdep.constituency import _dp, _lattice, _search
 from hetdep.constituency.binarize import debinarize
-from hetdep.constituency.features import DEFAULT_TEMPLATES, MAX_ATOMS_PER_TEMPLATE, TEMPLATE_SETS, templates_of
+from hetdep.constituency.features import (
+    DEFAULT_TEMPLATES,
+    MAX_ATOMS_PER_TEMPLATE,
+    TEMPLATE_SETS,
+    recorded_template_set,
+    templates_of,
+)
 from hetdep.constituency.system import Actions, to_tree
 from hetdep.errors import HetdepError
 from hetdep.learn.keys import template_rows
@@ -131,7 +137,7 @@ class ConstituencyParser(SavedModel):
             raise ModelFileError(f"{directory}/config.json: no phrase label: the model could parse no sentence of two words")
         what = "the phrase labels or the feature templates"
         check_width(weights, actions.n_actions, directory, what)
-        template_set = config.get("template_set", "zhu2013")  # models of before the choice had Zhu et al.'s
+        template_set = recorded_template_set(config)
         if template_set not in TEMPLATE_SETS or config["templates"] != len(TEMPLATE_SETS[template_set]):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), actions, weights,

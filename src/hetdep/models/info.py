@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hetdep.constituency.features import recorded_template_set
 from hetdep.learn.model_files import read_config
 from hetdep.treebank.tags import WORD_COLUMNS
 
@@ -64,7 +65,7 @@ def summary(model_dir: str | Path) -> dict:
         "words": len(config.get("words", config.get("strings", []))),
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
-        "features": (f"{config.get('template_set', 'zhu2013')} templates ({config['templates']}); training trees binarized by "
+        "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
                      f"the {config.get('head_table')} head table") if kind == "constituency" and "templates" in config else None,
         "tagger": sorted((p.name for p in (directory / "tagger").iterdir()), key=_column_order)
         if (directory / "tagger").is_dir() else [],

@@ -125,7 +125,7 @@ def test_the_numpy_forward_pass_is_the_pytorch_networks(joint_result):
     batch = parser.encoder.batch([_pair("dev", 40)[0]])
     tensors = batch.tensors()
     with torch.inference_mode():
-        encoded = network.encode(tensors.words, tensors.types, tensors.chars, tensors.char_lengths, tensors.lengths)
+        encoded = network.encode(tensors)
         arcs = [head.arc_scores(encoded).log_softmax(-1).double().numpy() for head in network.schemes]
         tags = network.taggers[0](encoded).argmax(-1).numpy()
         heads = torch.from_numpy(np.zeros(batch.words.shape, dtype=np.int64))
@@ -249,16 +249,43 @@ def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
     assert [s.upos for s in tagged] == [pair[0].upos for pair in joint_result.parser.parse(gold)]
 
 
-def test_pretrained_vectors_start_the_word_embeddings_and_bad_files_are_named(tmp_path):
+def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_path):
+    """A form the training treebank never had still gets its pretrained vector; training leaves
+    the table as the file gave it (scaled), and a saved model keeps it."""
+    import numpy as np
+
+    from hetdep.models.info import describe
+    from hetdep.neural.parser import NeuralParser
+    from hetdep.neural.training import read_embeddings
+    from hetdep.treebank.conllu import Sentence
+
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("4 3\nle 0.5 0.25 -1\nzyxwv 1 1 1\nLe 9 9 9\nchat 0.5 0.25 -1\n", encoding="utf-8")
+    words, table = read_embeddings(str(vectors))
+    assert words == ["le", "zyxwv", "chat"] and table[0].tolist() == [0.5, 0.25, -1.0]  # the first of "le" and "Le" kept
+    options = NeuralOptions(epochs=2, hidden=16, layers=1, threads=1, embeddings=str(vectors))
+    parser = train_neural(_pair("train", 30)[:1], [], options).parser
+    kept = parser.arrays["pretrained.weight"]
+    assert kept.shape == (3, 3) and not kept[0].any()  # two distinct vectors, and row 0 for forms without one
+    rows = dict(zip(parser.vocabularies.pretrained, parser.vocabularies.pretrained_rows))
+    assert rows["le"] == rows["chat"] != rows["zyxwv"]
+    scale = kept[rows["zyxwv"]][0] / 1.0
+    assert kept[rows["le"]] == pytest.approx(scale * np.array([0.5, 0.25, -1.0]), rel=1e-5)
+    assert "zyxwv" not in parser.vocabularies.words  # not a training form: the table is its only embedding
+    sentence = Sentence([], [[str(k), form] + ["_"] * 8 for k, form in enumerate(["Zyxwv", "le", "mot"], 1)], [0, 1, 2], [-1] * 3)
+    assert parser.encoder.batch([[sentence]]).pretrained[0, 1:].tolist() == [rows["zyxwv"], rows["le"], 0]
+    parser.save(tmp_path / "model")
+    loaded = NeuralParser.load(tmp_path / "model")
+    assert loaded.vocabularies.pretrained_rows == parser.vocabularies.pretrained_rows
+    assert "pretrained vectors of 3 forms (3 dimensions)" in " ".join(describe(tmp_path / "model"))
+    assert [t.heads for t in loaded.parse([sentence])] == [t.heads for t in parser.parse([sentence])]
+
+
+def test_bad_vector_files_are_named_with_their_line(tmp_path):
     from hetdep.errors import InputError
     from hetdep.neural.training import read_embeddings
 
     vectors = tmp_path / "vectors.txt"
-    vectors.write_text("3 4\nle 0.5 0.25 -1 2\nchat 1 1 1 1\nLe 9 9 9 9\n", encoding="utf-8")
-    options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(vectors))
-    parser = train_neural(_pair("train", 30)[:1], [], options).parser
-    assert parser.shape.word_dim == 4 and parser.arrays["words.weight"].shape[1] == 4
-    assert read_embeddings(str(vectors))["le"] == [0.5, 0.25, -1.0, 2.0]  # the first of "le" and "Le" kept
     for text, message in (("le 1 2\nla 1\n", "vectors.txt:2: expected a word and 2 numbers"),
                           ("le 1 x\n", "vectors.txt:1: a vector value is not a number"),
                           ("le 1 nan\n", "not a finite number"), ("", "no word vectors")):
@@ -267,18 +294,19 @@ def test_pretrained_vectors_start_the_word_embeddings_and_bad_files_are_named(tm
             read_embeddings(str(vectors))
 
 
-def test_untrained_vectors_are_where_the_file_put_them():
-    import tempfile
-    from pathlib import Path
+def test_a_model_whose_vector_rows_point_outside_its_table_is_refused(tmp_path):
+    import json
 
-    from hetdep.neural.training import read_embeddings
+    from hetdep.learn.model_config import ModelFileError
+    from hetdep.neural.parser import NeuralParser
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "v.txt"
-        path.write_text("de 0.1 0.2\nle 0.3 0.4\n", encoding="utf-8")
-        options = NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, embeddings=str(path), learning_rate=0.0)
-        result = train_neural(_pair("train", 30)[:1], [], options)
-        vocabularies = result.parser.vocabularies
-        weights = result.parser.arrays["words.weight"]
-        for word, vector in read_embeddings(str(path)).items():
-            assert weights[vocabularies.words.index(word)].tolist() == pytest.approx(vector)
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("le 0.5 0.25\nla 1 1\n", encoding="utf-8")
+    parser = train_neural(_pair("train", 20)[:1], [], NeuralOptions(epochs=1, hidden=8, layers=1, threads=1,
+                                                                     embeddings=str(vectors))).parser
+    parser.save(tmp_path / "model")
+    config = json.loads((tmp_path / "model" / "config.json").read_text())
+    config["vocabularies"]["pretrained_rows"][0] = 7
+    (tmp_path / "model" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFileError, match="pretrained vectors' rows do not fit"):
+        NeuralParser.load(tmp_path / "model")

@@ -63,6 +63,8 @@ def summary(model_dir: str | Path) -> dict:
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
         "words": len(config.get("words", config.get("strings", []))),
+        "pretrained": (len((config.get("vocabularies") or {}).get("pretrained", [])),
+                       (config.get("network") or {}).get("pretrained_dim", 0)) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
@@ -105,6 +107,8 @@ def describe(model_dir: str | Path) -> list[str]:
         lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",
              f"{facts['words']:,} known words" if facts.get("words") else "",
+             f"pretrained vectors of {facts['pretrained'][0]:,} forms ({facts['pretrained'][1]} dimensions)"
+             if facts.get("pretrained") and facts["pretrained"][0] else "",
              (f"{facts['labels'][0]} phrase labels, {facts['labels'][1]} unary chains" if facts["kind"] == "constituency"
               else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
     if any(reads):

@@ -5,7 +5,7 @@ arrays (parsing needs no PyTorch; training turns them into tensors, :meth:`Batch
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -28,6 +28,8 @@ class Vocabularies:
     tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
+    pretrained: list[str] = field(default_factory=list)  # lower-cased forms with a pretrained vector
+    pretrained_rows: list[int] = field(default_factory=list)  # each one's row of the (frozen) vector table
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
@@ -47,11 +49,13 @@ class Vocabularies:
 
     def record(self) -> dict:
         return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
-                "labels": self.labels}
+                "labels": self.labels, **({"pretrained": self.pretrained, "pretrained_rows": self.pretrained_rows}
+                                          if self.pretrained else {})}
 
     @classmethod
     def from_record(cls, record: dict) -> "Vocabularies":
-        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")})
+        optional = {key: record[key] for key in ("pretrained", "pretrained_rows") if key in record}
+        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")}, **optional)
 
 
 def _by_count(counts: Counter, min_count: int) -> list[str]:
@@ -66,6 +70,7 @@ class Batch:
     chars: np.ndarray  # (forms, longest form): character ids of the batch's distinct forms
     char_lengths: np.ndarray  # (forms,)
     lengths: np.ndarray  # (batch,): words + 1 (the root)
+    pretrained: np.ndarray  # (batch, 1 + longest): rows of the pretrained vectors (0: none)
     tags: list  # per tag column: (batch, 1 + longest) gold ids or IGNORE
     heads: list  # per scheme
     labels: list  # per scheme
@@ -77,7 +82,7 @@ class Batch:
         def tensor(value):
             return [torch.from_numpy(v) for v in value] if isinstance(value, list) else torch.from_numpy(value)
 
-        return Batch(**{field.name: tensor(getattr(self, field.name)) for field in fields(self)})
+        return Batch(**{item.name: tensor(getattr(self, item.name)) for item in fields(self)})
 
 
 class Encoder:
@@ -86,6 +91,7 @@ class Encoder:
     def __init__(self, vocabularies: Vocabularies):
         self.vocabularies = vocabularies
         self.word_index = {word: k for k, word in enumerate(vocabularies.words)}
+        self.pretrained_index = dict(zip(vocabularies.pretrained, vocabularies.pretrained_rows))
         self.char_index = {char: k for k, char in enumerate(vocabularies.chars)}
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
@@ -99,11 +105,14 @@ class Encoder:
         size = len(sentences)
         words = np.zeros((size, longest), dtype=np.int64)
         types = np.zeros((size, longest), dtype=np.int64)
+        pretrained = np.zeros((size, longest), dtype=np.int64)
         forms: dict[str, int] = {"\0root": 0}
         for row, sentence in enumerate(sentences):
             words[row, 0] = ROOT
             for k, form in enumerate(sentence.forms, 1):
-                words[row, k] = self.word_index.get(form.lower(), UNKNOWN)
+                lower = form.lower()
+                words[row, k] = self.word_index.get(lower, UNKNOWN)
+                pretrained[row, k] = self.pretrained_index.get(lower, 0)
                 types[row, k] = forms.setdefault(form, len(forms))
         if word_dropout > 0:
             import torch
@@ -127,7 +136,7 @@ class Encoder:
             for trees, index in zip(schemes, self.label_index):
                 heads.append(self._targets(trees, longest, lambda s: s.heads, None))
                 labels.append(self._targets(trees, longest, lambda s: s.deprels, index))
-        return Batch(words, types, chars, lengths, sentence_lengths, tags, heads, labels)
+        return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels)
 
     @staticmethod
     def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> np.ndarray:

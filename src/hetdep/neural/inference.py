@@ -78,7 +78,10 @@ class NumpyNetwork:
         lengths = np.maximum(batch.char_lengths, 1)
         _, last = _bidirectional(a["chars.embedding.weight"][batch.chars], lengths, self._chars, 0)
         spelled = _linear(last, a, "chars.out")[batch.types]
-        x = np.concatenate([a["words.weight"][batch.words], spelled], -1)
+        read = [a["words.weight"][batch.words], spelled]
+        if "pretrained.weight" in a:
+            read.append(a["pretrained.weight"][batch.pretrained])
+        x = np.concatenate(read, -1)
         for layer in range(self.layers):
             x, _ = _bidirectional(x, batch.lengths, self._encoder, layer)
         return x

@@ -76,23 +76,27 @@ class Network(nn.Module):
         super().__init__()
         self.shape = shape
         self.words = nn.Embedding(shape.words, shape.word_dim, padding_idx=0)
+        if shape.pretrained:  # frozen: a form unseen in training keeps the vector it was given
+            self.pretrained = nn.Embedding(shape.pretrained, shape.pretrained_dim, padding_idx=0)
+            self.pretrained.weight.requires_grad_(False)
         self.chars = CharEncoder(shape)
         self.dropout = nn.Dropout(shape.dropout)
-        self.encoder = nn.LSTM(2 * shape.word_dim, shape.hidden, num_layers=shape.layers, batch_first=True,
+        self.encoder = nn.LSTM(shape.input_dim, shape.hidden, num_layers=shape.layers, batch_first=True,
                                bidirectional=True, dropout=shape.dropout if shape.layers > 1 else 0.0)
         size = 2 * shape.hidden
         self.taggers = nn.ModuleList(nn.Linear(size, count) for count in shape.tags)
         self.schemes = nn.ModuleList(SchemeHead(size, count, shape) for count in shape.labels)
 
-    def encode(self, words: torch.Tensor, types: torch.Tensor, chars: torch.Tensor, char_lengths: torch.Tensor,
-               lengths: torch.Tensor) -> torch.Tensor:
-        """(batch, 1 + longest sentence, 2 hidden): position 0 is the root.
-
-        ``words``: word ids; ``types``: for each position, the row of its form in ``chars`` (the
-        distinct forms of the batch, each read once by the character encoder)."""
-        spelled = self.chars(chars, char_lengths)[types]
-        embedded = self.dropout(torch.cat([self.words(words), spelled], dim=-1))
-        packed = pack_padded_sequence(embedded, lengths, batch_first=True, enforce_sorted=False)
+    def encode(self, batch) -> torch.Tensor:
+        """(batch, 1 + longest sentence, 2 hidden) for a :class:`hetdep.neural.data.Batch` of tensors:
+        position 0 is the root. Each distinct form of the batch is read once by the character encoder
+        (``batch.types``: each position's row among them)."""
+        spelled = self.chars(batch.chars, batch.char_lengths)[batch.types]
+        read = [self.words(batch.words), spelled]
+        if self.shape.pretrained:
+            read.append(self.pretrained(batch.pretrained))
+        embedded = self.dropout(torch.cat(read, dim=-1))
+        packed = pack_padded_sequence(embedded, batch.lengths, batch_first=True, enforce_sorted=False)
         encoded, _ = self.encoder(packed)
-        encoded, _ = pad_packed_sequence(encoded, batch_first=True, total_length=words.shape[1])
+        encoded, _ = pad_packed_sequence(encoded, batch_first=True, total_length=batch.words.shape[1])
         return self.dropout(encoded)

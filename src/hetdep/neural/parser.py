@@ -152,6 +152,10 @@ class NeuralParser:
                     len(vocabularies.words), len(vocabularies.chars), tuple(map(len, vocabularies.tags)),
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
+            rows = vocabularies.pretrained_rows
+            if len(rows) != len(vocabularies.pretrained) or not all(
+                    isinstance(row, int) and 0 < row < shape.pretrained for row in rows):
+                raise ValueError("the pretrained vectors' rows do not fit their table")
             expected = shape.arrays()
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None

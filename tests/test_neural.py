@@ -297,16 +297,28 @@ def test_bad_vector_files_are_named_with_their_line(tmp_path):
 def test_a_model_whose_vector_rows_point_outside_its_table_is_refused(tmp_path):
     import json
 
+    import numpy as np
+
     from hetdep.learn.model_config import ModelFileError
+    from hetdep.learn.model_files import file_sha256
     from hetdep.neural.parser import NeuralParser
 
     vectors = tmp_path / "vectors.txt"
     vectors.write_text("le 0.5 0.25\nla 1 1\n", encoding="utf-8")
     parser = train_neural(_pair("train", 20)[:1], [], NeuralOptions(epochs=1, hidden=8, layers=1, threads=1,
                                                                      embeddings=str(vectors))).parser
-    parser.save(tmp_path / "model")
-    config = json.loads((tmp_path / "model" / "config.json").read_text())
-    config["vocabularies"]["pretrained_rows"][0] = 7
-    (tmp_path / "model" / "config.json").write_text(json.dumps(config))
-    with pytest.raises(ModelFileError, match="pretrained vectors' rows do not fit"):
-        NeuralParser.load(tmp_path / "model")
+    model = tmp_path / "model"
+    for change, message in ((lambda a: a["pretrained.rows"].__setitem__(0, 7), "do not fit the vector table"),
+                            (lambda a: a.__setitem__("pretrained.forms", np.array([0xFF, 0xFE], dtype=np.uint8)),
+                             "can't decode"),
+                            (lambda a: a.pop("pretrained.rows"), "damaged weights file")):
+        parser.save(model)
+        with np.load(model / "weights.npz") as archive:
+            arrays = dict(archive)
+        change(arrays)
+        np.savez(model / "weights.npz", **arrays)
+        config = json.loads((model / "config.json").read_text())
+        config["weights_sha256"] = file_sha256(model / "weights.npz")
+        (model / "config.json").write_text(json.dumps(config))
+        with pytest.raises(ModelFileError, match=message):
+            NeuralParser.load(model)

@@ -105,9 +105,8 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(
-        (isinstance(x, list) and all(_whole(0)(y) for y in x)) if k == "pretrained_rows" else
-        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for k, x in v.items()),
-        "an object of string lists (and the pretrained vectors' rows)"),
+        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for x in v.values()),
+        "an object of string lists"),
     "training_files": (_records(_FILE_FIELDS, required=("role", "path")), "a list of objects with a role and a path"),
 }
 

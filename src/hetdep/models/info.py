@@ -63,8 +63,7 @@ def summary(model_dir: str | Path) -> dict:
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
         "words": len(config.get("words", config.get("strings", []))),
-        "pretrained": (len((config.get("vocabularies") or {}).get("pretrained", [])),
-                       (config.get("network") or {}).get("pretrained_dim", 0)) if neural else None,
+        "pretrained": _pretrained_vectors(directory, config) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
@@ -80,6 +79,19 @@ def summary(model_dir: str | Path) -> dict:
         "weights_bytes": (directory / "weights.npz").stat().st_size if (directory / "weights.npz").exists() else None,
     }
     return {key: value for key, value in facts.items() if value not in (None, [], {})}
+
+
+def _pretrained_vectors(directory: Path, config: dict) -> tuple[int, int] | None:
+    """A neural model's pretrained vectors: how many forms have one, and their dimensions."""
+    network = config.get("network") or {}
+    if not network.get("pretrained"):
+        return None
+    import numpy as np
+
+    from hetdep.neural.data import PRETRAINED_ROWS
+
+    with np.load(directory / "weights.npz", allow_pickle=False) as arrays:  # checked whole by check_parts
+        return len(arrays[PRETRAINED_ROWS]), network["pretrained_dim"]
 
 
 def _dev_scores(kind: str, report: dict) -> dict:
@@ -108,7 +120,7 @@ def describe(model_dir: str | Path) -> list[str]:
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",
              f"{facts['words']:,} known words" if facts.get("words") else "",
              f"pretrained vectors of {facts['pretrained'][0]:,} forms ({facts['pretrained'][1]} dimensions)"
-             if facts.get("pretrained") and facts["pretrained"][0] else "",
+             if facts.get("pretrained") else "",
              (f"{facts['labels'][0]} phrase labels, {facts['labels'][1]} unary chains" if facts["kind"] == "constituency"
               else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
     if any(reads):

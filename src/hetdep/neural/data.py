@@ -5,7 +5,7 @@ arrays (parsing needs no PyTorch; training turns them into tensors, :meth:`Batch
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Sequence
 
 import numpy as np
@@ -16,6 +16,7 @@ from hetdep.treebank.tags import TAG_COLUMNS, annotated, word_classes
 PAD, UNKNOWN, ROOT = 0, 1, 2  # word ids (chars: PAD and UNKNOWN, and ROOT spells the root)
 IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank leaves empty)
 MAX_CHARS = 40  # characters of a form the character encoder reads (a 10,000-character "word" costs no more)
+PRETRAINED_FORMS, PRETRAINED_ROWS = "pretrained.forms", "pretrained.rows"  # their arrays' names in weights.npz
 MIN_WORD_COUNT = 2  # training occurrences a form needs for an embedding of its own (rarer ones: spelled only)
 
 
@@ -48,14 +49,28 @@ class Vocabularies:
                    labels=[_by_count(Counter(label for s in sentences for label in s.deprels), 1) for sentences in schemes])
 
     def record(self) -> dict:
+        """What config.json holds (the pretrained forms, many, are arrays: :meth:`pretrained_arrays`)."""
         return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
-                "labels": self.labels, **({"pretrained": self.pretrained, "pretrained_rows": self.pretrained_rows}
-                                          if self.pretrained else {})}
+                "labels": self.labels}
 
     @classmethod
     def from_record(cls, record: dict) -> "Vocabularies":
-        optional = {key: record[key] for key in ("pretrained", "pretrained_rows") if key in record}
-        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")}, **optional)
+        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")})
+
+    def pretrained_arrays(self) -> dict[str, np.ndarray]:
+        """The pretrained forms (UTF-8, a line each) and their rows, for weights.npz (compressed there)."""
+        if not self.pretrained:
+            return {}
+        return {PRETRAINED_FORMS: np.frombuffer("\n".join(self.pretrained).encode("utf-8"), dtype=np.uint8),
+                PRETRAINED_ROWS: np.array(self.pretrained_rows, dtype=np.int32)}
+
+    def with_pretrained(self, forms: np.ndarray, rows: np.ndarray, table_rows: int) -> "Vocabularies":
+        """These vocabularies with the pretrained forms of :meth:`pretrained_arrays`; ValueError if
+        they do not decode or a row falls outside a table of ``table_rows``."""
+        words = forms.tobytes().decode("utf-8").split("\n")
+        if len(words) != len(rows) or not ((rows > 0) & (rows < table_rows)).all():
+            raise ValueError("the pretrained forms and their rows do not fit the vector table")
+        return replace(self, pretrained=words, pretrained_rows=rows.tolist())
 
 
 def _by_count(counts: Counter, min_count: int) -> list[str]:

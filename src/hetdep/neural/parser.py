@@ -14,7 +14,7 @@ import numpy as np
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_config
 from hetdep.learn.vocab import ParseStats
-from hetdep.neural.data import UNKNOWN, Encoder, Vocabularies
+from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.shape import Shape
 from hetdep.treebank.conllu import Sentence
@@ -130,7 +130,8 @@ class NeuralParser:
         quantized = sorted(name for name, array in state.items() if quantize and _quantizable(array))
         for name in quantized:
             state[name], state[name + SCALE] = _quantized(state[name])
-        (np.savez_compressed if quantize else np.savez)(directory / "weights.npz", **state)
+        state.update(self.vocabularies.pretrained_arrays())
+        (np.savez_compressed if quantize or self.vocabularies.pretrained else np.savez)(directory / "weights.npz", **state)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
@@ -152,10 +153,6 @@ class NeuralParser:
                     len(vocabularies.words), len(vocabularies.chars), tuple(map(len, vocabularies.tags)),
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
-            rows = vocabularies.pretrained_rows
-            if len(rows) != len(vocabularies.pretrained) or not all(
-                    isinstance(row, int) and 0 < row < shape.pretrained for row in rows):
-                raise ValueError("the pretrained vectors' rows do not fit their table")
             expected = shape.arrays()
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
@@ -163,8 +160,15 @@ class NeuralParser:
         if not set(quantized) <= set(expected):
             raise ModelFileError(f"{directory}/config.json: quantized names arrays the network does not have")
         kinds = {name: ("i" if name in quantized else "f", len(dims)) for name, dims in expected.items()}
+        pretrained = {PRETRAINED_FORMS: ("u", 1), PRETRAINED_ROWS: ("i", 1)} if shape.pretrained else {}
         arrays = read_arrays(directory, config, {**kinds, **{name + SCALE: ("f", len(expected[name]) - 1)
-                                                             for name in quantized}})
+                                                             for name in quantized}, **pretrained})
+        if pretrained:
+            try:
+                vocabularies = vocabularies.with_pretrained(arrays.pop(PRETRAINED_FORMS), arrays.pop(PRETRAINED_ROWS),
+                                                            shape.pretrained)
+            except (UnicodeDecodeError, ValueError) as error:
+                raise ModelFileError(f"{directory / 'weights.npz'}: {error}") from None
         for name in quantized:
             arrays[name] = _dequantized(arrays[name], arrays.pop(name + SCALE), directory)
         for name, dims in expected.items():

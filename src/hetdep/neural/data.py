@@ -62,7 +62,8 @@ class Vocabularies:
         if not self.pretrained:
             return {}
         return {PRETRAINED_FORMS: np.frombuffer("\n".join(self.pretrained).encode("utf-8"), dtype=np.uint8),
-                PRETRAINED_ROWS: np.array(self.pretrained_rows, dtype=np.int32)}
+                PRETRAINED_ROWS: np.array(self.pretrained_rows, dtype=np.int16 if max(self.pretrained_rows) < 2 ** 15
+                                          else np.int32)}  # spaCy's vectors have 20,000 rows: int16
 
     def with_pretrained(self, forms: np.ndarray, rows: np.ndarray, table_rows: int) -> "Vocabularies":
         """These vocabularies with the pretrained forms of :meth:`pretrained_arrays`; ValueError if

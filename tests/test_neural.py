@@ -276,7 +276,7 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
     assert parser.encoder.batch([[sentence]]).pretrained[0, 1:].tolist() == [rows["zyxwv"], rows["le"], 0]
     parser.save(tmp_path / "model")
     loaded = NeuralParser.load(tmp_path / "model")
-    assert loaded.vocabularies.pretrained_rows == parser.vocabularies.pretrained_rows
+    assert dict(zip(loaded.vocabularies.pretrained, loaded.vocabularies.pretrained_rows)) == rows
     assert "pretrained vectors of 3 forms (3 dimensions)" in " ".join(describe(tmp_path / "model"))
     assert [t.heads for t in loaded.parse([sentence])] == [t.heads for t in parser.parse([sentence])]
 

@@ -58,12 +58,13 @@ class Vocabularies:
         return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")})
 
     def pretrained_arrays(self) -> dict[str, np.ndarray]:
-        """The pretrained forms (UTF-8, a line each) and their rows, for weights.npz (compressed there)."""
+        """The pretrained forms (UTF-8, a line each, sorted: they compress a third better) and their
+        rows, for weights.npz (compressed there)."""
         if not self.pretrained:
             return {}
-        return {PRETRAINED_FORMS: np.frombuffer("\n".join(self.pretrained).encode("utf-8"), dtype=np.uint8),
-                PRETRAINED_ROWS: np.array(self.pretrained_rows, dtype=np.int16 if max(self.pretrained_rows) < 2 ** 15
-                                          else np.int32)}  # spaCy's vectors have 20,000 rows: int16
+        forms, rows = zip(*sorted(zip(self.pretrained, self.pretrained_rows)))
+        return {PRETRAINED_FORMS: np.frombuffer("\n".join(forms).encode("utf-8"), dtype=np.uint8),
+                PRETRAINED_ROWS: np.array(rows, dtype=np.int16 if max(rows) < 2 ** 15 else np.int32)}  # spaCy's: 20,000
 
     def with_pretrained(self, forms: np.ndarray, rows: np.ndarray, table_rows: int) -> "Vocabularies":
         """These vocabularies with the pretrained forms of :meth:`pretrained_arrays`; ValueError if

@@ -242,6 +242,19 @@ def test_sentences_of_one_word_and_empty_input_parse(joint_result):
     assert list(joint_result.parser.parse([])) == []
 
 
+def test_sentences_batched_by_length_come_back_in_input_order(joint_result, monkeypatch):
+    import hetdep.neural.parser as module
+
+    sentences = _pair("dev", 12)[0]
+    alone = [next(joint_result.parser.parse([sentence])) for sentence in sentences]
+    monkeypatch.setattr(module, "SENTENCES_AT_ONCE", 3)
+    monkeypatch.setattr(module, "SENTENCES_READ_AHEAD", 7)
+    together = list(joint_result.parser.parse(iter(sentences)))
+    assert len({len(s) for s in sentences}) > 3  # lengths differ: batches are not in input order
+    assert [[(t.forms, t.heads, t.deprels) for t in pair] for pair in together] == \
+        [[(t.forms, t.heads, t.deprels) for t in pair] for pair in alone]
+
+
 def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
     gold = _pair("dev", 5)[1]
     tagged = list(joint_result.parser.tag(iter(gold)))

@@ -291,6 +291,10 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
     loaded = NeuralParser.load(tmp_path / "model")
     assert dict(zip(loaded.vocabularies.pretrained, loaded.vocabularies.pretrained_rows)) == rows
     assert "pretrained vectors of 3 forms (3 dimensions)" in " ".join(describe(tmp_path / "model"))
+    parser.save(tmp_path / "small", quantize=True)  # as hetdep compact writes it
+    small = NeuralParser.load(tmp_path / "small")
+    assert dict(zip(small.vocabularies.pretrained, small.vocabularies.pretrained_rows)) == rows
+    assert np.abs(small.arrays["pretrained.weight"] - kept).max() <= np.abs(kept).max() / 127
     assert [t.heads for t in loaded.parse([sentence])] == [t.heads for t in parser.parse([sentence])]
 
 

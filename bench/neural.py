@@ -11,6 +11,7 @@ neural``: the joint model of both schemes and one model per scheme; then, on the
 - dev LAS by epoch (the learning curves) and training time, from each model's history.
 
     python bench/neural.py --treebank ../shared/data/fr-sequoia --schemes sud,ud --out runs/neural [--epochs 30]
+        [--embeddings fr-vectors.txt]
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ from hetdep.treebank.conllu import read_conllu
 HETDEP = [sys.executable, "-m", "hetdep"]
 
 
-def train(treebank: Path, schemes: list[str], model: Path, epochs: int) -> None:
+def train(treebank: Path, schemes: list[str], model: Path, epochs: int, embeddings: Path | None) -> None:
     if (model / "config.json").exists():
         return
     files = ["--train", treebank / f"train.{schemes[0]}.conllu", "--dev", treebank / f"dev.{schemes[0]}.conllu"]
     if len(schemes) == 2:
         files += ["--train-b", treebank / f"train.{schemes[1]}.conllu", "--dev-b", treebank / f"dev.{schemes[1]}.conllu"]
     subprocess.run(HETDEP + ["train", "--parser", "neural", *map(str, files), "--model", str(model), "--iterations",
-                             str(epochs)], check=True)
+                             str(epochs)] + (["--embeddings", str(embeddings)] if embeddings else []), check=True)
 
 
 def parse(model: Path, source: Path, outputs: list[Path], input_format: str) -> tuple[float, int]:
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--schemes", default="sud,ud")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--embeddings", type=Path, help="pretrained vectors every model reads (bench/vectors_from_spacy.py)")
     args = parser.parse_args()
     schemes = args.schemes.split(",")
     models = {"joint": schemes} if len(schemes) == 2 else {}
@@ -65,7 +67,7 @@ def main() -> None:
     figures: dict = {"treebank": str(args.treebank), "models": {}}
     for name, trained in models.items():
         model = args.out / "models" / name
-        train(args.treebank, trained, model, args.epochs)
+        train(args.treebank, trained, model, args.epochs, args.embeddings)
         config = json.loads((model / "config.json").read_text(encoding="utf-8"))
         history = config["history"]
         figures["models"][name] = {"best_epoch": config["best_iteration"], "epochs": len(history),

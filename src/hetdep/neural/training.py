@@ -133,9 +133,7 @@ def read_embeddings(path: str) -> tuple[list[str], np.ndarray]:
     number is an error naming the line."""
     from hetdep.errors import InputError
 
-    words: list[str] = []
-    rows: list[np.ndarray] = []
-    seen: set[str] = set()
+    vectors: dict[str, np.ndarray] = {}  # lower-cased word -> its first vector, in the file's order
     dimension = None
     try:
         handle = open(path, encoding="utf-8")
@@ -156,16 +154,12 @@ def read_embeddings(path: str) -> tuple[list[str], np.ndarray]:
                 if not np.isfinite(values).all():
                     raise InputError(path, number, "a vector value is not a finite number")
                 dimension = len(values)
-                word = fields[0].lower()
-                if word not in seen:
-                    seen.add(word)
-                    words.append(word)
-                    rows.append(values)
+                vectors.setdefault(fields[0].lower(), values)
         except UnicodeDecodeError:
             raise InputError(path, None, "not UTF-8") from None
-    if not words:
+    if not vectors:
         raise InputError(path, None, "no word vectors")
-    return words, np.stack(rows)
+    return list(vectors), np.stack(list(vectors.values()))
 
 
 def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,

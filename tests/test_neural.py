@@ -280,7 +280,7 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
     parser = train_neural(_pair("train", 30)[:1], [], options).parser
     kept = parser.arrays["pretrained.weight"]
     assert kept.shape == (3, 3) and not kept[0].any()  # two distinct vectors, and row 0 for forms without one
-    rows = dict(zip(parser.vocabularies.pretrained, parser.vocabularies.pretrained_rows))
+    rows = parser.vocabularies.pretrained
     assert rows["le"] == rows["chat"] != rows["zyxwv"]
     scale = kept[rows["zyxwv"]][0] / 1.0
     assert kept[rows["le"]] == pytest.approx(scale * np.array([0.5, 0.25, -1.0]), rel=1e-5)
@@ -289,11 +289,11 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
     assert parser.encoder.batch([[sentence]]).pretrained[0, 1:].tolist() == [rows["zyxwv"], rows["le"], 0]
     parser.save(tmp_path / "model")
     loaded = NeuralParser.load(tmp_path / "model")
-    assert dict(zip(loaded.vocabularies.pretrained, loaded.vocabularies.pretrained_rows)) == rows
+    assert loaded.vocabularies.pretrained == rows
     assert "pretrained vectors of 3 forms (3 dimensions)" in " ".join(describe(tmp_path / "model"))
     parser.save(tmp_path / "small", quantize=True)  # as hetdep compact writes it
     small = NeuralParser.load(tmp_path / "small")
-    assert dict(zip(small.vocabularies.pretrained, small.vocabularies.pretrained_rows)) == rows
+    assert small.vocabularies.pretrained == rows
     assert np.abs(small.arrays["pretrained.weight"] - kept).max() <= np.abs(kept).max() / 127
     assert [t.heads for t in loaded.parse([sentence])] == [t.heads for t in parser.parse([sentence])]
 

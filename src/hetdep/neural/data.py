@@ -29,8 +29,7 @@ class Vocabularies:
     tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
-    pretrained: list[str] = field(default_factory=list)  # lower-cased forms with a pretrained vector
-    pretrained_rows: list[int] = field(default_factory=list)  # each one's row of the (frozen) vector table
+    pretrained: dict[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
@@ -62,7 +61,7 @@ class Vocabularies:
         rows, for weights.npz (compressed there)."""
         if not self.pretrained:
             return {}
-        forms, rows = zip(*sorted(zip(self.pretrained, self.pretrained_rows)))
+        forms, rows = zip(*sorted(self.pretrained.items()))
         return {PRETRAINED_FORMS: np.frombuffer("\n".join(forms).encode("utf-8"), dtype=np.uint8),
                 PRETRAINED_ROWS: np.array(rows, dtype=np.int16 if max(rows) < 2 ** 15 else np.int32)}  # spaCy's: 20,000
 
@@ -72,7 +71,7 @@ class Vocabularies:
         words = forms.tobytes().decode("utf-8").split("\n")
         if len(words) != len(rows) or not ((rows > 0) & (rows < table_rows)).all():
             raise ValueError("the pretrained forms and their rows do not fit the vector table")
-        return replace(self, pretrained=words, pretrained_rows=rows.tolist())
+        return replace(self, pretrained=dict(zip(words, rows.tolist())))
 
 
 def _by_count(counts: Counter, min_count: int) -> list[str]:
@@ -108,7 +107,6 @@ class Encoder:
     def __init__(self, vocabularies: Vocabularies):
         self.vocabularies = vocabularies
         self.word_index = {word: k for k, word in enumerate(vocabularies.words)}
-        self.pretrained_index = dict(zip(vocabularies.pretrained, vocabularies.pretrained_rows))
         self.char_index = {char: k for k, char in enumerate(vocabularies.chars)}
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
@@ -129,7 +127,7 @@ class Encoder:
             for k, form in enumerate(sentence.forms, 1):
                 lower = form.lower()
                 words[row, k] = self.word_index.get(lower, UNKNOWN)
-                pretrained[row, k] = self.pretrained_index.get(lower, 0)
+                pretrained[row, k] = self.vocabularies.pretrained.get(lower, 0)
                 types[row, k] = forms.setdefault(form, len(forms))
         if word_dropout > 0:
             import torch

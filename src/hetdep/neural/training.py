@@ -66,7 +66,7 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
         words, vectors = read_embeddings(options.embeddings)
         table, rows = np.unique(vectors, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
         table = table / max(float(table.std()), 1e-6)  # the scale of the trained embeddings (standard normal)
-        vocabularies.pretrained, vocabularies.pretrained_rows = words, (rows.reshape(-1) + 1).tolist()
+        vocabularies.pretrained = dict(zip(words, (rows.reshape(-1) + 1).tolist()))
     shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
                   dropout=options.dropout, pretrained=0 if table is None else len(table) + 1,

@@ -23,8 +23,9 @@ from hetdep.tokenizer.tokenizer import (
     gold_text,
     rebuild_text,
     sentence_text,
+    without_final_punctuation,
 )
-from hetdep.treebank.conllu import read_conllu, write_conllu
+from hetdep.treebank.conllu import FORM, MISC, read_conllu, write_conllu
 
 
 @pytest.fixture(scope="module")
@@ -136,23 +137,66 @@ def test_a_tokenizer_of_other_boundary_features_is_refused(sample_tokenizer, tmp
         Tokenizer.load(tmp_path / "tok")
 
 
+def _sentences_f1(tokenizer: Tokenizer, gold) -> float:
+    """CoNLL 2018 Sentences F1 of the tokenizer's sentences of ``gold.text`` (both ends right)."""
+    found = set()
+    for sentence in tokenizer.tokenize(gold.text, ranges=True):
+        ranges = [row[MISC].split("TokenRange=")[1].split("|")[0].split(":") for row in sentence.rows
+                  if "TokenRange=" in row[MISC]]
+        found.add((int(ranges[0][0]), int(ranges[-1][1])))
+    return 2 * len(found & set(gold.sentence_spans)) / (len(found) + len(gold.sentence_spans))
+
+
 def test_the_sentence_end_bias_is_the_best_of_its_grid_on_dev():
     train, dev = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "dev.ud.conllu"))
-    fitted = Tokenizer.train(train, dev, TokenizerOptions(iterations=3))
+    fitted = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=(0.0,)))
     bias = fitted.record["sentence_end_bias"]
     assert bias in SENTENCE_END_BIASES
     gold = gold_text(dev)
-    arrays = char_arrays(gold.text)
     row = _boundaries.constant_row(fitted.weights.shape[0])
     found = {}
     for other in SENTENCE_END_BIASES:
         weights = fitted.weights.copy()
         weights[row, _boundaries.SENTENCE_END] += other - bias
-        labels, _ = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
-                                         weights)
-        ends, guessed = gold.labels == _boundaries.SENTENCE_END, labels == _boundaries.SENTENCE_END
-        found[other] = 2 * int((ends & guessed).sum()) / int(ends.sum() + guessed.sum())
+        found[other] = _sentences_f1(Tokenizer(weights, fitted.multiword), gold)
     assert found[bias] == max(found.values())
+
+
+def test_sentences_without_final_punctuation_are_made_and_learned_from():
+    train, dev = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    stopped = next(s for s in train if s.rows[-1][FORM] == "." and "SpaceAfter=No" in s.rows[-2][MISC])
+    bare = without_final_punctuation(stopped)
+    assert bare.forms == stopped.forms[:-1] and len(bare.heads) == len(stopped.heads) - 1
+    assert sentence_text(bare) == sentence_text(stopped)[:-1].rstrip()
+    assert "SpaceAfter=No" not in bare.rows[-1][MISC]  # the last word no longer touches a full stop
+    assert gold_text([bare]).text == sentence_text(bare)
+    closing = next(s for s in train if s.rows[-1][FORM] in ('"', ")", "»"))
+    assert without_final_punctuation(closing) is None  # only Unicode's "other punctuation" is dropped
+    # each share trains a tokenizer, the best on dev is kept, and its record says which
+    both = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=(0.0, 0.5)))
+    chosen = both.record["unpunctuated"]
+    alone = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=(chosen,)))
+    other = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=({0.0: 0.5, 0.5: 0.0}[chosen],)))
+    assert np.array_equal(both.weights, alone.weights)
+    gold = gold_text(dev)
+    assert _sentences_f1(alone, gold) + _token_ends_f1(alone, gold) >= _sentences_f1(other, gold) + _token_ends_f1(other, gold)
+    assert not np.array_equal(alone.weights, other.weights)
+
+
+def _token_ends_f1(tokenizer: Tokenizer, gold) -> float:
+    arrays = char_arrays(gold.text)
+    labels, _ = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
+                                     tokenizer.weights)
+    ends, guessed = gold.labels >= _boundaries.TOKEN_END, labels >= _boundaries.TOKEN_END
+    return 2 * int((ends & guessed).sum()) / int(ends.sum() + guessed.sum())
+
+
+def test_dev_paragraph_breaks_end_sentences_as_blank_lines_do():
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:6]
+    for k in (2, 4):
+        dev[k].comments.insert(0, "# newpar")
+    gold = gold_text(dev)
+    assert gold.paragraph_ends.tolist() == [gold.sentence_spans[k - 1][1] - 1 for k in (2, 4)]
 
 
 @needs_shared

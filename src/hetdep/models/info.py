@@ -137,7 +137,9 @@ def describe(model_dir: str | Path) -> list[str]:
     dev = dev if all(dev.get(key) is not None for key in ("token_ends", "sentence_ends")) else None
     lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
                                   "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
-                                                               f"{dev['sentence_ends']:.2f})" if dev else "")))
+                                                               f"{dev['sentence_ends']:.2f}" + (f", sentences {dev['sentences']:.2f}"
+                                                               if dev.get("sentences") is not None else "") + ")"
+                                                               if dev else "")))
     if facts.get("tag_heads"):
         lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
     if facts.get("tagger") or (facts["kind"] not in ("tagger", "tokenizer") and not facts.get("tag_heads")):

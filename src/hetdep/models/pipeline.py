@@ -109,7 +109,7 @@ def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions
     from hetdep.tagger.tagger import TaggerOptions
     from hetdep.tokenizer.tokenizer import TokenizerOptions
 
-    stages = [Stage("tokenizer", TokenizerOptions().iterations, "iterations", fine=False)] if tokenizer else []
+    stages = [Stage("tokenizer", TokenizerOptions().passes_with_dev, "iterations", fine=False)] if tokenizer else []
     passes = 2 * TaggerOptions().iterations * len(train)  # both directions, at most
     stages += [Stage(f"tagger ({column})", passes, "sentence passes", stops_early=True) for column in columns + morphology]
     if columns:
@@ -159,21 +159,21 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     state = Path(model_dir) / checkpoint.STATE
     if with_tokenizer:
         display.start("tokenizer")
-
-        def tokenizer_iteration(line: str) -> None:
-            display.log(line)
-            display.advance("tokenizer")
-
         resumed = (state / "tokenizer" / "config.json").is_file()
         if resumed:
             tokenizer = Tokenizer.load(state / "tokenizer")
         else:
             texts = [sentence for path in pipeline.tokenizer_texts for sentence in read_conllu(path)]
-            tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=tokenizer_iteration)
+            tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
+                                       step=lambda: display.advance("tokenizer"))
             tokenizer.save(state / "tokenizer")
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
-        record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev")}
-        display.finish("tokenizer", f"iteration {tokenizer.record['best_iteration']} kept" + (RESUMED if resumed else ""))
+        share = tokenizer.record.get("unpunctuated", 0.0)
+        record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev"),
+                               "unpunctuated": share}
+        display.finish("tokenizer", f"iteration {tokenizer.record['best_iteration']} kept" +
+                       (f", {share:g} of the sentences without their final punctuation" if share else "") +
+                       (RESUMED if resumed else ""))
     elif pipeline.tokenizer and not separate_treebanks:
         display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
     taggers = []

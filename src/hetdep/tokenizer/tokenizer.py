@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -47,6 +48,15 @@ class TokenizerOptions:
     iterations: int = 10
     buckets_log2: int = 21  # rows of the hashed weight table: 2**21 (24 MB as float32)
     seed: int = 1
+    # Shares of the training sentences that lose their final punctuation each iteration (so
+    # sentence ends without a full stop, headings and captions, are learned); with dev text each
+    # share trains a tokenizer and the best on dev is kept, without it the first share is used.
+    unpunctuated: tuple[float, ...] = (0.0, 0.3)
+
+    @property
+    def passes_with_dev(self) -> int:
+        """Iterations over the training text when dev text is given (one run a share)."""
+        return self.iterations * len(self.unpunctuated)
 
 
 # --- the training document -----------------------------------------------------------------------
@@ -61,6 +71,7 @@ class GoldText:
     sentence_spans: list[tuple[int, int]]  # characters of each sentence
     tokens: list[list[Token]]  # per sentence
     skipped: int  # sentences without # text, or whose tokens do not spell it
+    paragraph_ends: np.ndarray  # the last characters of sentences a new paragraph or document follows
 
 
 def sentence_text(sentence: Sentence) -> str | None:
@@ -134,21 +145,48 @@ def _spans(text: str, forms: Sequence[str]) -> list[tuple[int, int]] | None:
     return spans
 
 
+def _final_punctuation(char: str) -> bool:
+    """Unicode's "other punctuation" (``.``, ``?``, ``:``, ``…``, ``。``...) but not quotation marks."""
+    return unicodedata.category(char) == "Po" and not any(w in unicodedata.name(char, "") for w in ("QUOTATION", "APOSTROPHE"))
+
+
+def without_final_punctuation(sentence: Sentence) -> Sentence | None:
+    """The sentence as it would be without its last token when that token is final punctuation
+    (``.``, ``?!``, ``:``, ``。``; closing quotes and brackets stay), or None when it has no such
+    token to lose."""
+    rows, text = sentence.rows, sentence_text(sentence)
+    last = rows[-1][FORM] if rows else ""
+    if (len(sentence.word_rows) < 2 or sentence.word_rows[-1] != len(rows) - 1 or not text or not text.endswith(last)
+            or not all(_final_punctuation(char) for char in last) or not last):
+        return None
+    kept = [list(row) for row in rows[:-1]]  # the new last word ends the sentence as the punctuation did
+    misc = [m for m in kept[-1][MISC].split("|") if m not in ("SpaceAfter=No", "_")]
+    misc += [m for m in rows[-1][MISC].split("|") if m == "SpaceAfter=No"]
+    kept[-1][MISC] = "|".join(misc) or "_"
+    comments = [f"# text = {text[:-len(last)].rstrip()}" if c.startswith(("# text =", "# text=")) else c
+                for c in sentence.comments]
+    return Sentence(comments, kept, sentence.word_rows[:-1], sentence.heads[:-1], sentence.path, sentence.line)
+
+
 def gold_text(sentences: Iterable[Sentence]) -> GoldText:
     pieces: list[str] = []
     labels: list[np.ndarray] = []
     spans, tokens, skipped, length = [], [], 0, 0
-    kept: list[tuple[str, list[Token], list[tuple[int, int]], bool]] = []
+    kept: list[tuple[str, list[Token], list[tuple[int, int]], bool, bool]] = []
     for sentence in sentences:
         text, toks = sentence_text(sentence), sentence_tokens(sentence)
         where = _spans(text, [form for form, _ in toks]) if text else None
         if not where:
             skipped += 1
             continue
-        kept.append((text, toks, where, _space_after(sentence)))
-    spaced = sum(space for *_, space in kept) * 2 >= len(kept)  # how this treebank's sentences follow each other
-    for k, (text, toks, where, _) in enumerate(kept):
+        new_paragraph = any(c.startswith(("# newpar", "# newdoc")) for c in sentence.comments)
+        kept.append((text, toks, where, _space_after(sentence), new_paragraph))
+    spaced = sum(space for _, _, _, space, _ in kept) * 2 >= len(kept)  # how this treebank's sentences follow each other
+    paragraph_ends = []
+    for k, (text, toks, where, _, new_paragraph) in enumerate(kept):
         if pieces:
+            if new_paragraph:
+                paragraph_ends.append(length - 1)
             joiner = " " if spaced or k % 2 else ""  # touching sentences also meet a space, as users' text may have
             pieces.append(joiner)
             labels.append(np.full(len(joiner), -1, np.int8))
@@ -165,33 +203,60 @@ def gold_text(sentences: Iterable[Sentence]) -> GoldText:
         spans.append((length, length + len(text)))
         tokens.append(toks)
         length += len(text)
-    return GoldText("".join(pieces), np.concatenate(labels) if labels else np.zeros(0, np.int8), spans, tokens, skipped)
+    return GoldText("".join(pieces), np.concatenate(labels) if labels else np.zeros(0, np.int8), spans, tokens, skipped,
+                    np.array(paragraph_ends, np.int64))
 
 
 # --- the model ----------------------------------------------------------------------------------
 
 
+def _sentence_spans(labels: np.ndarray) -> set[tuple[int, int]]:
+    """Each sentence's first and past-last character, as :meth:`Tokenizer.tokenize` would cut
+    them from these labels (the last character that is not white space always ends one)."""
+    visible = np.flatnonzero(labels >= 0)
+    if not len(visible):
+        return set()
+    ends = np.flatnonzero(labels == SENTENCE_END)
+    if not len(ends) or ends[-1] != visible[-1]:
+        ends = np.append(ends, visible[-1])
+    starts = visible[np.searchsorted(visible, np.concatenate(([0], ends[:-1] + 1)))]
+    return set(zip(starts.tolist(), (ends + 1).tolist()))
+
+
 def _boundary_f1(gold: np.ndarray, guess: np.ndarray) -> dict[str, float]:
-    """Character-level F1 of token ends and of sentence ends."""
+    """F1 of token ends and of sentence ends (characters), and of sentences (both ends right, as
+    the CoNLL 2018 shared task counts them)."""
     scores = {}
     for name, at_least in (("token_ends", TOKEN_END), ("sentence_ends", SENTENCE_END)):
         g, s = gold >= at_least, guess >= at_least
         both = int(np.sum(g & s))
         total = int(g.sum() + s.sum())
         scores[name] = round(200.0 * both / total, 2) if total else 100.0
+    g, s = _sentence_spans(gold), _sentence_spans(guess)
+    scores["sentences"] = round(200.0 * len(g & s) / (len(g) + len(s)), 2) if g or s else 100.0
     return scores
+
+
+def _dev_score(scores: dict[str, float]) -> float:
+    """What the tokenizer's choices on dev maximize: tokens and sentences alike."""
+    return scores["token_ends"] + scores["sentences"]
 
 
 SENTENCE_END_BIASES = tuple(float(b) for b in range(-10, 31, 2))  # grid fitted on dev, in perceptron-score units
 
 
-def _labels(arrays, weights: np.ndarray) -> np.ndarray:
-    return _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, weights)[0]
+def _dev_scores(weights: np.ndarray, arrays, gold: GoldText) -> dict[str, float]:
+    """:func:`_boundary_f1` of these weights on dev text whose paragraph breaks end sentences, as
+    blank lines do in :meth:`Tokenizer.tokenize`."""
+    labels = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
+                                  weights)[0]
+    labels[gold.paragraph_ends] = SENTENCE_END
+    return _boundary_f1(gold.labels, labels)
 
 
-def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: np.ndarray) -> tuple[np.ndarray, float, float]:
+def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText) -> tuple[np.ndarray, float, float]:
     """The weights with the bias of the sentence-end label (the weight of the feature every
-    boundary has, template 0) moved by the grid value that gives the best dev F1 of sentence ends
+    boundary has, template 0) moved by the grid value that gives the best dev F1 of sentences
     (the smallest move on ties), the move and that F1. The perceptron leaves that label, rare next
     to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
     row = int(_boundaries.constant_row(weights.shape[0]))
@@ -200,12 +265,51 @@ def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: np.ndarray) -> tup
 
     def f1(bias: float) -> float:
         moved[row, SENTENCE_END] = base + bias
-        return _boundary_f1(gold, _labels(arrays, moved))["sentence_ends"]
+        return _dev_scores(moved, arrays, gold)["sentences"]
 
     scores = {bias: f1(bias) for bias in SENTENCE_END_BIASES}
     bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b], -abs(b)))
     moved[row, SENTENCE_END] = base + bias
     return moved, bias, scores[bias]
+
+
+def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, options: TokenizerOptions,
+                   dev_gold: GoldText | None, dev_arrays, log: Callable[[str], None],
+                   step: Callable[[], None]) -> tuple[np.ndarray, list[dict]]:
+    """The averaged weights of the best iteration (the last without dev) and every iteration's
+    record. With ``share``, each iteration reads a text of its own in which that share of the
+    sentences, drawn anew, have lost their final punctuation."""
+    weights = np.zeros((1 << options.buckets_log2, N_LABELS), np.float64)
+    sums = np.zeros_like(weights)
+    clock = np.zeros(1, np.int64)
+    rng = np.random.default_rng(options.seed)
+    best, best_score, history = None, -1.0, []
+    arrays = char_arrays(gold.text)
+    for iteration in range(1, options.iterations + 1):
+        started = time.perf_counter()
+        if share:
+            gold = gold_text([(without_final_punctuation(s) if draw < share else None) or s
+                              for s, draw in zip(train, rng.random(len(train)))])
+            arrays = char_arrays(gold.text)
+        blocks = [np.flatnonzero(gold.labels[start:end] >= 0) + start for start, end in gold.sentence_spans]
+        order = np.concatenate([blocks[k] for k in rng.permutation(len(blocks))])
+        mistakes = _boundaries.train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
+                                           arrays.chunk_end, gold.labels.astype(np.int64), order, weights, sums, clock)
+        averaged = (weights - sums / clock[0]).astype(np.float32)
+        entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
+        score = float(iteration)
+        if dev_arrays is not None:
+            entry["dev"] = _dev_scores(averaged, dev_arrays, dev_gold)
+            score = _dev_score(entry["dev"])
+        history.append(entry)
+        log(f"tokenizer iteration {iteration}" + (f" ({share:g} without final punctuation)" if share else "") +
+            f": {mistakes} mistakes" +
+            (f", dev F1 token ends {entry['dev']['token_ends']:.2f}, sentences {entry['dev']['sentences']:.2f}"
+             if "dev" in entry else ""))
+        step()
+        if score > best_score:
+            best, best_score = averaged, score
+    return best, history
 
 
 class Tokenizer:
@@ -218,50 +322,36 @@ class Tokenizer:
 
     @classmethod
     def train(cls, train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
-              options: TokenizerOptions = TokenizerOptions(), log: Callable[[str], None] = lambda _: None) -> "Tokenizer":
-        """Train on sentences with ``# text``; with ``dev``, keep the iteration with the best boundary F1 there."""
+              options: TokenizerOptions = TokenizerOptions(), log: Callable[[str], None] = lambda _: None,
+              step: Callable[[], None] = lambda: None) -> "Tokenizer":
+        """Train on sentences with ``# text``; with ``dev``, keep the iteration with the best boundary
+        F1 there, fit the sentence-end bias, and keep the best of the ``unpunctuated`` shares.
+        ``log`` takes a line per iteration and choice, ``step`` is called after each iteration."""
         gold = gold_text(train)
         if not gold.tokens:
             raise HetdepError("no training sentence has a '# text' comment its tokens spell: the tokenizer cannot learn")
-        arrays = char_arrays(gold.text)
         dev_gold = gold_text(dev) if dev else None
         dev_arrays = char_arrays(dev_gold.text) if dev_gold and dev_gold.tokens else None
-        buckets = 1 << options.buckets_log2
-        weights = np.zeros((buckets, N_LABELS), np.float64)
-        sums = np.zeros_like(weights)
-        clock = np.zeros(1, np.int64)
-        rng = np.random.default_rng(options.seed)
-        blocks = [np.flatnonzero(gold.labels[start:end] >= 0) + start for start, end in gold.sentence_spans]
-        labels = gold.labels.astype(np.int64)
-        best, best_score, history = None, -1.0, []
-        for iteration in range(1, options.iterations + 1):
-            started = time.perf_counter()
-            order = np.concatenate([blocks[k] for k in rng.permutation(len(blocks))])
-            mistakes = _boundaries.train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
-                                               arrays.chunk_end, labels, order, weights, sums, clock)
-            averaged = (weights - sums / clock[0]).astype(np.float32)
-            entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
-            score = float(iteration)
+        shares = options.unpunctuated if dev_arrays is not None else options.unpunctuated[:1]
+        tried = []
+        for share in shares:
+            weights, history = _train_weights(train, gold, share, options, dev_gold, dev_arrays, log, step)
+            bias, score = 0.0, 0.0
             if dev_arrays is not None:
-                guess = _labels(dev_arrays, averaged)
-                entry["dev"] = _boundary_f1(dev_gold.labels, guess)
-                score = entry["dev"]["token_ends"] + entry["dev"]["sentence_ends"]
-            history.append(entry)
-            log(f"tokenizer iteration {iteration}: {mistakes} mistakes" +
-                (f", dev F1 token ends {entry['dev']['token_ends']:.2f}, sentence ends {entry['dev']['sentence_ends']:.2f}"
-                 if "dev" in entry else ""))
-            if score > best_score:
-                best, best_score = averaged, score
-        bias = 0.0
-        if dev_arrays is not None:
-            best, bias, f1 = _fit_sentence_end_bias(best, dev_arrays, dev_gold.labels)
-            log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentence ends {f1:.2f})")
+                weights, bias, f1 = _fit_sentence_end_bias(weights, dev_arrays, dev_gold)
+                log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentences {f1:.2f})")
+                score = _dev_score(_dev_scores(weights, dev_arrays, dev_gold))
+            tried.append((score, share, weights, history, bias))
+        score, share, weights, history, bias = max(tried, key=lambda t: t[0])  # the first of equals
+        if len(tried) > 1:
+            log(f"tokenizer: {share:g} of the sentences without their final punctuation kept (dev F1 of token "
+                f"ends and sentences summed: " + ", ".join(f"{t[1]:g}: {t[0]:.2f}" for t in tried) + ")")
         multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
-        best_entry = max(history, key=lambda e: (e["dev"]["token_ends"] + e["dev"]["sentence_ends"]) if "dev" in e else e["iteration"])
+        best_entry = max(history, key=lambda e: _dev_score(e["dev"]) if "dev" in e else e["iteration"])
         record = {"options": asdict(options), "history": history, "best_iteration": best_entry["iteration"],
                   "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
-                  "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias}
-        return cls(best, multiword, record)
+                  "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias, "unpunctuated": share}
+        return cls(weights, multiword, record)
 
     # files
 

@@ -305,7 +305,7 @@ def jackknife_command(train_path, output_path, folds, columns, beam, iterations,
 
 @click.command("train-tokenizer")
 @click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="A UD treebank whose sentences have '# text' comments (and SpaceAfter=No, multiword-token lines as UD has them).")
-@click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev treebank: picks the iteration with the best token- and sentence-end F1.")
+@click.option("--dev", "dev_path", type=click.Path(dir_okay=False), help="Dev treebank: picks the iteration, the sentence-end bias and whether training sentences lose their final punctuation (so headings and captions end sentences) by the F1 of token ends plus the CoNLL 2018 Sentences F1 there.")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the tokenizer to.")
 @click.option("--tokenizer-text", "tokenizer_texts", multiple=True, type=click.Path(dir_okay=False, exists=True), help="Another treebank whose text, tokens and sentence ends are learned too; repeat for several.")
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations.")

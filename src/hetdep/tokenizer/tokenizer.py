@@ -156,8 +156,8 @@ def without_final_punctuation(sentence: Sentence) -> Sentence | None:
     token to lose."""
     rows, text = sentence.rows, sentence_text(sentence)
     last = rows[-1][FORM] if rows else ""
-    if (len(sentence.word_rows) < 2 or sentence.word_rows[-1] != len(rows) - 1 or not text or not text.endswith(last)
-            or not all(_final_punctuation(char) for char in last) or not last):
+    if (not last or len(sentence.word_rows) < 2 or sentence.word_rows[-1] != len(rows) - 1 or not text
+            or not text.endswith(last) or not all(_final_punctuation(char) for char in last)):
         return None
     kept = [list(row) for row in rows[:-1]]  # the new last word ends the sentence as the punctuation did
     misc = [m for m in kept[-1][MISC].split("|") if m not in ("SpaceAfter=No", "_")]

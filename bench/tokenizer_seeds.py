@@ -51,9 +51,11 @@ def main() -> None:
             rows, chosen, started = [], [], time.perf_counter()
             for seed in range(1, args.seeds + 1):
                 tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=seed, unpunctuated=tuple(options)))
-                rows.append(scores(tokenizer, args.dev, Path(folder))[1:] + scores(tokenizer, args.test, Path(folder)))
+                _, dev_sentences = scores(tokenizer, args.dev, Path(folder))
+                test_tokens, test_sentences = scores(tokenizer, args.test, Path(folder))
+                rows.append((dev_sentences, test_tokens, test_sentences))
                 chosen.append(f"{tokenizer.record['unpunctuated']:g}")
-            a = np.array(rows)  # dev sentences, test tokens, test sentences
+            a = np.array(rows)
             span = lambda k: f"{a[:, k].mean():.2f} ({a[:, k].min():.2f}-{a[:, k].max():.2f})"  # noqa: E731
             print(f"| {shares} | {span(0)} | {span(2)} | {span(1)} | {' '.join(chosen)} | "
                   f"{(time.perf_counter() - started) / args.seeds:.0f} |", flush=True)

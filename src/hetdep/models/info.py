@@ -134,12 +134,11 @@ def describe(model_dir: str | Path) -> list[str]:
         lines.append(f"features: {facts['features']}")
     tokenizer = facts.get("tokenizer")
     dev = (tokenizer or {}).get("dev") or {}
-    dev = dev if all(dev.get(key) is not None for key in ("token_ends", "sentence_ends")) else None
+    named = [("token ends", "token_ends"), ("sentence ends", "sentence_ends"), ("sentences", "sentences")]
+    dev_f1 = ", ".join(f"{name} {dev[key]:.2f}" for name, key in named if dev.get(key) is not None)
+    dev_f1 = dev_f1 if all(dev.get(key) is not None for key in ("token_ends", "sentence_ends")) else ""
     lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
-                                  "yes, raw text is parsed" + (f" (dev F1 of token ends {dev['token_ends']:.2f}, sentence ends "
-                                                               f"{dev['sentence_ends']:.2f}" + (f", sentences {dev['sentences']:.2f}"
-                                                               if dev.get("sentences") is not None else "") + ")"
-                                                               if dev else "")))
+                                  "yes, raw text is parsed" + (f" (dev F1 of {dev_f1})" if dev_f1 else "")))
     if facts.get("tag_heads"):
         lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
     if facts.get("tagger") or (facts["kind"] not in ("tagger", "tokenizer") and not facts.get("tag_heads")):

@@ -81,6 +81,11 @@ def sentence_text(sentence: Sentence) -> str | None:
     return None
 
 
+def starts_paragraph(sentence: Sentence) -> bool:
+    """Whether the treebank marks a new paragraph or document at this sentence."""
+    return any(c.startswith(("# newpar", "# newdoc")) for c in sentence.comments)
+
+
 def document_text(sentences: Iterable[Sentence]) -> str:
     """A treebank's text as the CoNLL 2018 shared task gave it to the systems: each sentence's
     ``# text`` (its forms when it has none) after a space, or after a blank line where the
@@ -88,8 +93,7 @@ def document_text(sentences: Iterable[Sentence]) -> str:
     pieces = []
     for sentence in sentences:
         if pieces:
-            new_paragraph = any(c.startswith(("# newpar", "# newdoc")) for c in sentence.comments)
-            pieces.append("\n\n" if new_paragraph else " ")
+            pieces.append("\n\n" if starts_paragraph(sentence) else " ")
         pieces.append(sentence_text(sentence) or " ".join(sentence.forms))
     return "".join(pieces)
 
@@ -179,8 +183,7 @@ def gold_text(sentences: Iterable[Sentence]) -> GoldText:
         if not where:
             skipped += 1
             continue
-        new_paragraph = any(c.startswith(("# newpar", "# newdoc")) for c in sentence.comments)
-        kept.append((text, toks, where, _space_after(sentence), new_paragraph))
+        kept.append((text, toks, where, _space_after(sentence), starts_paragraph(sentence)))
     spaced = sum(space for _, _, _, space, _ in kept) * 2 >= len(kept)  # how this treebank's sentences follow each other
     paragraph_ends = []
     for k, (text, toks, where, _, new_paragraph) in enumerate(kept):
@@ -254,36 +257,36 @@ def _dev_scores(weights: np.ndarray, arrays, gold: GoldText) -> dict[str, float]
     return _boundary_f1(gold.labels, labels)
 
 
-def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText) -> tuple[np.ndarray, float, float]:
+def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText) -> tuple[np.ndarray, float, dict[str, float]]:
     """The weights with the bias of the sentence-end label (the weight of the feature every
     boundary has, template 0) moved by the grid value that gives the best dev F1 of sentences
-    (the smallest move on ties), the move and that F1. The perceptron leaves that label, rare next
+    (the smallest move on ties), the move and the dev scores with it. The perceptron leaves that label, rare next
     to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
     row = int(_boundaries.constant_row(weights.shape[0]))
     moved = weights.copy()
     base = moved[row, SENTENCE_END]
 
-    def f1(bias: float) -> float:
+    def scored(bias: float) -> dict[str, float]:
         moved[row, SENTENCE_END] = base + bias
-        return _dev_scores(moved, arrays, gold)["sentences"]
+        return _dev_scores(moved, arrays, gold)
 
-    scores = {bias: f1(bias) for bias in SENTENCE_END_BIASES}
-    bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b], -abs(b)))
+    scores = {bias: scored(bias) for bias in SENTENCE_END_BIASES}
+    bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b]["sentences"], -abs(b)))
     moved[row, SENTENCE_END] = base + bias
     return moved, bias, scores[bias]
 
 
 def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, options: TokenizerOptions,
                    dev_gold: GoldText | None, dev_arrays, log: Callable[[str], None],
-                   step: Callable[[], None]) -> tuple[np.ndarray, list[dict]]:
-    """The averaged weights of the best iteration (the last without dev) and every iteration's
-    record. With ``share``, each iteration reads a text of its own in which that share of the
+                   step: Callable[[], None]) -> tuple[np.ndarray, int, list[dict]]:
+    """The averaged weights of the best iteration (the last without dev), its number, and every
+    iteration's record. With ``share``, each iteration reads a text of its own in which that share of the
     sentences, drawn anew, have lost their final punctuation."""
     weights = np.zeros((1 << options.buckets_log2, N_LABELS), np.float64)
     sums = np.zeros_like(weights)
     clock = np.zeros(1, np.int64)
     rng = np.random.default_rng(options.seed)
-    best, best_score, history = None, -1.0, []
+    best, best_iteration, best_score, history = None, 0, -1.0, []
     arrays = char_arrays(gold.text)
     for iteration in range(1, options.iterations + 1):
         started = time.perf_counter()
@@ -308,8 +311,8 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
              if "dev" in entry else ""))
         step()
         if score > best_score:
-            best, best_score = averaged, score
-    return best, history
+            best, best_iteration, best_score = averaged, iteration, score
+    return best, best_iteration, history
 
 
 class Tokenizer:
@@ -335,20 +338,20 @@ class Tokenizer:
         shares = options.unpunctuated if dev_arrays is not None else options.unpunctuated[:1]
         tried = []
         for share in shares:
-            weights, history = _train_weights(train, gold, share, options, dev_gold, dev_arrays, log, step)
+            weights, best_iteration, history = _train_weights(train, gold, share, options, dev_gold, dev_arrays, log,
+                                                              step)
             bias, score = 0.0, 0.0
             if dev_arrays is not None:
-                weights, bias, f1 = _fit_sentence_end_bias(weights, dev_arrays, dev_gold)
-                log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentences {f1:.2f})")
-                score = _dev_score(_dev_scores(weights, dev_arrays, dev_gold))
-            tried.append((score, share, weights, history, bias))
-        score, share, weights, history, bias = max(tried, key=lambda t: t[0])  # the first of equals
+                weights, bias, scores = _fit_sentence_end_bias(weights, dev_arrays, dev_gold)
+                log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentences {scores['sentences']:.2f})")
+                score = _dev_score(scores)
+            tried.append((score, share, weights, best_iteration, history, bias))
+        score, share, weights, best_iteration, history, bias = max(tried, key=lambda t: t[0])  # the first of equals
         if len(tried) > 1:
             log(f"tokenizer: {share:g} of the sentences without their final punctuation kept (dev F1 of token "
                 f"ends and sentences summed: " + ", ".join(f"{t[1]:g}: {t[0]:.2f}" for t in tried) + ")")
         multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
-        best_entry = max(history, key=lambda e: _dev_score(e["dev"]) if "dev" in e else e["iteration"])
-        record = {"options": asdict(options), "history": history, "best_iteration": best_entry["iteration"],
+        record = {"options": asdict(options), "history": history, "best_iteration": best_iteration,
                   "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
                   "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias, "unpunctuated": share}
         return cls(weights, multiword, record)

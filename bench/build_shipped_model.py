@@ -6,7 +6,7 @@ of the full model on fr-sequoia test from raw text, with the treebanks' licenses
     python bench/build_shipped_model.py --out OUT --vectors FOLDER [--threads 2]
 
 OUT/fr-sequoia holds the full model (trained unless it is there), OUT/fr-sequoia-compact the
-compact one; the script then replaces src/hetdep/samples/model and prints the sha256 of each of
+compact one, without the helper taggers of its network's tags (their megabytes); the script then replaces src/hetdep/samples/model and prints the sha256 of each of
 its files and of the whole (the digest of the sorted "sha256  path" lines).
 """
 
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import sys
 from pathlib import Path
 
 from recipes import DATA, score, train
 
+from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "hetdep" / "samples" / "model"
@@ -52,6 +54,19 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def without_tag_helpers(model: Path) -> None:
+    """The model's network tags alone: its helper taggers (hetdep.models.tag_mixing) left out, so
+    it stays under LIMIT_MB (fr-sequoia's UPOS tagger weighs 2.8 MB compact; with it, test UPOS from
+    raw text 97.71 -> 97.86, UFeats 96.50 -> 96.55, Lemmas unchanged)."""
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    weights = (config.get("pipeline") or {}).get("tag_weights") or {}
+    for column in weights:
+        shutil.rmtree(model / "tagger" / column, ignore_errors=True)
+    if weights:
+        config["pipeline"]["tag_weights"] = {column: 0.0 for column in weights}
+        write_config(model, config)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, type=Path)
@@ -65,6 +80,7 @@ def main() -> None:
     if compact.exists():
         shutil.rmtree(compact)
     compact_model(full, compact)
+    without_tag_helpers(compact)
     for name, source in [("sequoia-ud", "fr-sequoia/ud"), ("sequoia-sud", "fr-sequoia/sud"), ("gsd-ud", "fr-gsd/ud")]:
         for suffix in ("LICENSE.txt", "README.md"):
             shutil.copyfile(DATA / f"{source}.{suffix}", compact / f"{name}.{suffix}")

@@ -68,12 +68,13 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--shards", type=click.IntRange(2, 1024), default=None, help="With --workers/--scheduler: shards of the training set  [default: the number of workers, at least 2]")
 @click.option("--embeddings", type=click.Path(dir_okay=False, exists=True), help="--parser neural: pretrained word vectors (word2vec or fastText text format: a word and its numbers a line), read beside the trained embeddings and kept as they are, so a form the treebank never had still has its vector; the model keeps them (bench/vectors_from_spacy.py writes such a file from a spaCy package).")
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
+@click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
-                  tokenizer_texts, embeddings, decoder, resume_dir):
+                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard
@@ -105,8 +106,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         from hetdep.neural import torch_module
 
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
-    if (embeddings or decoder) and not neural:
-        raise HetdepError(f"{'--embeddings' if embeddings else '--decoder'} is for --parser neural")
+    neural_only = {"--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None}
+    if not neural and any(neural_only.values()):
+        raise HetdepError(f"{next(name for name, given in neural_only.items() if given)} is for --parser neural")
     iterations = iterations or (30 if neural else 15)
     patience = patience or (8 if neural else 4)
     if neural:
@@ -155,7 +157,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tokenizer_texts=tokenizer_texts,
                               tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings, decoder=decoder)
+                              embeddings=embeddings, decoder=decoder, final_epochs=final_epochs)
     with _kept_for_resume(context, model_dir):
         result = train_pipeline(model_dir, choice, pipeline, options,
                                 TrainingFiles(train_path, dev_path, train_b_path, dev_b_path), names_given)

@@ -62,6 +62,7 @@ def summary(model_dir: str | Path) -> dict:
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" or len(labels) == 2 and neural else []),
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
+        "tag_weights": (config.get("pipeline") or {}).get("tag_weights") if neural else None,
         "words": len(config.get("words", config.get("strings", []))),
         "pretrained": _pretrained_vectors(directory, config) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
@@ -140,7 +141,9 @@ def describe(model_dir: str | Path) -> list[str]:
     lines.append("tokenizer: " + ("none (the input must be tokenized: one sentence a line, or CoNLL-U)" if not tokenizer else
                                   "yes, raw text is parsed" + (f" (dev F1 of {dev_f1})" if dev_f1 else "")))
     if facts.get("tag_heads"):
-        lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})")
+        helped = [f"{column} at weight {weight:g}" for column, weight in (facts.get("tag_weights") or {}).items() if weight]
+        lines.append(f"tags: predicted by the network itself ({', '.join(facts['tag_heads'])})"
+                     + (f", helped by its bundled taggers ({', '.join(helped)})" if helped else ""))
     if facts.get("tagger") or (facts["kind"] not in ("tagger", "tokenizer") and not facts.get("tag_heads")):
         lines.append("bundled taggers: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):

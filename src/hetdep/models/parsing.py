@@ -241,6 +241,8 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         from hetdep.neural.parser import NeuralParser  # NumPy alone: parsing needs no PyTorch
 
         opened.parser = NeuralParser.load(model_dir)
+        if tag_input:
+            opened.taggers = _with_tag_helpers(opened.parser, taggers, config, model_dir)
         return opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)
@@ -258,6 +260,32 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     if choice.lattice_weight is not None and kind not in GRAPH_KINDS and choice.given is None:
         opened.parser.lattice_weight = choice.lattice_weight
     return opened
+
+
+def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: str | Path) -> list:
+    """A neural model's bundled taggers that tag after its network (FEATS, LEMMA); those of its
+    network's tag columns become the network's helpers at the weights its training fitted
+    (:mod:`hetdep.models.tag_mixing`)."""
+    from hetdep.models.tag_mixing import helper
+
+    weights = (config.get("pipeline") or {}).get("tag_weights") or {}
+    where = Path(model_dir) / "config.json"
+    if not isinstance(weights, dict) or not all(
+            column in parser.vocabularies.tag_columns and isinstance(weight, (int, float)) and 0 <= weight < float("inf")
+            for column, weight in weights.items()):
+        raise ModelFileError(f"{where}: damaged tag weights (pipeline.tag_weights): {weights!r}")
+    after = []
+    for tagger in taggers:
+        if tagger.column in parser.vocabularies.tag_columns and weights.get(tagger.column):
+            names = parser.vocabularies.tags[parser.vocabularies.tag_columns.index(tagger.column)]
+            parser.tag_helpers[tagger.column] = (helper(tagger, names), float(weights[tagger.column]))
+        else:
+            after.append(tagger)
+    missing = [column for column, weight in weights.items() if weight and column not in parser.tag_helpers]
+    if missing:
+        raise ModelFileError(f"{where}: the network's {', '.join(missing).upper()} tags are mixed with a tagger that "
+                             f"{Path(model_dir) / 'tagger'} does not have")
+    return after
 
 
 def _feats_b(config: dict, model_dir: str | Path) -> FeatureMap | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from hetdep import interrupts
 from hetdep.errors import HetdepError
@@ -58,6 +58,7 @@ class PipelineChoice:
     shards: int = 0  # its shards (0: as many as local workers, at least 2)
     embeddings: str | None = None  # a neural model's pretrained word vectors
     decoder: str | None = None  # a neural model's tree decoder (eisner or mst)
+    final_epochs: int | None = None  # a neural model's epochs at a lower learning rate (None: its default)
 
 
 @dataclass
@@ -104,6 +105,20 @@ def _morphology_columns(train: Sequence[Sentence], path: str | Path, tags: Seque
     return columns, left_out
 
 
+def _fit_tag_weights(parser, helpers: list, dev: Sequence[Sentence], log: Callable[[str], None]) -> dict[str, float]:
+    """Each tag column's weight of its perceptron tagger beside the network's head
+    (:mod:`hetdep.models.tag_mixing`), fitted on dev; a tagger of weight 0 is not kept."""
+    from hetdep.models.tag_mixing import fit_weight
+
+    weights = {}
+    for tagger in helpers:
+        weight, accuracy = fit_weight(parser, tagger, dev)
+        weights[tagger.column] = weight
+        log(f"{tagger.column.upper()}: the network's tags" + (f" and its tagger's at weight {weight:g}" if weight else " alone")
+            + f", dev accuracy {accuracy[weight]:.2f}% (the network alone: {accuracy[0.0]:.2f}%)")
+    return weights
+
+
 def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
             tokenizer: bool, columns: list[str], morphology: list[str]) -> list[Stage]:
     from hetdep.tagger.tagger import TaggerOptions
@@ -115,7 +130,12 @@ def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions
     if columns:
         stages.append(Stage("jackknifing", pipeline.folds * len(columns), "folds", fine=False))
     examples = len(train) + (len(train_b) if choice.concatenate else 0)
-    stages.append(Stage("parser", options.iterations * examples, "sentence passes", stops_early=True))
+    epochs = options.iterations
+    if choice.parser == NEURAL:  # and its final epochs at a lower rate
+        from hetdep.neural.training import NeuralOptions
+
+        epochs += NeuralOptions().final_epochs if pipeline.final_epochs is None else pipeline.final_epochs
+    stages.append(Stage("parser", epochs * examples, "sentence passes", stops_early=True))
     return stages
 
 
@@ -144,10 +164,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
                if trains_taggers and not neural else [])
     morphology, left_out = _morphology_columns(train, files.train, columns, neural) if trains_taggers else ([], [])
+    helpers = [column for column in TAG_COLUMNS if annotated(train, column)] if trains_taggers and neural else []
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
-    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns, morphology), stream,
+    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns, helpers + morphology), stream,
                          interactive)
     for line in left_out:
         display.log(line)
@@ -177,7 +198,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     elif pipeline.tokenizer and not separate_treebanks:
         display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
     taggers = []
-    for column in columns + morphology:
+    for column in columns + helpers + morphology:
         stage = f"tagger ({column})"
         display.start(stage)
         resumed = (state / "tagger" / column / "config.json").is_file()
@@ -228,8 +249,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
-                             embeddings=pipeline.embeddings, decoder=pipeline.decoder)
+                             embeddings=pipeline.embeddings, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs)
     display.finish("parser", f"iteration {result.best_iteration} kept")
+    if helpers:
+        record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in helpers], dev, display.log)
+        taggers = [tagger for tagger in taggers if record["tag_weights"].get(tagger.column, 1.0) > 0]
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)

@@ -84,11 +84,12 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
                 train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
                 progress: Callable | None = None, cluster=None, shards: int = 0, threads: int = 0,
-                embeddings: str | None = None, decoder: str | None = None) -> TrainResult:
+                embeddings: str | None = None, decoder: str | None = None, final_epochs: int | None = None) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
     ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores),
-    ``embeddings``: its pretrained word vectors (a word2vec / fastText text file), ``decoder``: its trees'."""
+    ``embeddings``: its pretrained word vectors (a word2vec / fastText text file), ``decoder``: its trees',
+    ``final_epochs``: its epochs at a lower learning rate (None: the default)."""
     check(choice, options)
     mixing = cluster is not None and cluster.wanted
     if mixing and (choice.parser != "arc-standard" or choice.concatenate):
@@ -137,7 +138,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
         files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])
         neural = NeuralOptions(epochs=options.iterations, patience=options.patience, seed=options.seed,
                                threads=threads or NeuralOptions().threads, embeddings=embeddings,
-                               decoder=decoder or NeuralOptions().decoder)
+                               decoder=decoder or NeuralOptions().decoder,
+                               final_epochs=NeuralOptions().final_epochs if final_epochs is None else final_epochs)
         return train_neural([read(t) for t, _ in files], [read(d) for _, d in files], neural, progress=progress)
     if choice.joint:
         from hetdep.joint.training import train_joint

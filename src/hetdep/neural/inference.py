@@ -87,8 +87,8 @@ class NumpyNetwork:
         return x
 
     def tags(self, encoded: np.ndarray) -> list[np.ndarray]:
-        """Per tag head, each position's best tag id."""
-        return [_linear(encoded, self.arrays, f"taggers.{k}").argmax(-1) for k in range(self.tag_heads)]
+        """Per tag head, (batch, position, tag) log-probabilities, as float64."""
+        return [_log_probabilities(_linear(encoded, self.arrays, f"taggers.{k}").astype(np.float64)) for k in range(self.tag_heads)]
 
     def arc_scores(self, encoded: np.ndarray, scheme: int) -> np.ndarray:
         """(batch, dependent, head) log-probabilities of each head, as float64 for the decoders."""
@@ -96,8 +96,7 @@ class NumpyNetwork:
         dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_dependent.0")))
         head = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_head.0")))
         scores = (dependent @ a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
-        scores = scores.astype(np.float64)
-        return scores - _logsumexp(scores)
+        return _log_probabilities(scores.astype(np.float64))
 
     def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray) -> np.ndarray:
         """(batch, dependent): the best label of each word's arc to its given head."""
@@ -112,6 +111,10 @@ class NumpyNetwork:
 
 def _with_ones(x: np.ndarray) -> np.ndarray:
     return np.concatenate([x, np.ones(x.shape[:-1] + (1,), dtype=x.dtype)], -1)
+
+
+def _log_probabilities(scores: np.ndarray) -> np.ndarray:
+    return scores - _logsumexp(scores)
 
 
 def _logsumexp(scores: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -45,6 +45,7 @@ class NeuralParser:
         self.record = record or {}
         self.stats = ParseStats()
         self.tag_column = vocabularies.tag_columns[0] if vocabularies.tag_columns else "upos"
+        self.tag_helpers: dict[str, tuple[Callable[[Sentence], np.ndarray], float]] = {}  # see _helped
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
@@ -103,7 +104,8 @@ class NeuralParser:
         if nonempty:
             batch = self.encoder.batch([nonempty])
             encoded = network.encode(batch)
-            tags = network.tags(encoded)
+            tags = [self._helped(column, scores, nonempty).argmax(-1)
+                    for column, scores in zip(self.vocabularies.tag_columns, network.tags(encoded))]
             heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in range(self.schemes)]
             for scheme in range(self.schemes):
                 scores = network.arc_scores(encoded, scheme)
@@ -130,6 +132,35 @@ class NeuralParser:
                           for s in range(self.schemes))
             self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
             out.append(trees[0] if self.schemes == 1 else trees)
+        return out
+
+    def _helped(self, column: str, scores: np.ndarray, sentences: list[Sentence]) -> np.ndarray:
+        """A tag head's (batch, position, tag) log-probabilities, plus its helper's times its weight
+        (``tag_helpers[column]``: a function giving a sentence's (words, tags) log-probabilities in
+        this network's tag order, and its weight), where the column has one."""
+        if column not in self.tag_helpers:
+            return scores
+        helper, weight = self.tag_helpers[column]
+        scores = scores.copy()
+        for row, sentence in enumerate(sentences):
+            scores[row, 1:len(sentence) + 1] += weight * helper(sentence)
+        return scores
+
+    def tag_log_probabilities(self, sentences: list[Sentence]) -> list[list[np.ndarray]]:
+        """Per sentence, per tag column, its words' (words, tags) log-probabilities from the
+        network's head alone (what a helper's weight is fitted against)."""
+        out = []
+        for start in range(0, len(sentences), SENTENCES_AT_ONCE):
+            chunk = sentences[start:start + SENTENCES_AT_ONCE]
+            nonempty = [sentence for sentence in chunk if len(sentence)]
+            heads = self.network.tags(self.network.encode(self.encoder.batch([nonempty]))) if nonempty else []
+            row = 0
+            for sentence in chunk:
+                if len(sentence):
+                    out.append([scores[row, 1:len(sentence) + 1] for scores in heads])
+                    row += 1
+                else:
+                    out.append([np.zeros((0, len(names))) for names in self.vocabularies.tags])
         return out
 
     # files

@@ -1,5 +1,7 @@
 """Training the neural model: Adam on the sum of every head's cross-entropy (each scheme's arcs and
-labels, each tag column), dev scores after each epoch, the best epoch kept.
+labels, each tag column), dev scores after each epoch, the best epoch kept. Training ends with a few
+epochs at a tenth of the learning rate, from the best weights so far (UDPipe 2 ends its training
+the same way): they begin when the dev score stops rising (patience) or the epochs run out.
 
 A fixed seed gives the same model on the same machine with the same number of threads
 (``torch.use_deterministic_algorithms``; the batches' order and dropout come from seeded
@@ -24,11 +26,14 @@ from hetdep.neural.data import IGNORE, Encoder, Vocabularies, batches_by_length
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS
 
+FINAL_RATE = 0.1  # the learning rate of the final epochs, as a share of the first one
+
 
 @dataclass(frozen=True)
 class NeuralOptions:
     epochs: int = 30
-    patience: int = 8  # epochs without a better dev LAS before training stops
+    patience: int = 8  # epochs without a better dev LAS before the final epochs begin (or training stops)
+    final_epochs: int = 5  # epochs at FINAL_RATE of the learning rate after the others, from the best weights
     batch_words: int = 500
     learning_rate: float = 2e-3
     word_dropout: float = 0.25
@@ -81,8 +86,21 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     generator = torch.Generator().manual_seed(options.seed)
     batches = batches_by_length([len(s) for s in train[0]], options.batch_words)
     history: list[IterationReport] = []
-    best: tuple[float, int, dict] | None = None
-    for epoch in range(1, options.epochs + 1):
+    best: tuple[float, int, dict, dict] | None = None  # dev score, epoch, the network's and Adam's state
+    final_from = None  # the first of the final epochs, once they have begun
+    epoch = 0
+    while True:
+        epoch += 1
+        if final_from is None and (epoch > options.epochs or (best is not None and epoch - best[1] > options.patience)):
+            if not options.final_epochs:
+                break
+            final_from = epoch
+            network.load_state_dict(best[2])
+            optimizer.load_state_dict(best[3])
+            for group in optimizer.param_groups:
+                group["lr"] = options.learning_rate * FINAL_RATE
+        if final_from is not None and epoch >= final_from + options.final_epochs:
+            break
         started = time.perf_counter()
         network.train()
         bar = progress(total=len(train[0]), desc=f"epoch {epoch}", unit="sent") if progress else None
@@ -112,7 +130,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
         las = [value for key, value in scores.items() if key.startswith("LAS")]
         uas = [value for key, value in scores.items() if key.startswith("UAS")]
         report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
-                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / len(train[0]), 4)})
+                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / len(train[0]), 4),
+                                                            "learning_rate": optimizer.param_groups[0]["lr"]})
         history.append(report)
         if bar:
             if report.dev_las is not None:
@@ -120,9 +139,7 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
             bar.close()
         score = report.dev_las if report.dev_las is not None else float(epoch)
         if best is None or score > best[0]:
-            best = (score, epoch, copy.deepcopy(network.state_dict()))
-        elif epoch - best[1] >= options.patience:
-            break
+            best = (score, epoch, copy.deepcopy(network.state_dict()), copy.deepcopy(optimizer.state_dict()))
     return _result(network, vocabularies, best, history, options)
 
 

@@ -202,6 +202,11 @@ class Tagger(SavedModel):
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
 
+    def log_probabilities(self, sentence: Sentence) -> np.ndarray:
+        """(words, tags): each word's log-probability of each tag (the k-best's, all of them)."""
+        _, scores = self.search(sentence.forms, None, self.given(sentence))
+        return _log_softmax(scores.astype(np.float64) / self.temperature) if len(scores) else scores.astype(np.float64)
+
     def kbest(self, forms: Sequence[str], k: int, threshold: float = 0.0) -> list[list[tuple[str, float]]]:
         """Per word, up to k (tag, probability) pairs, best first, those below ``threshold`` dropped (the best kept)."""
         _, scores = self.search(forms)

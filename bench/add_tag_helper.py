@@ -35,8 +35,8 @@ def main() -> None:
     if weight:
         shutil.copytree(args.tagger, args.out / "tagger" / tagger.column)
     config = json.loads((args.out / "config.json").read_text(encoding="utf-8"))
-    config["pipeline"] = {**(config.get("pipeline") or {}),
-                          "tag_weights": {**(config.get("pipeline") or {}).get("tag_weights", {}), tagger.column: weight}}
+    pipeline = config.get("pipeline") or {}
+    config["pipeline"] = {**pipeline, "tag_weights": {**pipeline.get("tag_weights", {}), tagger.column: weight}}
     write_config(args.out, config)
 
 

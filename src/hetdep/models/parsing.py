@@ -276,7 +276,7 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: str | Path
         raise ModelFileError(f"{where}: damaged tag weights (pipeline.tag_weights): {weights!r}")
     after = []
     for tagger in taggers:
-        if tagger.column in parser.vocabularies.tag_columns and weights.get(tagger.column):
+        if weights.get(tagger.column):  # its column is one of the network's (checked above)
             names = parser.vocabularies.tags[parser.vocabularies.tag_columns.index(tagger.column)]
             parser.tag_helpers[tagger.column] = (helper(tagger, names), float(weights[tagger.column]))
         else:

@@ -38,7 +38,8 @@ def fit_weight(parser, tagger, dev: Sequence[Sentence]) -> tuple[float, dict[flo
     names = parser.vocabularies.tags[k]
     position = {name: i for i, name in enumerate(names)}
     network = np.concatenate([scores[k] for scores in parser.tag_log_probabilities(list(dev))])
-    helped = np.concatenate([helper(tagger, names)(sentence) for sentence in dev])
+    helped_by = helper(tagger, names)
+    helped = np.concatenate([helped_by(sentence) for sentence in dev])
     gold = [(i, position.get(tag, -1)) for i, tag in enumerate(t for s in dev for t in word_classes(s, tagger.column))
             if tag is not None]
     rows, targets = (np.array(values, dtype=np.int64) for values in zip(*gold)) if gold else (np.zeros(0, int),) * 2

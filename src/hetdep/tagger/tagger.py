@@ -205,7 +205,7 @@ class Tagger(SavedModel):
     def log_probabilities(self, sentence: Sentence) -> np.ndarray:
         """(words, tags): each word's log-probability of each tag (the k-best's, all of them)."""
         _, scores = self.search(sentence.forms, None, self.given(sentence))
-        return _log_softmax(scores.astype(np.float64) / self.temperature) if len(scores) else scores.astype(np.float64)
+        return _log_softmax(scores.astype(np.float64) / self.temperature)
 
     def kbest(self, forms: Sequence[str], k: int, threshold: float = 0.0) -> list[list[tuple[str, float]]]:
         """Per word, up to k (tag, probability) pairs, best first, those below ``threshold`` dropped (the best kept)."""

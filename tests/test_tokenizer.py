@@ -43,9 +43,8 @@ def test_compiled_classifier_equals_the_reference(sample_tokenizer):
     arrays = char_arrays(text)
     labels, scores = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
                                           arrays.chunk_end, sample_tokenizer.weights)
-    at = [i for i in range(len(text)) if not text[i].isspace()]
     out = np.empty(_boundaries.N_TEMPLATES, np.int64)
-    for i in at:
+    for i in (i for i, char in enumerate(text) if not char.isspace()):  # every boundary the classifier scores
         expected = reference.feature_rows(text, i, sample_tokenizer.weights.shape[0])
         _boundaries.features(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, i,
                              np.uint64(sample_tokenizer.weights.shape[0] - 1), out)

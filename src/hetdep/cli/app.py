@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -31,7 +32,9 @@ class _Group(click.Group):
             if not interrupts.is_interrupt(error):
                 raise
             click.echo(interrupts.message(), err=True)
-            sys.exit(130)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)  # no interpreter teardown: a second signal there printed numba's tracebacks
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -80,6 +80,21 @@ def test_rules_expand_unseen_forms_and_keep_case():
     assert expander.expand(["Du", "Wouldn't", "DU"]) == [["De", "le"], ["Would", "n't"], ["DE", "LE"]]
 
 
+def test_a_rule_learns_its_worth_from_forms_seen_once():
+    """Possessives each seen once teach the "'s" rule to split an unseen name's (before, the rule
+    met only the plurals it should not split, "80's", and never split anything)."""
+    names = ["Wei", "Carter", "Ralph", "Google", "Hackney", "Buffett", "Laden", "Tenet"]
+    sentences = [[("the", None), (f"{name}'s", [name, "'s"]), (noun, None)]
+                 for name, noun in zip(names, ["dog", "car", "idea", "news"] * 2)]
+    sentences += [[("the", None), (plural, None), ("music", None)] for plural in ("80's", "CD's", "90's")]
+    sentences += [[("I", None), ("wanna", None), ("go", None)]] * 12 + [[("wanna", ["wan", "na"])]]
+    expander = MultiwordExpander.train(sentences)
+    assert expander.expand(["the", "Chicago's", "mayor"]) == [None, ["Chicago", "'s"], None]
+    assert expander.expand(["I", "wanna", "go"]) == [None, None, None]
+    assert expander.rule("wei's") == ("lexicon", ["wei", "'s"])
+    assert expander.rule("wei's", unseen=True) == ("suffix:'s", ["wei", "'s"])
+
+
 def _every_cut_rule(expander: MultiwordExpander, lower: str):
     """MultiwordExpander.rule as it was first written: every cut tried, longest first (quadratic in the form's length)."""
     if lower in expander.lexicon:

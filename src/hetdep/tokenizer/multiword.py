@@ -8,7 +8,10 @@ the rest) and a suffix rule (English "would" + "n't": a token ending in "n't" gi
 "n't"), each kept when several distinct forms support it. Whether a token is expanded at all is a
 choice in context ("des" is "de les" after a verb but a determiner before a noun), made by a
 binary averaged perceptron over the token, its rule and its neighbours, asked only of tokens the
-lexicon or a rule could expand.
+lexicon or a rule could expand. It learns what a rule is worth from the forms training saw once,
+taken as unseen (their rule, not the lexicon, asked): otherwise a rule would only ever meet the
+forms it should not expand, and English possessives of unseen names ("Wei's" = "Wei" + "'s")
+would never be split.
 """
 
 from __future__ import annotations
@@ -75,9 +78,10 @@ class MultiwordExpander:
         self.longest_rule = max(map(len, [*self.prefix_rules, *self.suffix_rules]), default=0)
         self.weights = weights or {}
 
-    def rule(self, lower: str) -> tuple[str, list[str]] | None:
-        """How a lower-cased form would expand, and the name of what says so; None if nothing would."""
-        if lower in self.lexicon:
+    def rule(self, lower: str, unseen: bool = False) -> tuple[str, list[str]] | None:
+        """How a lower-cased form would expand, and the name of what says so; None if nothing would
+        (``unseen``: as if the lexicon did not hold the form)."""
+        if lower in self.lexicon and not unseen:
             return "lexicon", self.lexicon[lower]
         # The longest rule first; no rule is longer than longest_rule, so a long token costs no more
         # than a short one (trying every cut of a 1 MB token would be quadratic).
@@ -120,8 +124,10 @@ class MultiwordExpander:
     def train(cls, sentences: Sequence[Sequence[Token]], iterations: int = 5, seed: int = 1) -> "MultiwordExpander":
         """Learn the lexicon, the rules and the choice from training sentences' tokens."""
         seen: dict[str, Counter] = defaultdict(Counter)
+        occurrences: Counter = Counter()
         for tokens in sentences:
             for form, words in tokens:
+                occurrences[form.lower()] += 1
                 if words:
                     seen[form.lower()][tuple(word.lower() for word in words)] += 1
         expander = cls({form: list(c.most_common(1)[0][0]) for form, c in sorted(seen.items())})
@@ -129,9 +135,11 @@ class MultiwordExpander:
         for tokens in sentences:
             forms = [form for form, _ in tokens]
             for k, (form, words) in enumerate(tokens):
-                found = expander.rule(form.lower())
-                if found is not None:
-                    examples.append((expander.features(forms, k, found[0]), 1.0 if words else -1.0))
+                lower = form.lower()
+                found = expander.rule(lower, unseen=occurrences[lower] == 1)
+                if found is not None:  # a good example when expanding gives the token's words
+                    right = words is not None and (found[0] == "lexicon" or [word.lower() for word in words] == found[1])
+                    examples.append((expander.features(forms, k, found[0]), 1.0 if right else -1.0))
         weights: dict[str, float] = defaultdict(float)
         sums: dict[str, float] = defaultdict(float)
         clock = 0

@@ -3,6 +3,7 @@ several seeds (mi-huang2015 Figure 4, with the spread a single run hides).
 
     python bench/constituency_curves.py [--variants plain,dp] [--seeds 1,2,3] [--beam 16] [--iterations 20]
                                         [--rules penn2malt] [--update max-violation]
+                                        [--templates zpar]
 
 WSJ sample split as ``hetdep experiment constituency`` splits it, gold tags; the training trees
 binarized by ``--rules`` (a head table), updates by ``--update``.
@@ -18,6 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
+from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.constituency.training import dev_f1, train
 from hetdep.experiments.constituency import wsj_splits
 from hetdep.learn.perceptron import TrainOptions
@@ -33,6 +35,7 @@ def main() -> None:
     options.add_argument("--iterations", type=int, default=20)
     options.add_argument("--rules", default="penn2malt", help="head table that binarizes the training trees")
     options.add_argument("--update", default="max-violation", help="max-violation or early")
+    options.add_argument("--templates", default=DEFAULT_TEMPLATES, help="feature template set (features.TEMPLATE_SETS)")
     args = options.parse_args()
     splits = wsj_splits(DATA)
     curves: dict[str, list[list[float]]] = {}
@@ -41,7 +44,8 @@ def main() -> None:
             started = time.perf_counter()
             result = train(splits["train"], splits["dev"],
                            TrainOptions(beam=args.beam, iterations=args.iterations, patience=args.iterations, seed=seed,
-                                        dp=variant == "dp", update=args.update), head_table=args.rules)
+                                        dp=variant == "dp", update=args.update), head_table=args.rules,
+                           templates=args.templates)
             curve = [report.dev_uas for report in result.history]
             curves.setdefault(variant, []).append(curve)
             test, _ = dev_f1(result.parser, splits["test"], [item.gold_tags for item in splits["test"]])

@@ -54,10 +54,14 @@ def test_after_a_signal_any_error_is_an_interrupt_and_no_output_is_put_in_place(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_sigterm_during_parsing_is_an_interrupt(tmp_path):
-    """SIGTERM as Ctrl-C: exit 130, one line, no output and no temporary file."""
+@pytest.mark.parametrize("url", [False, True])
+def test_sigterm_during_parsing_is_an_interrupt(tmp_path, url):
+    """SIGTERM as Ctrl-C: exit 130, one line, no output and no temporary file (nor the local copy
+    of an input given as a URL, which an exit handler removes)."""
     import time
 
+    spool = tmp_path / "tmp"
+    spool.mkdir()
     big = tmp_path / "big.conllu"
     big.write_text((SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8") * 30, encoding="utf-8")
     model = tmp_path / "m"
@@ -65,8 +69,9 @@ def test_sigterm_during_parsing_is_an_interrupt(tmp_path):
                     str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "2", "--iterations", "1",
                     "--gold-tags", "--no-tokenizer"], check=True, capture_output=True)
     output = tmp_path / "out.conllu"
-    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", str(model), "--input", str(big),
-                                "--output", str(output), "--beam", "64"], stderr=subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", str(model), "--input",
+                                big.as_uri() if url else str(big), "--output", str(output), "--beam", "64"],
+                               stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(spool)})
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".out.conllu.*.part")) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -74,4 +79,4 @@ def test_sigterm_during_parsing_is_an_interrupt(tmp_path):
     stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
     assert process.returncode == 130 and "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == "hetdep: interrupted (no output was written)"
-    assert not output.exists() and list(tmp_path.glob(".*.part")) == []
+    assert not output.exists() and list(tmp_path.glob(".*.part")) == [] and list(spool.iterdir()) == []

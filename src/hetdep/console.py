@@ -29,21 +29,9 @@ def run() -> None:
             raise
         if done.code in (0, None):  # the signal's exception was lost on its way
             sys.stderr.write(interrupts.message() + "\n")
-        _exit(130)
+        interrupts.exit_now(130)
     except BaseException as error:
         if not interrupts.is_interrupt(error):
             raise
         sys.stderr.write(interrupts.message() + "\n")
-        _exit(130)
-
-
-def _exit(status: int) -> None:
-    """Exit at once after the exit handlers ran: the interpreter's own ending would turn an
-    interrupt that a library's start-up code saw (though it was handled) into death by SIGINT."""
-    import atexit
-    import os
-
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+        interrupts.exit_now(130)

@@ -90,3 +90,18 @@ def is_interrupt(error: BaseException) -> bool:
         seen.add(id(current))
         pending += [current.__cause__, current.__context__]
     return False
+
+
+def exit_now(status: int = 130) -> None:
+    """End an interrupted command at once, after the exit handlers ran (temporary files of URL
+    inputs and cluster chunks are removed by them): the interpreter's own ending would turn an
+    interrupt that a library's start-up code saw into death by SIGINT, and a second signal during
+    its teardown printed numba's tracebacks."""
+    import atexit
+    import os
+    import sys
+
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -32,9 +31,7 @@ class _Group(click.Group):
             if not interrupts.is_interrupt(error):
                 raise
             click.echo(interrupts.message(), err=True)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(130)  # no interpreter teardown: a second signal there printed numba's tracebacks
+            interrupts.exit_now(130)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

@@ -127,9 +127,10 @@ class MultiwordExpander:
         occurrences: Counter = Counter()
         for tokens in sentences:
             for form, words in tokens:
-                occurrences[form.lower()] += 1
+                lower = form.lower()
+                occurrences[lower] += 1
                 if words:
-                    seen[form.lower()][tuple(word.lower() for word in words)] += 1
+                    seen[lower][tuple(word.lower() for word in words)] += 1
         expander = cls({form: list(c.most_common(1)[0][0]) for form, c in sorted(seen.items())})
         examples = []
         for tokens in sentences:

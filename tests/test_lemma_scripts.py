@@ -27,6 +27,14 @@ def test_scripts_generalize_over_endings_and_casing():
     assert apply_script("walked", edit_script("played", "play")) == "walk"
 
 
+def test_a_separator_inside_the_form_is_deleted_by_one_rule():
+    assert apply_script("6,363,217", edit_script("2,000", "2000")) == "6363217"
+    assert apply_script("60's", edit_script("50's", "50s")) == "60s"
+    assert kept_characters("6,363,217", edit_script("2,000", "2000")) == 7
+    assert edit_script("cats", "cat") == edit_script("dogs", "dog")  # a suffix cut stays one
+    assert edit_script("'s", "s") != edit_script("2,000", "2000")  # not a separator inside the form
+
+
 def test_an_irregular_lemma_is_written_whole():
     assert edit_script("est", "être") == edit_script("ai", "être")  # "t" in common is no rule
     assert apply_script("fut", edit_script("est", "être")) == "être"

@@ -7,7 +7,11 @@ Scripts are learned from the training treebank, no rules per language; a script 
 never seen. A lemma that shares nothing with its form (``est`` -> ``être``) is a script of its
 own that writes the whole lemma, and so is one that keeps less than three characters of the
 form and is not the whole lemma (``est`` -> ``être`` keeps a ``t``: as a suffix rule it would
-make ``tester`` of ``test``).
+make ``tester`` of ``test``). A lemma that is its form without every instance of one separator
+inside it (neither letter nor digit, not first nor last: ``2,000`` -> ``2000``, ``50's`` -> ``50s``)
+is a script that deletes that character, where cutting ends would have to write form characters
+(a ``2`` for ``2,000``, a rule for that number alone): en-ewt's 108 such training lemmas then teach
+one class that serves every number with thousands separators.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 
 LOWER, TITLE, UPPER, KEEP = "l", "t", "u", "k"  # the lemma's casing; KEEP: edits on the form as written
 SHORTEST_KEPT = 3  # characters of the form a suffix/prefix script keeps, unless they are the whole lemma
+DELETE = "-"  # the script's marker for "delete every instance of this character"
 LONGEST_COMPARED = 64  # characters of form and lemma searched for a common part (longer: common prefix only)
 
 
@@ -31,6 +36,10 @@ def edit_script(form: str, lemma: str) -> str:
     else:
         casing, source, target = KEEP, form, lemma
     start, target_start, length = _common_part(source, target)
+    if length < len(target):
+        for separator in sorted(set(source[1:-1]) - set(target)):
+            if not separator.isalnum() and source.replace(separator, "") == target:
+                return json.dumps([casing, DELETE, separator], ensure_ascii=False)
     if length < min(SHORTEST_KEPT, len(target)) or length == 0:
         return json.dumps([casing, "=", target], ensure_ascii=False)
     cut_end = len(source) - start - length
@@ -44,6 +53,8 @@ def apply_script(form: str, script: str) -> str:
     casing = steps[0]
     if steps[1] == "=":
         lemma = steps[2]
+    elif steps[1] == DELETE:
+        lemma = (form if casing == KEEP else form.lower()).replace(steps[2], "")
     else:
         source = form if casing == KEEP else form.lower()
         _, cut_start, add_start, cut_end, add_end = steps
@@ -65,6 +76,8 @@ def kept_characters(form: str, script: str) -> int:
     steps = json.loads(script)
     if steps[1] == "=":
         return 0
+    if steps[1] == DELETE:
+        return len(form) - form.count(steps[2])
     return max(0, len(form) - steps[1] - steps[3])
 
 

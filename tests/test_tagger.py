@@ -19,12 +19,13 @@ from hetdep.tagger.tagger import (
     Tagger,
     TaggerOptions,
     ambiguity_classes,
+    casing,
     jackknife,
     shape,
     tag_accuracy,
     train_tagger,
 )
-from hetdep.treebank.conllu import UPOS, read_conllu
+from hetdep.treebank.conllu import LEMMA, UPOS, read_conllu
 from hetdep.treebank.tags import parse_kbest
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
@@ -34,6 +35,12 @@ DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
 @pytest.mark.parametrize("word, expected", [("Paris", "Xx"), ("1,234.5", "d,d.d"), ("e-mail", "x-x"), ("EDF", "X"), ("l'", "x'")])
 def test_shape(word, expected):
     assert shape(word) == expected
+
+
+@pytest.mark.parametrize("word, expected", [("Paris", "title"), ("iPhone", "mixed"), ("http://x.com/Ab_Cd", "mixed"),
+                                            ("EDF", "upper"), ("2,000", "none"), ("été", "lower")])
+def test_casing_sees_the_whole_word(word, expected):
+    assert casing(word) == expected
 
 
 def test_ambiguity_classes_keep_frequent_words_and_common_tags():
@@ -122,6 +129,23 @@ def test_a_model_of_other_feature_templates_is_refused(trained, tmp_path):
     config = json.loads((tmp_path / "t" / "config.json").read_text())
     config["templates"] = len(config["templates"])
     (tmp_path / "t" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFileError, match="feature templates"):
+        Tagger.load(tmp_path / "t")
+
+
+def test_a_model_of_the_first_templates_keeps_them(tmp_path):
+    """Templates are appended; the shipped model's taggers, trained before, read only their own."""
+    from hetdep.tagger._search import FIRST_TEMPLATES, STATIC_TEMPLATES
+
+    shipped = SAMPLES.parent / "model" / "tagger" / "lemma"
+    tagger = Tagger.load(shipped)
+    assert tagger.templates.shape[0] == FIRST_TEMPLATES < STATIC_TEMPLATES.shape[0]
+    assert next(tagger.tag([DEV[0]])).column(LEMMA) != ["_"] * len(DEV[0].forms)
+    config = json.loads((shipped / "config.json").read_text())
+    config["templates"] = config["templates"][:-1]  # fewer than any model had
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "config.json").write_text(json.dumps(config))
+    (tmp_path / "t" / "weights.npz").write_bytes((shipped / "weights.npz").read_bytes())
     with pytest.raises(ModelFileError, match="feature templates"):
         Tagger.load(tmp_path / "t")
 

@@ -15,8 +15,8 @@ from numba import njit
 from hetdep.learn import _weights
 from hetdep.learn._keys import KEY_SEED, mix, nonzero
 
-N_ATOMS = 14
-W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN = range(N_ATOMS)
+N_ATOMS = 15
+W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
@@ -63,7 +63,10 @@ _STATIC = (
     ((0, GIVEN), (0, S5)),
     ((-1, GIVEN), (0, GIVEN)),
     ((0, GIVEN), (1, GIVEN)),
+    # Appended later: a model keeps the templates it was trained with, these up to FIRST_TEMPLATES or more.
+    ((0, CASING), (0, GIVEN)),  # the whole word's casing; SHAPE stops at 8 kinds (a URL's capitals)
 )
+FIRST_TEMPLATES = 41  # the templates of the first tagger models
 UNUSED = 9  # the offset of a padding pair
 STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;

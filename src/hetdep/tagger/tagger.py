@@ -2,7 +2,7 @@
 
 Features (Collins 2002; Ratnaparkhi 1996 for unknown words): the word, its lower-cased form,
 prefixes of 1-4 and suffixes of 1-5 characters, its shape (``Xxxx`` -> ``Xx``, ``1,234`` ->
-``d,d``), the neighbouring words and suffixes at -2..+2, word bigrams, the ambiguity classes
+``d,d``) and casing, the neighbouring words and suffixes at -2..+2, word bigrams, the ambiguity classes
 (the tags seen with a word in training) of the word and the next two, and the previous one or
 two tags (alone and with the word, its suffix or the next word). Learning is the global
 averaged perceptron with early update, as for the parsers; the compiled search is
@@ -82,7 +82,17 @@ def word_strings(form: str, lexicon: dict[str, str], given: str = "") -> list[st
     lower = form.lower()
     return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
             + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
-            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}"])
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}", f"c:{casing(form)}"])
+
+
+def casing(word: str) -> str:
+    """The casing of a whole word: ``lower``, ``title``, ``upper``, ``mixed`` (``iPhone``, a URL
+    with capitals) or ``none`` (no cased letter)."""
+    if word == word.lower():
+        return "none" if word == word.upper() else "lower"
+    if word == word.upper():
+        return "upper"
+    return "title" if word[1:] == word[1:].lower() else "mixed"
 
 
 def classes(sentence: Sentence, column: str) -> list[str]:
@@ -141,7 +151,8 @@ class Tagger(SavedModel):
     def __init__(self, strings: Vocab, lexicon: dict[str, str], tags: list[str], weights: TrainedWeights, *,
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
                  backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None,
-                 known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN):
+                 known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN,
+                 templates: np.ndarray = _tagger.STATIC_TEMPLATES):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -155,7 +166,7 @@ class Tagger(SavedModel):
         self.reads = reads
         self.known_lemmas = frozenset(known_lemmas)  # a lemma tagger's lexicon (hetdep.tagger.lemmas)
         self.lemma_margin = lemma_margin
-        self.templates = _tagger.STATIC_TEMPLATES
+        self.templates = templates  # a model trained before templates were appended keeps its set
         self.unknown_words = 0
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
@@ -234,7 +245,9 @@ class Tagger(SavedModel):
         tags = list(config["tags"])
         what = "the tag set or the feature templates"
         check_width(weights, len(tags) + _tagger.FIRST_TAG_COLUMN, directory, what)
-        if config["templates"] != _tagger.STATIC_TEMPLATES.tolist() or config["column"] not in COLUMNS:
+        templates = config["templates"]
+        if (not isinstance(templates, list) or len(templates) < _tagger.FIRST_TEMPLATES
+                or templates != _tagger.STATIC_TEMPLATES[:len(templates)].tolist() or config["column"] not in COLUMNS):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
         backward_weight = float(config["backward_weight"])
@@ -247,7 +260,8 @@ class Tagger(SavedModel):
         return cls(strings, lexicon, tags, weights, column=config["column"],
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight, reads=reads,
-                   known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)))
+                   known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
+                   templates=_tagger.STATIC_TEMPLATES[:len(templates)])
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:

@@ -268,6 +268,42 @@ def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
     assert result.exit_code == 0 and json.loads(result.output)["UAS"] > 50.0
 
 
+@needs_shared
+def test_cli_bundles_a_neural_model_as_its_tagger(wsj_files, tmp_path):
+    """--tagger DIR: a neural model trained on the trees' dependency conversion tags the parser's input."""
+    pytest.importorskip("torch")
+    from hetdep.neural.parser import NeuralParser
+    from hetdep.neural.training import NeuralOptions, train_neural
+    from hetdep.treebank.conllu import XPOS, read_conllu
+
+    for split in ("train", "dev"):
+        assert run("convert", "--from", "ptb", "--rules", "penn2malt", wsj_files / f"{split}.mrg",
+                   tmp_path / f"{split}.conllu").exit_code == 0
+    dev = list(read_conllu(tmp_path / "dev.conllu"))
+    network = train_neural([list(read_conllu(tmp_path / "train.conllu"))], [dev],
+                           NeuralOptions(epochs=2, hidden=48, layers=1, threads=1, batch_words=300)).parser
+    network.save(tmp_path / "network")
+    model = tmp_path / "model"
+    common = ["train", "--parser", "constituency", "--train", wsj_files / "train.mrg", "--dev", wsj_files / "dev.mrg",
+              "--iterations", "2", "--beam", "4", "--folds", "3"]
+    result = run(*common, "--model", model, "--tagger", tmp_path / "network")
+    assert result.exit_code == 0, result.output
+    assert (model / "tagger" / "network" / "config.json").is_file() and not (model / "tagger" / "xpos").exists()
+    untagged = dev[0].with_column(XPOS, ["_"] * len(dev[0]))
+    (tmp_path / "one.conllu").write_text(untagged.to_text())
+    result = run("parse", "--model", model, "--input", tmp_path / "one.conllu", "--output", tmp_path / "one.mrg")
+    assert result.exit_code == 0, result.output
+    written = [leaf.label for leaf in next(parse_trees((tmp_path / "one.mrg").read_text())).root.leaves()]
+    assert written == next(NeuralParser.load(tmp_path / "network").tag([untagged])).column(XPOS)
+    result = run(*common, "--model", tmp_path / "lattice", "--tagger", tmp_path / "network", "--lattice")
+    assert result.exit_code != 0 and "not with --lattice" in result.output
+    train_upos = ["train-tagger", "--train", tmp_path / "train.conllu", "--dev", tmp_path / "dev.conllu", "--model",
+                  tmp_path / "upos", "--iterations", "1"]
+    assert run(*train_upos).exit_code == 0
+    result = run(*common, "--model", tmp_path / "other", "--tagger", tmp_path / "upos")
+    assert result.exit_code != 0 and "reads XPOS tags" in result.output and not (tmp_path / "other").exists()
+
+
 @pytest.mark.parametrize("options", [(), ("--dp",), ("--update", "early")])
 def test_one_word_training_trees_train_and_parse(tmp_path, options):
     """Trees of one word (under a phrase, a unary chain, or its tag alone) among longer ones."""

@@ -213,3 +213,14 @@ def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
     assert (out / "dev-f1.png").is_file()
     for model in ("plain-gold-tags", "dp-gold-tags", "plain-predicted-tags", "lattice-predicted-tags", "arc-standard-penn2malt"):
         assert (out / "models" / model / "config.json").is_file(), model
+    # --tagger: one more row, the predicted-tags parser reading the given model's tags (the models reused)
+    converted = tmp_path / "all.conllu"
+    assert CliRunner().invoke(main, ["convert", "--from", "ptb", "--rules", "penn2malt", str(tmp_path / "treebank.zip"),
+                                     str(converted)]).exit_code == 0
+    assert CliRunner().invoke(main, ["train-tagger", "--train", str(converted), "--column", "xpos", "--model",
+                                     str(tmp_path / "tagger"), "--iterations", "2"]).exit_code == 0
+    result = CliRunner().invoke(main, ["experiment", "constituency", "--data", str(tmp_path), "--out", str(out), "--beam", "2",
+                                       "--iterations", "1", "--dependency-iterations", "1", "--folds", "2",
+                                       "--tagger", str(tmp_path / "tagger")])
+    assert result.exit_code == 0, result.output
+    assert "training plain" not in result.output and f"predicted tags of {tmp_path / 'tagger'}" in (out / "report.md").read_text()

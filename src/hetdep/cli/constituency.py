@@ -15,7 +15,7 @@ from hetdep.treebank.conllu import XPOS, Sentence, output_files
 
 
 def train_constituency(model_dir: str, train_path: str, dev_path: str, options, rules: str, gold_tags: bool, folds: int,
-                       threads: int, templates: str) -> None:
+                       threads: int, templates: str, tagger_dir: str | None = None) -> None:
     from hetdep.constituency.pipeline import train_constituency_model
 
     for path in (train_path, dev_path):
@@ -23,7 +23,7 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
             raise HetdepError(f"{path}: --parser constituency trains from bracketed trees (.mrg: a file, a folder of "
                               "them or a .zip), not CoNLL-U")
     result = train_constituency_model(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads,
-                                      templates=templates)
+                                      templates=templates, tagger_model=tagger_dir)
     for report in result.history:
         detail = report.dev_detail
         dev = f", dev LP {detail['LP']:.2f} LR {detail['LR']:.2f} F1 {detail['F1']:.2f}" if detail else ""
@@ -57,8 +57,8 @@ def parse_constituency(model_dir: str, sentences: Iterable[Sentence], output_pat
     from tqdm import tqdm
 
     from hetdep.constituency.parser import ConstituencyParser, bracketed
+    from hetdep.constituency.pipeline import bundled_tagging
     from hetdep.convert.headrules import load_table, tree_sentence
-    from hetdep.tagger.tagger import load_taggers
     from hetdep.threads import ordered_map
 
     parser = ConstituencyParser.load(model_dir)
@@ -70,8 +70,7 @@ def parse_constituency(model_dir: str, sentences: Iterable[Sentence], output_pat
     tagger_dir = Path(model_dir) / "tagger"
     sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
     if tagger_dir.is_dir():
-        for tagger in load_taggers(tagger_dir):
-            sentences = tagger.tag(sentences, k=lattice_k if parser.lattice else 0)
+        sentences = bundled_tagging(tagger_dir, k=lattice_k if parser.lattice else 0)(sentences)
     elif not parser.lattice:
         sentences = require_xpos(sentences, model_dir)
 

@@ -102,7 +102,8 @@ def experiment_consensus(setting, data, out, iterations, k, rounds, parsers):
 @click.option("--dependency-iterations", type=click.IntRange(1), default=10, show_default=True, help="Most training iterations of the arc-standard parser it is compared with.")
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds for the predicted-tags and lattice parsers.")
 @click.option("--lattice-k", type=click.IntRange(2), default=3, show_default=True, help="Candidate tags a word in the tag lattices.")
-def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds, lattice_k):
+@click.option("--tagger", "tagger_model", type=click.Path(file_okay=False, exists=True), help="A model that tags XPOS (a neural model trained on the Penn2Malt conversion of wsj_0001-0159, or an XPOS tagger): one more test row, the predicted-tags parser reading its tags.")
+def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds, lattice_k, tagger_model):
     """mi-huang2015 Figure 4 and Table 1 on the WSJ sample: plain and DP beams, gold and predicted
     tags and tag lattices, speed, and Penn2Malt dependencies from phrase structure against the
     arc-standard parser."""
@@ -111,5 +112,6 @@ def experiment_constituency(data, out, beam, iterations, patience, dependency_it
 
     report = run_constituency_experiment(Path(data), Path(out), TrainOptions(beam=beam, iterations=iterations, patience=patience),
                                          folds=folds, lattice_k=lattice_k, dependency_iterations=dependency_iterations,
-                                         log=lambda message: click.echo(message, err=True))
+                                         log=lambda message: click.echo(message, err=True),
+                                         tagger_model=Path(tagger_model) if tagger_model else None)
     click.echo(f"report written to {report}", err=True)

@@ -6,13 +6,21 @@ training trees' tags, bundles it (``tagger/xpos``), and trains the parser on jac
 tagger; ``gold_tags`` trains on the trees' own tags and bundles no tagger (input must then be tagged).
 A lattice parser (``options.lattice``) learns from each word's ``lattice_k`` best jackknifed tags
 and is tuned on dev's k best from the bundled tagger, as it will parse.
+
+``tagger_model`` bundles a trained model instead of the perceptron tagger: a neural model
+(``tagger/network``: its network's XPOS with its helpers, as it tags for its own parser) or an
+XPOS tagger (``tagger/xpos``). The parser still learns from jackknifed perceptron tags (a
+network is too slow to train ten times) and is tuned on dev tagged by the bundled model. On the
+WSJ sample a neural model trained on the Penn2Malt conversion of the training trees tags 97.20%
+of the test words right against the perceptron's 96.48%, and the parser's test F1 is 85.71
+against 84.41 (gold tags: 87.51).
 """
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.constituency.training import read_treebank, train
@@ -21,14 +29,66 @@ from hetdep.errors import HetdepError
 from hetdep.learn import checkpoint
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.progress import RunDisplay, Stage
-from hetdep.treebank.conllu import XPOS
+from hetdep.treebank.conllu import XPOS, Sentence
 from hetdep.treebank.tags import lattice_candidates
+
+NETWORK = "network"  # tagger/network: a bundled neural model that tags
+
+
+def bundled_tagging(tagger_dir: Path, k: int = 0) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
+    """How the tagger bundled in ``tagger_dir`` tags sentences (``k``: each word's k best tags in
+    MISC too, for a lattice parser; a perceptron tagger's only)."""
+    from hetdep.tagger.tagger import load_taggers
+
+    if (tagger_dir / NETWORK).is_dir():
+        return _network_tagging(tagger_dir / NETWORK)
+    taggers = load_taggers(tagger_dir)
+
+    def tag(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        for tagger in taggers:
+            sentences = tagger.tag(sentences, k=k)
+        return iter(sentences)
+    return tag
+
+
+def _network_tagging(directory: Path) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
+    """A neural model's tagging: its network's tags with its helpers mixed in as its training fitted."""
+    from hetdep.models.parsing import open_models
+
+    return open_models(directory).parser.tag
+
+
+def given_tagging(given: tuple[str, Path]) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
+    """How a model found by :func:`given_tagger` tags sentences."""
+    from hetdep.tagger.tagger import Tagger
+
+    return _network_tagging(given[1]) if given[0] == NETWORK else Tagger.load(given[1]).tag
+
+
+def given_tagger(directory: Path) -> tuple[str, Path]:
+    """Where in ``tagger/`` a given model goes, and the folder to copy: a neural model whose network
+    tags XPOS, or an XPOS tagger (the folder itself or its ``xpos/``)."""
+    from hetdep.learn.model_files import read_kind
+    from hetdep.models import NEURAL
+    from hetdep.models.parsing import open_models
+    from hetdep.tagger.tagger import load_taggers
+
+    if (directory / "config.json").is_file() and read_kind(directory) == NEURAL:
+        if "xpos" not in open_models(directory).parser.vocabularies.tag_columns:
+            raise HetdepError(f"{directory}: this neural model predicts no XPOS tags (its training file had none)")
+        return NETWORK, directory
+    columns = [tagger.column for tagger in load_taggers(directory)]
+    if "xpos" not in columns:
+        raise HetdepError(f"{directory}: no XPOS tagger here ({', '.join(columns).upper()} only); a constituency parser "
+                          "reads XPOS tags")
+    source = directory if (directory / "config.json").is_file() else directory / "xpos"
+    return "xpos", source
 
 
 def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_path: str | Path, options: TrainOptions,
                              head_table: str = "collins", gold_tags: bool = False, folds: int = 10, threads: int = 1,
                              lattice_k: int = 3, stream: TextIO | None = None, interactive: bool | None = None,
-                             templates: str = DEFAULT_TEMPLATES) -> TrainResult:
+                             templates: str = DEFAULT_TEMPLATES, tagger_model: str | Path | None = None) -> TrainResult:
     """Train (the tagger, jackknifing and) the parser on bracketed treebank files, and write the model."""
     from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
@@ -36,11 +96,16 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
     train_trees, dev_trees = read_treebank(train_path), read_treebank(dev_path)
     if gold_tags and options.lattice:
         raise HetdepError("a lattice parser learns from a tagger's candidates: it needs its tagger (drop --gold-tags)")
+    if tagger_model is not None and (gold_tags or options.lattice):
+        raise HetdepError(f"--tagger bundles a tagger for one tag a word: not with {'--gold-tags' if gold_tags else '--lattice'}")
+    given = given_tagger(Path(tagger_model)) if tagger_model is not None else None
     if not gold_tags and len(train_trees) < folds:
         raise HetdepError(f"{train_path}: {len(train_trees)} trees are too few for {folds}-fold jackknifing "
                           "(train with --gold-tags)")
-    stages = [] if gold_tags else [Stage("tagger (xpos)", 2 * TaggerOptions().iterations * len(train_trees), "sentence passes",
-                                         stops_early=True), Stage("jackknifing", folds, "folds", fine=False)]
+    stages = [] if gold_tags or given else [Stage("tagger (xpos)", 2 * TaggerOptions().iterations * len(train_trees),
+                                                  "sentence passes", stops_early=True)]
+    if not gold_tags:
+        stages.append(Stage("jackknifing", folds, "folds", fine=False))
     stages.append(Stage("parser", options.iterations * len(train_trees), "sentence passes", stops_early=True))
     display = RunDisplay(stages, stream, interactive)
     train_tags = dev_tags = train_lattices = dev_lattices = None
@@ -48,11 +113,14 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
     if not gold_tags:
         train_sentences = list(convert_trees([item.tree for item in train_trees], table))
         dev_sentences = list(convert_trees([item.tree for item in dev_trees], table))
-        display.start("tagger (xpos)")
-        tagger = train_tagger(train_sentences, dev_sentences, TaggerOptions(column="xpos", seed=options.seed),
-                              progress=display.perceptron_progress("tagger (xpos)", score="accuracy", log_iterations=False))
-        tagged_dev = list(tagger.parser.tag(dev_sentences, k=lattice_k if options.lattice else 0))
-        display.finish("tagger (xpos)", f"dev accuracy {tag_accuracy(dev_sentences, tagged_dev, 'xpos'):.2f}%")
+        if given:
+            tagged_dev = list(given_tagging(given)(dev_sentences))
+        else:
+            display.start("tagger (xpos)")
+            tagger = train_tagger(train_sentences, dev_sentences, TaggerOptions(column="xpos", seed=options.seed),
+                                  progress=display.perceptron_progress("tagger (xpos)", score="accuracy", log_iterations=False))
+            tagged_dev = list(tagger.parser.tag(dev_sentences, k=lattice_k if options.lattice else 0))
+            display.finish("tagger (xpos)", f"dev accuracy {tag_accuracy(dev_sentences, tagged_dev, 'xpos'):.2f}%")
         display.start("jackknifing")
         jackknifed = jackknife(train_sentences, folds, ["xpos"], TaggerOptions(iterations=10, seed=options.seed),
                                progress=lambda _: display.advance("jackknifing"), threads=threads,
@@ -74,13 +142,15 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
     display.finish("parser", f"iteration {result.best_iteration} kept")
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options), tagger="gold" if gold_tags else "train", lattice_k=lattice_k,
+                       training_options=vars(options), tagger="gold" if gold_tags else str(Path(tagger_model).resolve()) if given else "train", lattice_k=lattice_k,
                        trained_on={"train": str(Path(train_path).resolve()), "dev": str(Path(dev_path).resolve())})
     if (model_dir / "tagger").is_dir():  # left by an earlier training in this directory
         shutil.rmtree(model_dir / "tagger")
     if tagger is not None:
         tagger.parser.save(model_dir / "tagger" / "xpos", history=[vars(r) for r in tagger.history],
                            best_iteration=tagger.best_iteration)
+    if given:
+        shutil.copytree(given[1], model_dir / "tagger" / given[0])
     if not result.interrupted:  # an interrupted run keeps its state for --resume (the tagger is trained again, the same)
         shutil.rmtree(model_dir / checkpoint.STATE, ignore_errors=True)
     return result

@@ -70,7 +70,11 @@ def dependency_options(options: TrainOptions, iterations: int) -> TrainOptions:
 
 
 def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, folds: int = 10, lattice_k: int = 3,
-                                dependency_iterations: int = 10, log: Callable[[str], None] = print) -> Path:
+                                dependency_iterations: int = 10, log: Callable[[str], None] = print,
+                                tagger_model: Path | None = None) -> Path:
+    """The experiment's models (trained or reused) and its report; ``tagger_model``: a model that
+    tags XPOS (a neural model trained on the Penn2Malt conversion of the training trees), whose
+    test tags the predicted-tags parser reads in one more row."""
     from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
     splits = wsj_splits(data)
@@ -109,8 +113,14 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
         lattice_parser.lattice_weight = weight
         weights[weight] = dev_f1(lattice_parser, dev_items, lattices["dev"])[0]
     lattice_parser.lattice_weight = max(LATTICE_WEIGHTS, key=lambda weight: (weights[weight], -weight))
+    if tagger_model is not None:
+        from hetdep.constituency.pipeline import given_tagger, given_tagging
+
+        log(f"tagging test with {tagger_model}")
+        predicted["given"] = [s.column(XPOS) for s in given_tagging(given_tagger(tagger_model))(sentences["test"])]
+        sentences["given"] = sentences["test"]
     tag_scores = {name: tag_accuracy(sentences[name], [s.with_column(XPOS, tags) for s, tags in zip(sentences[name], predicted[name])],
-                                     "xpos") for name in ("train", "dev", "test")}
+                                     "xpos") for name in predicted}
     # Dependencies: the arc-standard parser on the Penn2Malt conversion of the same trees (gold XPOS).
     dep_options = dependency_options(options, dependency_iterations)
     from hetdep.transition.training import train as train_arc_standard
@@ -119,7 +129,7 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
                                 "training the arc-standard parser on the Penn2Malt conversion",
                                 lambda: train_arc_standard(sentences["train"], sentences["dev"], dep_options))
     lines = _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table,
-                    lattice_parser, lattices, weights, folds, lattice_k)
+                    lattice_parser, lattices, weights, folds, lattice_k, tagger_model)
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report
@@ -130,7 +140,7 @@ def _history(model_dir: Path) -> list[dict]:
 
 
 def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table,
-            lattice_parser, lattices, weights, folds, lattice_k) -> list[str]:
+            lattice_parser, lattices, weights, folds, lattice_k, tagger_model) -> list[str]:
     models = out / "models"
     test_items = splits["test"]
     test_words = sum(len(item.forms) for item in test_items)
@@ -156,8 +166,10 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
               "", _plot(out, plain_history, dp_history), "",
               "## Test", "", "| system | LP | LR | F1 | complete match | tagging accuracy | words/s (in process) |",
               "|---|---|---|---|---|---|---|"]
+    given = [(f"plain beam, predicted tags of {tagger_model} (1-best, {tag_scores['given']:.2f}% right)", tagged,
+              predicted["given"])] if tagger_model is not None else []
     for name, parser, tags in (("plain beam, gold tags", plain, gold["test"]), ("DP beam, gold tags", dp, gold["test"]),
-                               ("plain beam, predicted tags (1-best)", tagged, predicted["test"]),
+                               ("plain beam, predicted tags (1-best)", tagged, predicted["test"]), *given,
                                (f"plain beam, tag lattice ({lattice_k} best tags)", lattice_parser,
                                 lattices["test"])):
         _scores(parser, test_items[:5], tags[:5])  # warm: the compiled code is loaded

@@ -141,8 +141,9 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
                        train_lattices=train_lattices, dev_lattices=dev_lattices, templates=templates)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     model_dir = Path(model_dir)
+    tagger_record = "gold" if gold_tags else str(Path(tagger_model).resolve()) if given else "train"
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
-                       training_options=vars(options), tagger="gold" if gold_tags else str(Path(tagger_model).resolve()) if given else "train", lattice_k=lattice_k,
+                       training_options=vars(options), tagger=tagger_record, lattice_k=lattice_k,
                        trained_on={"train": str(Path(train_path).resolve()), "dev": str(Path(dev_path).resolve())})
     if (model_dir / "tagger").is_dir():  # left by an earlier training in this directory
         shutil.rmtree(model_dir / "tagger")

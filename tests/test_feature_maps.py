@@ -33,12 +33,17 @@ def test_an_unseen_bundle_is_mapped_feature_by_feature(sample_map):
     assert sample_map.apply("NUM", unseen) == "Definite=Ind|NumType=Frac"
     assert sample_map.apply("PUNCT", "Shared=Yes") == "_"
     assert sample_map.apply("X", "Foo=Bar") == "Foo=Bar"  # nothing learned about it: kept
+    assert "Shared" in sample_map.absent and "INTJ Shared=Yes" not in sample_map.features
+    assert sample_map.apply("INTJ", "Shared=Yes") == "_"  # a feature UD never writes, on a UPOS never seen with it
+    assert sample_map.apply("NUM", "ExtPos=PRON|NumType=Card") == "NumType=Card"  # UD's NUM never has ExtPos
 
 
 def test_schemes_with_the_same_features_need_no_map_and_a_map_survives_its_record(sample_map):
     same = list(read_conllu(SAMPLES / "train.ud.conllu"))
     assert FeatureMap.learn(zip(same, same)) is None
     assert FeatureMap.from_record(json.loads(json.dumps(sample_map.record()))) == sample_map
+    older = {key: value for key, value in sample_map.record().items() if key != "absent"}  # a model of before
+    assert FeatureMap.from_record(older).absent == frozenset()
     with pytest.raises(ValueError):
         FeatureMap.from_record({"bundles": {"NUM _": 3}, "features": {}})
 

@@ -223,4 +223,6 @@ def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
                                        "--iterations", "1", "--dependency-iterations", "1", "--folds", "2",
                                        "--tagger", str(tmp_path / "tagger")])
     assert result.exit_code == 0, result.output
-    assert "training plain" not in result.output and f"predicted tags of {tmp_path / 'tagger'}" in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert "training plain" not in result.output and f"predicted tags of {tmp_path / 'tagger'}" in report
+    assert f"--tagger {tmp_path / 'tagger'}`" in report

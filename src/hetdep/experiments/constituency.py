@@ -149,7 +149,7 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
 
     lines = ["# Shift-reduce constituency parsing on the WSJ sample (mi-huang2015)", "",
              f"`hetdep experiment constituency --out OUT --beam {options.beam} --iterations {options.iterations} --patience "
-             f"{options.patience}` on {platform.machine()} Linux, {os.cpu_count()} cores, Python {platform.python_version()}.", "",
+             f"{options.patience}{f' --tagger {tagger_model}' if tagger_model is not None else ''}` on {platform.machine()} Linux, {os.cpu_count()} cores, Python {platform.python_version()}.", "",
              f"Training {len(splits['train'])} trees (wsj_0001-0159), dev {len(splits['dev'])} (wsj_0160-0179), test "
              f"{len(test_items)} (wsj_0180-0199, {test_words:,} words). Beam {options.beam}, {options.update} update, at most "
              f"{options.iterations} iterations (patience {options.patience}), the iteration kept by dev F1; training trees "

@@ -8,10 +8,10 @@ never seen. A lemma that shares nothing with its form (``est`` -> ``être``) is 
 own that writes the whole lemma, and so is one that keeps less than three characters of the
 form and is not the whole lemma (``est`` -> ``être`` keeps a ``t``: as a suffix rule it would
 make ``tester`` of ``test``). A lemma that is its form without every instance of one separator
-inside it (neither letter nor digit, not first nor last: ``2,000`` -> ``2000``, ``50's`` -> ``50s``)
-is a script that deletes that character, where cutting ends would have to write form characters
-(a ``2`` for ``2,000``, a rule for that number alone): en-ewt's 108 such training lemmas then teach
-one class that serves every number with thousands separators.
+found inside it (neither letter nor digit, between its first and last characters: ``2,000`` ->
+``2000``, ``50's`` -> ``50s``) is a script that deletes that character, where cutting ends would
+have to write form characters (a ``2`` for ``2,000``, a rule for that number alone): en-ewt's 108
+such training lemmas then teach one class that serves every number with thousands separators.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, NamedTuple, TextIO
 
 from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.constituency.training import read_treebank, train
@@ -41,7 +41,9 @@ def bundled_tagging(tagger_dir: Path, k: int = 0) -> Callable[[Iterable[Sentence
     from hetdep.tagger.tagger import load_taggers
 
     if (tagger_dir / NETWORK).is_dir():
-        return _network_tagging(tagger_dir / NETWORK)
+        from hetdep.models.parsing import open_models
+
+        return open_models(tagger_dir / NETWORK).parser.tag  # its helpers mixed in as its training fitted
     taggers = load_taggers(tagger_dir)
 
     def tag(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
@@ -51,38 +53,33 @@ def bundled_tagging(tagger_dir: Path, k: int = 0) -> Callable[[Iterable[Sentence
     return tag
 
 
-def _network_tagging(directory: Path) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
-    """A neural model's tagging: its network's tags with its helpers mixed in as its training fitted."""
-    from hetdep.models.parsing import open_models
+class GivenTagger(NamedTuple):
+    """A trained model bundled as the parser's tagger: where in ``tagger/`` it goes, the folder
+    copied there, and its tagging (the model loaded once)."""
 
-    return open_models(directory).parser.tag
-
-
-def given_tagging(given: tuple[str, Path]) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
-    """How a model found by :func:`given_tagger` tags sentences."""
-    from hetdep.tagger.tagger import Tagger
-
-    return _network_tagging(given[1]) if given[0] == NETWORK else Tagger.load(given[1]).tag
+    place: str
+    source: Path
+    tag: Callable[[Iterable[Sentence]], Iterator[Sentence]]
 
 
-def given_tagger(directory: Path) -> tuple[str, Path]:
-    """Where in ``tagger/`` a given model goes, and the folder to copy: a neural model whose network
-    tags XPOS, or an XPOS tagger (the folder itself or its ``xpos/``)."""
+def given_tagger(directory: Path) -> GivenTagger:
+    """A neural model whose network tags XPOS, or an XPOS tagger (the folder itself or its ``xpos/``)."""
     from hetdep.learn.model_files import read_kind
     from hetdep.models import NEURAL
     from hetdep.models.parsing import open_models
     from hetdep.tagger.tagger import load_taggers
 
     if (directory / "config.json").is_file() and read_kind(directory) == NEURAL:
-        if "xpos" not in open_models(directory).parser.vocabularies.tag_columns:
+        parser = open_models(directory).parser  # its helpers mixed in as its training fitted
+        if "xpos" not in parser.vocabularies.tag_columns:
             raise HetdepError(f"{directory}: this neural model predicts no XPOS tags (its training file had none)")
-        return NETWORK, directory
-    columns = [tagger.column for tagger in load_taggers(directory)]
-    if "xpos" not in columns:
-        raise HetdepError(f"{directory}: no XPOS tagger here ({', '.join(columns).upper()} only); a constituency parser "
+        return GivenTagger(NETWORK, directory, parser.tag)
+    taggers = {tagger.column: tagger for tagger in load_taggers(directory)}
+    if "xpos" not in taggers:
+        raise HetdepError(f"{directory}: no XPOS tagger here ({', '.join(taggers).upper()} only); a constituency parser "
                           "reads XPOS tags")
     source = directory if (directory / "config.json").is_file() else directory / "xpos"
-    return "xpos", source
+    return GivenTagger("xpos", source, taggers["xpos"].tag)
 
 
 def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_path: str | Path, options: TrainOptions,
@@ -114,7 +111,7 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
         train_sentences = list(convert_trees([item.tree for item in train_trees], table))
         dev_sentences = list(convert_trees([item.tree for item in dev_trees], table))
         if given:
-            tagged_dev = list(given_tagging(given)(dev_sentences))
+            tagged_dev = list(given.tag(dev_sentences))
         else:
             display.start("tagger (xpos)")
             tagger = train_tagger(train_sentences, dev_sentences, TaggerOptions(column="xpos", seed=options.seed),
@@ -151,7 +148,7 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
         tagger.parser.save(model_dir / "tagger" / "xpos", history=[vars(r) for r in tagger.history],
                            best_iteration=tagger.best_iteration)
     if given:
-        shutil.copytree(given[1], model_dir / "tagger" / given[0])
+        shutil.copytree(given.source, model_dir / "tagger" / given.place)
     if not result.interrupted:  # an interrupted run keeps its state for --resume (the tagger is trained again, the same)
         shutil.rmtree(model_dir / checkpoint.STATE, ignore_errors=True)
     return result

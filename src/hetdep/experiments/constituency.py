@@ -114,10 +114,10 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
         weights[weight] = dev_f1(lattice_parser, dev_items, lattices["dev"])[0]
     lattice_parser.lattice_weight = max(LATTICE_WEIGHTS, key=lambda weight: (weights[weight], -weight))
     if tagger_model is not None:
-        from hetdep.constituency.pipeline import given_tagger, given_tagging
+        from hetdep.constituency.pipeline import given_tagger
 
         log(f"tagging test with {tagger_model}")
-        predicted["given"] = [s.column(XPOS) for s in given_tagging(given_tagger(tagger_model))(sentences["test"])]
+        predicted["given"] = [s.column(XPOS) for s in given_tagger(tagger_model).tag(sentences["test"])]
         sentences["given"] = sentences["test"]
     tag_scores = {name: tag_accuracy(sentences[name], [s.with_column(XPOS, tags) for s, tags in zip(sentences[name], predicted[name])],
                                      "xpos") for name in predicted}

@@ -39,7 +39,7 @@ class FeatureMap:
             for upos, feats_a, feats_b in zip(a.column(UPOS), a.column(FEATS), b.column(FEATS)):
                 bundles.setdefault(f"{upos} {feats_a}", Counter())[feats_b] += 1
                 names_b = dict(_pairs(feats_b))
-                written_b.update(name for name in names_b)
+                written_b.update(names_b)
                 written_b.update(f"{upos} {name}" for name in names_b)
                 for name, value in _pairs(feats_a):
                     written_a.update((name, f"{upos} {name}"))

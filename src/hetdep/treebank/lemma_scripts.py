@@ -51,12 +51,12 @@ def apply_script(form: str, script: str) -> str:
     or leaves an empty lemma (CoNLL-U has no empty field)."""
     steps = json.loads(script)
     casing = steps[0]
+    source = form if casing == KEEP else form.lower()
     if steps[1] == "=":
         lemma = steps[2]
     elif steps[1] == DELETE:
-        lemma = (form if casing == KEEP else form.lower()).replace(steps[2], "")
+        lemma = source.replace(steps[2], "")
     else:
-        source = form if casing == KEEP else form.lower()
         _, cut_start, add_start, cut_end, add_end = steps
         if cut_start + cut_end > len(source):
             return form

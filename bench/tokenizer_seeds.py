@@ -4,11 +4,12 @@ of ``--shares`` (the shares of training sentences that lose their final punctuat
 shares at once let dev choose, as ``hetdep train`` does).
 
     python bench/tokenizer_seeds.py --train TRAIN [--text OTHER ...] --dev DEV --test TEST \\
-        [--seeds 5] [--shares 0 --shares 0,0.3]
+        [--seeds 5] [--shares 0 --shares 0,0.3] [--embeddings VECTORS]
 
 The text given to the tokenizer is what ``bench/raw_text.py`` gives a model (each sentence's
 ``# text``, a blank line at ``# newpar``/``# newdoc``); scores are the CoNLL 2018 Tokens and
-Sentences F1 (``hetdep.evaluation.conll18``), mean and range over the seeds.
+Sentences F1 (``hetdep.evaluation.conll18``), mean and range over the seeds. ``--embeddings``:
+the tokenizer reads the clusters of these word vectors (``hetdep.learn.clusters``, seed 1).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.learn.clusters import WordClusters
+from hetdep.learn.vectors import read_embeddings
 from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, document_text
 from hetdep.treebank.conllu import read_conllu, write_conllu
 
@@ -40,7 +43,9 @@ def main() -> None:
     parser.add_argument("--test", required=True, type=Path)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--shares", action="append", help="comma-separated shares, e.g. 0,0.3 (repeat to compare)")
+    parser.add_argument("--embeddings", help="word vectors whose clusters the tokenizer reads")
     args = parser.parse_args()
+    clusters = WordClusters.from_vectors(*read_embeddings(args.embeddings)) if args.embeddings else None
     train = [s for path in [args.train, *args.text] for s in read_conllu(path)]
     dev = list(read_conllu(args.dev))
     print("| shares | dev Sentences | test Sentences | test Tokens | shares chosen | seconds a seed |")
@@ -50,10 +55,13 @@ def main() -> None:
             options = [float(share) for share in shares.split(",")]
             rows, chosen, started = [], [], time.perf_counter()
             for seed in range(1, args.seeds + 1):
-                tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=seed, unpunctuated=tuple(options)))
+                tokenizer = Tokenizer.train(train, dev, TokenizerOptions(seed=seed, unpunctuated=tuple(options)),
+                                           clusters=clusters)
                 _, dev_sentences = scores(tokenizer, args.dev, Path(folder))
                 test_tokens, test_sentences = scores(tokenizer, args.test, Path(folder))
                 rows.append((dev_sentences, test_tokens, test_sentences))
+                print(f"  seed {seed}: dev Sentences {dev_sentences:.2f}, test Sentences {test_sentences:.2f}, "
+                      f"test Tokens {test_tokens:.2f}", flush=True)
                 chosen.append(f"{tokenizer.record['unpunctuated']:g}")
             a = np.array(rows)
             span = lambda k: f"{a[:, k].mean():.2f} ({a[:, k].min():.2f}-{a[:, k].max():.2f})"  # noqa: E731

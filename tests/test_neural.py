@@ -351,9 +351,9 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
     """A form the training treebank never had still gets its pretrained vector; training leaves
     the table as the file gave it (scaled), and a saved model keeps it."""
 
+    from hetdep.learn.vectors import read_embeddings
     from hetdep.models.info import describe
     from hetdep.neural.parser import NeuralParser
-    from hetdep.neural.training import read_embeddings
     from hetdep.treebank.conllu import Sentence
 
     vectors = tmp_path / "vectors.txt"
@@ -384,7 +384,7 @@ def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_
 
 def test_bad_vector_files_are_named_with_their_line(tmp_path):
     from hetdep.errors import InputError
-    from hetdep.neural.training import read_embeddings
+    from hetdep.learn.vectors import read_embeddings
 
     vectors = tmp_path / "vectors.txt"
     for text, message in (("le 1 2\nla 1\n", "vectors.txt:2: expected a word and 2 numbers"),

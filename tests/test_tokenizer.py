@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference
-from hetdep.tokenizer.characters import char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.tokenizer import (
     MAX_TOKENS,
@@ -37,19 +37,35 @@ def _raw(path) -> str:
     return " ".join(sentence_text(s) for s in read_conllu(path))
 
 
-def test_compiled_classifier_equals_the_reference(sample_tokenizer):
+def made_up_clusters(sentences) -> WordClusters:
+    """Word clusters by a word's length and first letter; and "?!" a word without a letter."""
+    words = sorted({form.lower() for sentence in sentences for form in sentence.forms} | {"?!"})
+    return WordClusters({word: ((len(word) % 3 + 1) << COARSE_SHIFT) + ord(word[0]) % 7 for word in words})
+
+
+@pytest.fixture(scope="module")
+def clustered_tokenizer() -> tuple[Tokenizer, WordClusters]:
+    train = list(read_conllu(SAMPLES / "train.ud.conllu"))
+    clusters = made_up_clusters(train)
+    return Tokenizer.train(train, options=TokenizerOptions(iterations=3), clusters=clusters), clusters
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_compiled_classifier_equals_the_reference(sample_tokenizer, clustered_tokenizer, clustered):
+    tokenizer = clustered_tokenizer[0] if clustered else sample_tokenizer
+    clusters = reference.word_table(clustered_tokenizer[1].codes) if clustered else None
     text = (_raw(SAMPLES / "dev.ud.conllu")[:3000] + "  Tab\tend\n\nÉtat-major l'an 2000, etc. AUTRE(S) MISE(S) "
-            "EN  GARDE 2 flacons\tLes 5 mg / 100 ml ; M. Dupont")
-    arrays = char_arrays(text)
-    labels, scores = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
-                                          arrays.chunk_end, sample_tokenizer.weights)
-    out = np.empty(_boundaries.N_TEMPLATES, np.int64)
+            "EN  GARDE 2 flacons\tLes 5 mg / 100 ml ; M. Dupont « (Le) » ... -- L'")
+    arrays = tokenizer.words.arrays(text)
+    assert arrays.clusters.any() == clustered
+    labels, scores = tokenizer.words.classify(arrays, tokenizer.weights)
+    out = np.empty(tokenizer.words.templates, np.int64)
     for i in (i for i, char in enumerate(text) if not char.isspace()):  # every boundary the classifier scores
-        expected = reference.feature_rows(text, i, sample_tokenizer.weights.shape[0])
-        _boundaries.features(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end, i,
-                             np.uint64(sample_tokenizer.weights.shape[0] - 1), out)
-        assert out.tolist() == expected
-    ref_labels, ref_scores = reference.classify(text, sample_tokenizer.weights)
+        expected = reference.feature_rows(text, i, tokenizer.weights.shape[0], clusters)
+        count = _boundaries.features(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
+                                     arrays.clusters, i, np.uint64(tokenizer.weights.shape[0] - 1), out)
+        assert out[:count].tolist() == expected
+    ref_labels, ref_scores = reference.classify(text, tokenizer.weights, clusters)
     assert labels.tolist() == ref_labels
     assert scores.tolist() == ref_scores
 
@@ -144,6 +160,72 @@ def test_saved_tokenizer_gives_the_same_output_and_damage_is_refused(sample_toke
         Tokenizer.load(tmp_path / "tok")
 
 
+def _rewrite_weights(folder, change) -> None:
+    """Change a saved tokenizer's arrays and give config.json their new digest (damage a checksum misses)."""
+    from hetdep.learn.model_files import file_sha256
+
+    path = folder / "weights.npz"
+    with np.load(path) as archive:
+        arrays = change(dict(archive))
+    np.savez_compressed(path, **arrays)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = file_sha256(path)
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def test_word_clusters_are_read_saved_and_checked(clustered_tokenizer, sample_tokenizer, tmp_path):
+    """A tokenizer with word clusters reads each chunk's word's cluster (the first letter to the
+    last, lower-cased), keeps them in its weights file and tokenizes alike once loaded; damaged
+    clusters are refused in one line."""
+    tokenizer, clusters = clustered_tokenizer
+    text = "Vu « LE chat » et l'ex-chef, ?! M. Dupont. 3,5 kg."
+    arrays = tokenizer.words.arrays(text)
+    expected = [reference.word_table(clusters.codes).get(reference._word(text, i), 0) if not char.isspace() else 0
+                for i, char in enumerate(text)]
+    assert arrays.clusters.tolist() == expected and expected[text.index("chat")] == clusters.codes["chat"]
+    assert expected[text.index("?!")] == 0  # no letter: no word, though "?!" has a cluster
+    assert tokenizer.words.templates == sample_tokenizer.words.templates + _boundaries.N_CLUSTER_TEMPLATES == 41
+    tokenizer.save(tmp_path / "tok")
+    loaded = Tokenizer.load(tmp_path / "tok")
+    sample = _raw(SAMPLES / "dev.ud.conllu")[:3000]
+    assert [s.to_text() for s in loaded.tokenize(sample)] == [s.to_text() for s in tokenizer.tokenize(sample)]
+    assert np.array_equal(loaded.words.arrays(text).clusters, arrays.clusters)
+    for change in (lambda a: {**a, "cluster_codes": a["cluster_codes"][:-1]},
+                   lambda a: {**a, "cluster_keys": np.zeros_like(a["cluster_keys"])},
+                   lambda a: {**a, "cluster_keys": np.repeat(a["cluster_keys"][:1], len(a["cluster_keys"]))}):
+        tokenizer.save(tmp_path / "bad")
+        _rewrite_weights(tmp_path / "bad", change)
+        with pytest.raises(ModelFileError, match="word clusters that do not fit together"):
+            Tokenizer.load(tmp_path / "bad")
+    tokenizer.save(tmp_path / "bad")
+    _rewrite_weights(tmp_path / "bad", lambda a: {k: v for k, v in a.items() if k != "cluster_keys"})
+    with pytest.raises(ModelFileError, match="damaged weights file"):
+        Tokenizer.load(tmp_path / "bad")
+
+
+def test_train_tokenizer_clusters_the_words_of_given_vectors(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    rng = np.random.default_rng(0)
+    words = sorted({form.lower() for s in read_conllu(SAMPLES / "train.ud.conllu") for form in s.forms})[:300]
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text(f"{len(words)} 8\n" + "".join(f"{w} " + " ".join(f"{v:.3f}" for v in rng.normal(size=8)) + "\n"
+                                                    for w in words), encoding="utf-8")
+    result = CliRunner().invoke(main, ["train-tokenizer", "--train", str(SAMPLES / "train.ud.conllu"), "--model",
+                                       str(tmp_path / "tok"), "--iterations", "2", "--embeddings", str(vectors)])
+    assert result.exit_code == 0, result.output
+    loaded = Tokenizer.load(tmp_path / "tok")
+    assert loaded.words.templates == _boundaries.N_TEMPLATES + _boundaries.N_CLUSTER_TEMPLATES
+    assert 0 < len(loaded.words.keys) <= len(words)
+    vectors.write_text("la 1 2\nle 1 x\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["train-tokenizer", "--train", str(SAMPLES / "train.ud.conllu"), "--model",
+                                       str(tmp_path / "tok2"), "--embeddings", str(vectors)])
+    assert result.exit_code != 0 and f"{vectors}:2" in result.output and "not a number" in result.output
+    assert not (tmp_path / "tok2").exists()
+
+
 def test_a_tokenizer_of_other_boundary_features_is_refused(sample_tokenizer, tmp_path):
     sample_tokenizer.save(tmp_path / "tok")
     config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
@@ -200,9 +282,7 @@ def test_sentences_without_final_punctuation_are_made_and_learned_from():
 
 
 def _token_ends_f1(tokenizer: Tokenizer, gold) -> float:
-    arrays = char_arrays(gold.text)
-    labels, _ = _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
-                                     tokenizer.weights)
+    labels, _ = tokenizer.words.classify(tokenizer.words.arrays(gold.text), tokenizer.weights)
     ends, guessed = gold.labels >= _boundaries.TOKEN_END, labels >= _boundaries.TOKEN_END
     return 2 * int((ends & guessed).sum()) / int(ends.sum() + guessed.sum())
 

@@ -20,6 +20,7 @@ from typing import Callable, Sequence, TextIO
 from hetdep import interrupts
 from hetdep.errors import HetdepError
 from hetdep.learn import checkpoint
+from hetdep.learn.clusters import WordClusters
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL
 from hetdep.models.training import ModelChoice, train_model, training_record
@@ -185,8 +186,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             tokenizer = Tokenizer.load(state / "tokenizer")
         else:
             texts = [sentence for path in pipeline.tokenizer_texts for sentence in read_conllu(path)]
+            clusters = WordClusters.read(pipeline.embeddings, options.seed) if pipeline.embeddings else None
+            if clusters:
+                display.log(f"tokenizer: {len(clusters)} words of {pipeline.embeddings} clustered")
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
-                                       step=lambda: display.advance("tokenizer"))
+                                       step=lambda: display.advance("tokenizer"), clusters=clusters)
             tokenizer.save(state / "tokenizer")
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
         share = tokenizer.record.get("unpunctuated", 0.0)

@@ -4,8 +4,10 @@ After every character that is not white space the classifier chooses ``INSIDE`` 
 on), ``TOKEN_END`` or ``SENTENCE_END`` (which ends the token too); before white space or the
 end of the text only the two ends are allowed. A feature is hashed straight into a row of a dense
 table ``weights[bucket, label]`` (the hashing trick: three labels and a few hundred thousand
-features do not need the parsers' sparse store). :mod:`hetdep.tokenizer.reference` computes the
-same in plain Python; the tests hold the two equal.
+features do not need the parsers' sparse store). A tokenizer trained with word vectors has four
+more templates, which read the clusters (:mod:`hetdep.learn.clusters`) of the words before,
+at and after the boundary: each chunk's word looked up by its key in a table the tokenizer keeps.
+:mod:`hetdep.tokenizer.reference` computes the same in plain Python; the tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MULTIPLIER, SEED
-from hetdep.tokenizer.characters import SPACE
+from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, SPACE, UPPER
 
 INSIDE, TOKEN_END, SENTENCE_END = range(3)
 N_LABELS = 3
-N_TEMPLATES = 37
+N_TEMPLATES = 37  # a tokenizer without word clusters
+N_CLUSTER_TEMPLATES = 4  # appended when it has them (hetdep.learn.clusters)
+WORD_KEY = 99  # where a word's key starts, as a template number (word_hash)
 LEFT_SPAN, RIGHT_SPAN, CHUNK_SPAN, LOOK_AHEAD, SHAPE_SPAN = 16, 17, 32, 8, 16
 
 _SEED = np.uint64(SEED)
@@ -51,9 +56,88 @@ def constant_row(buckets):
     return np.int64(_start(0) & np.uint64(buckets - 1))
 
 
+@njit(cache=True, inline="always")
+def _is_word_character(c):
+    return c == LOWER or c == UPPER or c == DIGIT or c == CASELESS
+
+
 @njit(cache=True)
-def features(codes, lower, classes, chunk_start, chunk_end, i, mask, out):
-    """Fill ``out`` with the table rows of the boundary after character ``i``."""
+def word_hash(lower, classes, first, end):
+    """The key of a chunk's word: its lower-cased characters from its first letter or digit to its
+    last (``l'ex-chef`` whole, ``Milosevic,`` as ``milosevic``); 0 for a chunk without one."""
+    while first < end and not _is_word_character(classes[first]):
+        first += 1
+    while end > first and not _is_word_character(classes[end - 1]):
+        end -= 1
+    if first == end:
+        return np.uint64(0)
+    h = _start(WORD_KEY)
+    for j in range(first, end):
+        h = _mix(h, lower[j])
+    return h | np.uint64(1)
+
+
+@njit(cache=True)
+def chunk_keys(lower, classes, chunk_end):
+    """The word key (:func:`word_hash`) of each chunk, in order."""
+    n = lower.shape[0]
+    keys = np.zeros(n, dtype=np.uint64)
+    count = 0
+    i = 0
+    while i < n:
+        if classes[i] == SPACE:
+            i += 1
+            continue
+        keys[count] = word_hash(lower, classes, i, chunk_end[i])
+        count += 1
+        i = chunk_end[i]
+    return keys[:count]
+
+
+@njit(cache=True)
+def cluster_table(keys, codes):
+    """An open-addressing table (keys, values) from word keys (none 0, none twice) to their cluster codes."""
+    size = 1
+    while size < 2 * keys.shape[0] + 2:
+        size *= 2
+    table_keys = np.zeros(size, dtype=np.uint64)
+    values = np.zeros(size, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for k in range(keys.shape[0]):
+        slot = keys[k] & mask
+        while table_keys[slot] != 0:
+            slot = (slot + np.uint64(1)) & mask
+        table_keys[slot] = keys[k]
+        values[slot] = codes[k]
+    return table_keys, values
+
+
+@njit(cache=True)
+def chunk_clusters(lower, classes, chunk_end, keys, values):
+    """Each character's chunk's word cluster, by the table of :func:`cluster_table` (0: none)."""
+    n = lower.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    mask = np.uint64(keys.shape[0] - 1)
+    i = 0
+    while i < n:
+        if classes[i] == SPACE:
+            i += 1
+            continue
+        key = word_hash(lower, classes, i, chunk_end[i])
+        slot = key & mask
+        while key != 0 and keys[slot] != 0:
+            if keys[slot] == key:
+                out[i:chunk_end[i]] = values[slot]
+                break
+            slot = (slot + np.uint64(1)) & mask
+        i = chunk_end[i]
+    return out
+
+
+@njit(cache=True)
+def features(codes, lower, classes, chunk_start, chunk_end, clusters, i, mask, out):
+    """Fill ``out`` with the table rows of the boundary after character ``i`` (with word clusters'
+    templates where a chunk ends, when ``out`` has room for them); returns how many."""
     n = codes.shape[0]
     t = 0
     out[t] = np.int64(_start(t) & mask)
@@ -133,6 +217,24 @@ def features(codes, lower, classes, chunk_start, chunk_end, i, mask, out):
         for j in range(max(chunk_start[before], before - CHUNK_SPAN + 1), before + 1):
             h = _mix(h, lower[j])
     out[t] = np.int64(_mix(h, codes[i]) & mask)
+    t += 1
+    if out.shape[0] == t or not _ends_chunk(classes, i):
+        return t
+    # 37-40, word clusters, where a chunk ends (the boundaries that may end sentences): the next
+    # chunk's (a name after a noun), with the boundary's class; this chunk's group and the next's;
+    # this chunk's, with the next's class; the groups of the chunk before, this one and the next
+    own = clusters[i]
+    following = clusters[after] if after else 0
+    previous = clusters[before] if before >= 0 and classes[before] != SPACE else 0
+    out[t] = np.int64(_mix(_mix(_start(t), following), classes[i]) & mask)
+    t += 1
+    out[t] = np.int64(_mix(_mix(_mix(_start(t), own >> COARSE_SHIFT), following >> COARSE_SHIFT), classes[i]) & mask)
+    t += 1
+    out[t] = np.int64(_mix(_mix(_start(t), own), next_class) & mask)
+    t += 1
+    out[t] = np.int64(_mix(_mix(_mix(_start(t), previous >> COARSE_SHIFT), own >> COARSE_SHIFT),
+                           following >> COARSE_SHIFT) & mask)
+    return t + 1
 
 
 @njit(cache=True, inline="always")
@@ -161,18 +263,18 @@ def _choose(scores, forced_end):
 
 
 @njit(cache=True)
-def classify(codes, lower, classes, chunk_start, chunk_end, weights):
+def classify(codes, lower, classes, chunk_start, chunk_end, clusters, weights, n_templates):
     """Labels (-1 for white space) and scores of every character's boundary."""
     n = codes.shape[0]
     mask = np.uint64(weights.shape[0] - 1)
     labels = np.full(n, -1, dtype=np.int8)
     scores = np.zeros((n, N_LABELS), dtype=np.float32)
-    rows = np.empty(N_TEMPLATES, dtype=np.int64)
+    rows = np.empty(n_templates, dtype=np.int64)
     for i in range(n):
         if classes[i] == SPACE:
             continue
-        features(codes, lower, classes, chunk_start, chunk_end, i, mask, rows)
-        for t in range(N_TEMPLATES):
+        count = features(codes, lower, classes, chunk_start, chunk_end, clusters, i, mask, rows)
+        for t in range(count):
             for label in range(N_LABELS):
                 scores[i, label] += weights[rows[t], label]
         labels[i] = _choose(scores[i], _ends_chunk(classes, i))
@@ -180,24 +282,24 @@ def classify(codes, lower, classes, chunk_start, chunk_end, weights):
 
 
 @njit(cache=True)
-def train_epoch(codes, lower, classes, chunk_start, chunk_end, gold, order, weights, sums, clock):
+def train_epoch(codes, lower, classes, chunk_start, chunk_end, clusters, gold, order, weights, sums, clock, n_templates):
     """One perceptron pass over the characters in ``order``; ``sums`` and ``clock[0]`` keep the
     averaging (averaged = weights - sums / clock). Returns the number of mistakes."""
     mask = np.uint64(weights.shape[0] - 1)
-    rows = np.empty(N_TEMPLATES, dtype=np.int64)
+    rows = np.empty(n_templates, dtype=np.int64)
     scores = np.empty(N_LABELS, dtype=np.float64)
     mistakes = 0
     for i in order:
-        features(codes, lower, classes, chunk_start, chunk_end, i, mask, rows)
+        count = features(codes, lower, classes, chunk_start, chunk_end, clusters, i, mask, rows)
         scores[:] = 0.0
-        for t in range(N_TEMPLATES):
+        for t in range(count):
             for label in range(N_LABELS):
                 scores[label] += weights[rows[t], label]
         guess = _choose(scores, _ends_chunk(classes, i))
         clock[0] += 1
         if guess != gold[i]:
             mistakes += 1
-            for t in range(N_TEMPLATES):
+            for t in range(count):
                 weights[rows[t], gold[i]] += 1.0
                 weights[rows[t], guess] -= 1.0
                 sums[rows[t], gold[i]] += clock[0]

@@ -46,13 +46,15 @@ def _codes(char: str) -> tuple[int, int, int]:
 @dataclass(frozen=True)
 class CharArrays:
     """``codes``, ``lower`` and ``classes`` per character; ``chunk_start``/``chunk_end`` the chunk
-    around each character (for white space: an empty chunk at itself)."""
+    around each character (for white space: an empty chunk at itself); ``clusters`` its chunk's
+    word cluster (all 0 until a tokenizer with word clusters fills them)."""
 
     codes: np.ndarray
     lower: np.ndarray
     classes: np.ndarray
     chunk_start: np.ndarray
     chunk_end: np.ndarray
+    clusters: np.ndarray
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -69,4 +71,4 @@ def char_arrays(text: str) -> CharArrays:
     chunk_start = np.maximum.accumulate(np.where(space, index + 1, 0)) if n else index
     chunk_start[space] = index[space]
     chunk_end = np.minimum.accumulate(np.where(space, index, n)[::-1])[::-1].copy() if n else index
-    return CharArrays(codes, lower, classes, chunk_start, chunk_end)
+    return CharArrays(codes, lower, classes, chunk_start, chunk_end, np.zeros(n, dtype=np.int64))

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
 from hetdep.tokenizer._boundaries import CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, SHAPE_SPAN, TOKEN_END
-from hetdep.tokenizer.characters import OUTSIDE, SPACE_CODE, char_class
+from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, OUTSIDE, SPACE_CODE, UPPER, char_class
+
+WORD_CLASSES = (LOWER, UPPER, DIGIT, CASELESS)
 
 
 def _key(template: int, *values: int) -> int:
@@ -51,8 +54,31 @@ def _shape(text: str, first: int, end: int) -> list[int]:
     return [c for k, c in enumerate(classes) if k == 0 or classes[k - 1] != c]
 
 
-def feature_rows(text: str, i: int, buckets: int) -> list[int]:
-    """The table rows of the boundary after ``text[i]``, template by template."""
+def _word(text: str, i: int) -> str:
+    """The word of the chunk around ``text[i]``: from its first letter or digit to its last,
+    lower-cased character by character ("" for none)."""
+    start, end = _chunk(text, i)
+    word = [j for j in range(start, end) if _class(text, j) in WORD_CLASSES]
+    return "".join(chr(_code(text, j, lower=True)) for j in range(word[0], word[-1] + 1)) if word else ""
+
+
+def word_table(clusters: dict[str, int]) -> dict[str, int]:
+    """Each clustered word's word (as :func:`_word` reads a chunk) -> its cluster, the first of equals kept."""
+    table: dict[str, int] = {}
+    for word, code in clusters.items():
+        if word and not any(char.isspace() for char in word):
+            table.setdefault(_word(word, 0), code)
+    table.pop("", None)
+    return table
+
+
+def _word_cluster(text: str, i: int | None, table: dict[str, int]) -> int:
+    return 0 if i is None else table.get(_word(text, i), 0)
+
+
+def feature_rows(text: str, i: int, buckets: int, table: dict[str, int] | None = None) -> list[int]:
+    """The table rows of the boundary after ``text[i]``, template by template (``table``: a tokenizer's
+    word clusters, by :func:`word_table`, read where a chunk ends)."""
     low = lambda j: _code(text, j, lower=True)  # noqa: E731
     code = lambda j: _code(text, j)  # noqa: E731
     cls = lambda j: _class(text, j)  # noqa: E731
@@ -87,10 +113,17 @@ def feature_rows(text: str, i: int, buckets: int) -> list[int]:
     if before >= 0 and not text[before].isspace():
         previous = [low(j) for j in range(max(_chunk(text, before)[0], before - CHUNK_SPAN + 1), before + 1)]
     keys.append(_key(36, *previous, code(i)))
+    if table is not None and (i + 1 == len(text) or text[i + 1].isspace()):  # where a chunk ends
+        own, following = _word_cluster(text, i, table), _word_cluster(text, after, table)
+        previous = _word_cluster(text, before, table) if before >= 0 and not text[before].isspace() else 0
+        keys.append(_key(37, following, cls(i)))
+        keys.append(_key(38, own >> COARSE_SHIFT, following >> COARSE_SHIFT, cls(i)))
+        keys.append(_key(39, own, cls(after) if after is not None else 0))
+        keys.append(_key(40, previous >> COARSE_SHIFT, own >> COARSE_SHIFT, following >> COARSE_SHIFT))
     return [key & (buckets - 1) for key in keys]
 
 
-def classify(text: str, weights: np.ndarray) -> tuple[list[int], list[list[float]]]:
+def classify(text: str, weights: np.ndarray, table: dict[str, int] | None = None) -> tuple[list[int], list[list[float]]]:
     """Labels (-1 for white space) and scores, as :func:`hetdep.tokenizer._boundaries.classify` gives them."""
     labels, scores = [], []
     for i, char in enumerate(text):
@@ -98,7 +131,7 @@ def classify(text: str, weights: np.ndarray) -> tuple[list[int], list[list[float
             labels.append(-1)
             scores.append([0.0] * N_LABELS)
             continue
-        rows = feature_rows(text, i, weights.shape[0])
+        rows = feature_rows(text, i, weights.shape[0], table)
         score = [float(sum(np.float32(weights[row, label]) for row in rows)) for label in range(N_LABELS)]
         allowed = range(TOKEN_END, N_LABELS) if i + 1 == len(text) or text[i + 1].isspace() else range(INSIDE, N_LABELS)
         labels.append(max(allowed, key=lambda label: (score[label], -label)))

@@ -356,11 +356,11 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
 
 class Tokenizer:
     def __init__(self, weights: np.ndarray, multiword: MultiwordExpander, record: dict | None = None,
-                 words: WordFeatures = WordFeatures()):
+                 words: WordFeatures | None = None):
         self.weights = weights
         self.multiword = multiword
         self.record = record or {}
-        self.words = words
+        self.words = words or WordFeatures()  # without word clusters unless given
 
     # training
 

@@ -23,7 +23,6 @@ import numpy as np
 
 from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.clusters import WordClusters
-from hetdep.learn.vectors import read_embeddings
 from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, document_text
 from hetdep.treebank.conllu import read_conllu, write_conllu
 
@@ -45,7 +44,7 @@ def main() -> None:
     parser.add_argument("--shares", action="append", help="comma-separated shares, e.g. 0,0.3 (repeat to compare)")
     parser.add_argument("--embeddings", help="word vectors whose clusters the tokenizer reads")
     args = parser.parse_args()
-    clusters = WordClusters.from_vectors(*read_embeddings(args.embeddings)) if args.embeddings else None
+    clusters = WordClusters.read(args.embeddings) if args.embeddings else None
     train = [s for path in [args.train, *args.text] for s in read_conllu(path)]
     dev = list(read_conllu(args.dev))
     print("| shares | dev Sentences | test Sentences | test Tokens | shares chosen | seconds a seed |")

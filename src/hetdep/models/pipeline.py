@@ -188,7 +188,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             texts = [sentence for path in pipeline.tokenizer_texts for sentence in read_conllu(path)]
             clusters = WordClusters.read(pipeline.embeddings, options.seed) if pipeline.embeddings else None
             if clusters:
-                display.log(f"tokenizer: {len(clusters)} words of {pipeline.embeddings} clustered")
+                display.log(f"tokenizer: the clusters of {len(clusters)} words of {pipeline.embeddings}")
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
                                        step=lambda: display.advance("tokenizer"), clusters=clusters)
             tokenizer.save(state / "tokenizer")

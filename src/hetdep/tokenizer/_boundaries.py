@@ -79,8 +79,9 @@ def word_hash(lower, classes, first, end):
 
 @njit(cache=True)
 def chunk_keys(lower, classes, chunk_end):
-    """The word key (:func:`word_hash`) of each chunk, in order."""
+    """The first character of each chunk, in order, and its word's key (:func:`word_hash`)."""
     n = lower.shape[0]
+    starts = np.zeros(n, dtype=np.int64)
     keys = np.zeros(n, dtype=np.uint64)
     count = 0
     i = 0
@@ -88,10 +89,11 @@ def chunk_keys(lower, classes, chunk_end):
         if classes[i] == SPACE:
             i += 1
             continue
+        starts[count] = i
         keys[count] = word_hash(lower, classes, i, chunk_end[i])
         count += 1
         i = chunk_end[i]
-    return keys[:count]
+    return starts[:count], keys[:count]
 
 
 @njit(cache=True)
@@ -113,24 +115,19 @@ def cluster_table(keys, codes):
 
 
 @njit(cache=True)
-def chunk_clusters(lower, classes, chunk_end, keys, values):
+def chunk_clusters(lower, classes, chunk_end, table_keys, values):
     """Each character's chunk's word cluster, by the table of :func:`cluster_table` (0: none)."""
-    n = lower.shape[0]
-    out = np.zeros(n, dtype=np.int64)
-    mask = np.uint64(keys.shape[0] - 1)
-    i = 0
-    while i < n:
-        if classes[i] == SPACE:
-            i += 1
-            continue
-        key = word_hash(lower, classes, i, chunk_end[i])
+    out = np.zeros(lower.shape[0], dtype=np.int64)
+    mask = np.uint64(table_keys.shape[0] - 1)
+    starts, keys = chunk_keys(lower, classes, chunk_end)
+    for c in range(starts.shape[0]):
+        key = keys[c]
         slot = key & mask
-        while key != 0 and keys[slot] != 0:
-            if keys[slot] == key:
-                out[i:chunk_end[i]] = values[slot]
+        while key != 0 and table_keys[slot] != 0:
+            if table_keys[slot] == key:
+                out[starts[c]:chunk_end[starts[c]]] = values[slot]
                 break
             slot = (slot + np.uint64(1)) & mask
-        i = chunk_end[i]
     return out
 
 

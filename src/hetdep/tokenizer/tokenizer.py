@@ -267,7 +267,7 @@ class WordFeatures:
             return cls()
         listed = [(word, code) for word, code in clusters.codes.items() if word and not any(c.isspace() for c in word)]
         words = char_arrays(" ".join(word for word, _ in listed))  # a chunk a word
-        keys = _boundaries.chunk_keys(words.lower, words.classes, words.chunk_end)
+        _, keys = _boundaries.chunk_keys(words.lower, words.classes, words.chunk_end)
         _, first = np.unique(keys, return_index=True)
         kept = np.sort(first[keys[first] != 0])
         return cls(keys[kept], np.array([code for _, code in listed], dtype=np.int64)[kept])
@@ -329,7 +329,7 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
     clock = np.zeros(1, np.int64)
     rng = np.random.default_rng(options.seed)
     averaged, history = None, []
-    arrays = words.arrays(gold.text)
+    arrays = None if share else words.arrays(gold.text)  # with a share, each iteration's text is its own
     for iteration in range(1, options.iterations + 1):
         started = time.perf_counter()
         if share:

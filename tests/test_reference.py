@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 
-from hetdep.learn._weights import DENSE, INLINE
+from hetdep.learn._weights import DENSE, DENSE_AFTER, INLINE
 from hetdep.learn.perceptron import EARLY, TrainOptions
 from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.transition import _beam, _memos, features, reference
@@ -47,6 +47,29 @@ def test_trained_layout_sorts_a_chain_and_packs_a_dense_row_with_few_averaged_we
     rows = trained.dense_rows(20)
     assert np.flatnonzero(rows[11]).tolist() == [0, 1, 2] and rows[11][:3].tolist() == [1.0, 1.0, 1.0]
     assert np.flatnonzero(rows[12]).tolist() == [2, 5, 9] and rows[12][[2, 5, 9]].tolist() == [2.0, 5.0, 9.0]
+
+
+def test_a_model_stored_with_narrow_dense_rows_reads_them_as_packed_entries_and_scores_the_same():
+    """Files saved while every feature of nine weights or more was a dense row load with those of
+    at most a quarter of the actions as packed entries; every feature's scores stay as they were."""
+    from hetdep.learn import _weights
+
+    n_actions = 130  # the constituency parser's, on the WSJ sample: rows of up to 32 weights are packed
+    rng = np.random.default_rng(3)
+    dense = np.zeros((4, n_actions), dtype=np.float32)
+    for d, count in enumerate((9, 32, 33, 130)):
+        dense[d, rng.choice(n_actions, count, replace=False)] = rng.normal(size=count).astype(np.float32)
+    packed = np.array([_weights._entry(3, 0.5), _weights._entry(7, -1.5)], dtype=np.int64)
+    features = np.array([[11, DENSE | 0], [12, DENSE | 1], [13, DENSE | 2], [14, DENSE | 3], [15, 2 << 40],
+                         [16, INLINE | int(_weights._entry(4, 2.0))]], dtype=np.uint64)
+    before = TrainedWeights(_weights.spread(features), packed, dense).dense_rows(n_actions)
+    loaded = TrainedWeights.from_stored(features, packed, dense)
+    assert len(loaded.dense) == 2 and len(loaded.packed) == 2 + 9 + 32
+    after = loaded.dense_rows(n_actions)
+    assert after.keys() == before.keys() and all(np.array_equal(after[key], before[key]) for key in before)
+    payload = {int(key): int(value) for key, value in loaded.table[loaded.table[:, 0] != 0]}
+    assert [payload[key] >> 40 for key in (11, 12, 15)] == [9, 32, 2] and payload[13] & DENSE and payload[14] & DENSE
+    assert TrainedWeights.from_stored(*loaded.stored().values()).dense_rows(n_actions).keys() == before.keys()
 
 
 def test_search_matches_reference_scores_and_actions(trained):
@@ -124,10 +147,11 @@ def test_training_matches_reference_weights():
     zeros = np.zeros(moves.n_actions, dtype=np.float32)  # a feature whose weights are all 0 is not kept
     for key, row in table.W.items():
         assert np.array_equal(current.get(key, zeros), row) and np.array_equal(sums.get(key, zeros), table.U[key])
-    # The saved (averaged, packed) weights are the reference's averages, in each of the packed forms.
-    trained = weights.averaged()
+    # The saved (averaged, packed) weights are the reference's averages, in each of the packed forms
+    # (with features of over eight weights dense, as models were saved before, to have dense rows here).
+    for trained in weights.averaged(), weights.averaged(packed_up_to=DENSE_AFTER):
+        averaged = trained.dense_rows(moves.n_actions)
+        for key, row in table.W.items():
+            assert np.array_equal(averaged.get(key, zeros), row - table.U[key] / np.float32(weights.counter))
     payload = trained.table[trained.table[:, 0] != 0, 1]
     assert (payload >= DENSE).sum() > 10 and ((payload & INLINE) != 0).sum() > 100 and len(trained.packed) > 100
-    averaged = trained.dense_rows(moves.n_actions)
-    for key, row in table.W.items():
-        assert np.array_equal(averaged.get(key, zeros), row - table.U[key] / np.float32(weights.counter))

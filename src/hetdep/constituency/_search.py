@@ -13,6 +13,8 @@ candidates break by (parent position, action id), as in the reference search.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -219,6 +221,14 @@ def new_queue_sums(templates, n, n_actions):
 
 
 @njit(cache=True, inline="always")
+def copy_row(source, target):
+    """``target[:] = source``, as a loop: the searches' steps are compiled without reference
+    counting, and numba's slice copy may make a temporary array."""
+    for a in range(target.shape[0]):
+        target[a] = source[a]
+
+
+@njit(cache=True, inline="always")
 def score_state(nodes, stack, nxt, n, words, tags, templates, table, rows, atoms, keys, acc, queue, tags_vary):
     """``acc`` = every action's score in a state (top nodes ``stack``, next word ``nxt``): the sum of
     the queue-only templates' rows (``new_queue_sums``; recalled by next word unless the queue's
@@ -236,10 +246,28 @@ def score_state(nodes, stack, nxt, n, words, tags, templates, table, rows, atoms
         if not only[t]:
             keys[t] = feature_key(atoms, templates, t, 0)
             _weights.prefetch(table, keys[t])
-    acc[:] = sums[nxt]
+    entries = rows[0]
+    for t in range(templates.shape[0]):  # the keys give way to their payloads
+        if not only[t]:
+            keys[t] = _weights.lookup(table, keys[t])
+            _weights.prefetch_entries(keys[t], entries)
+    copy_row(sums[nxt], acc)
     for t in range(templates.shape[0]):
         if not only[t]:
-            _weights.add_row(_weights.lookup(table, keys[t]), rows, acc)
+            _weights.add_row(keys[t], rows, acc)
+
+
+# One side of a step's items (the beam's, or the next one's being filled): each item's top stack
+# cell, next word, stack depth, whether it is the gold prefix, the parent whose scores it takes
+# (-1: none; an item that declined a unary reduce has its parent's state), and its action scores.
+Items = namedtuple("Items", ["top", "nxt", "depth", "is_gold", "same_as", "scores"])
+
+
+@njit(cache=True)
+def new_items(beam, n_actions):
+    return Items(np.zeros(beam, dtype=np.int64), np.ones(beam, dtype=np.int64), np.zeros(beam, dtype=np.int64),
+                 np.zeros(beam, dtype=np.bool_), np.full(beam, -1, dtype=np.int64),
+                 np.zeros((beam, n_actions), dtype=np.float32))
 
 
 @njit(cache=True, nogil=True)
@@ -251,35 +279,32 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     update from.
     """
     n_actions = 3 + 4 * n_labels + n_unaries
-    first_unary = 3 + 4 * n_labels
     steps = 4 * n - 1
     nodes, cells, used = new_pool((steps + 1) * (beam + 1))
-    top = np.zeros(beam, dtype=np.int64)
-    ntop = np.zeros(beam, dtype=np.int64)
-    nxt = np.ones(beam, dtype=np.int64)
-    nnxt = np.ones(beam, dtype=np.int64)
-    depth = np.zeros(beam, dtype=np.int64)
-    ndepth = np.zeros(beam, dtype=np.int64)
-    score = np.zeros(beam, dtype=np.float64)
-    is_gold = np.zeros(beam, dtype=np.bool_)
-    nis_gold = np.zeros(beam, dtype=np.bool_)
-    atoms = np.zeros(N_ATOMS, dtype=np.int64)
-    keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    acc = np.zeros(n_actions, dtype=np.float32)
-    queue = new_queue_sums(templates, n, n_actions)
-    # Each item's action scores, this step's and the last one's: an item that declined a unary
-    # reduce has its parent's state, so its parent's scores.
-    scores = np.zeros((beam, n_actions), dtype=np.float32)
-    last_scores = np.zeros((beam, n_actions), dtype=np.float32)
-    same_as = np.full(beam, -1, dtype=np.int64)  # the parent whose scores an item takes (-1: none)
-    nsame_as = np.full(beam, -1, dtype=np.int64)
     trail = new_trail(steps, beam)
+    length, best = _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode, nodes, cells, used,
+                          new_items(beam, n_actions), new_items(beam, n_actions), np.zeros(beam, dtype=np.float64), trail,
+                          np.zeros(N_ATOMS, dtype=np.int64), np.zeros(templates.shape[0], dtype=np.uint64),
+                          np.zeros(n_actions, dtype=np.float32), new_queue_sums(templates, n, n_actions),
+                          np.zeros(4, dtype=np.int64), np.zeros(n_actions, dtype=np.int64))
+    return trail.actions, length, best
+
+
+@njit(cache=True, _nrt=False, nogil=True)
+def _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode, nodes, cells, used, cur, new, score,
+           trail, atoms, keys, acc, queue, four, valid):
+    """The steps of :func:`search`, compiled without numba's reference counting (``_nrt``, as the
+    joint search's steps: nothing here may allocate; the caller makes every buffer). Scoring a
+    state passes the weights' arrays through inlined helpers, and numba counted a reference to
+    each, per feature: without those counts the WSJ sample parses about 1.5x faster
+    (docs/measurements.md)."""
+    n_actions = 3 + 4 * n_labels + n_unaries
+    first_unary = 3 + 4 * n_labels
+    steps = 4 * n - 1
     hs, ho = trail.heap_score, trail.heap_order
     gold_top, gold_nxt, gold_depth = 0, 1, 0
-    four = np.zeros(4, dtype=np.int64)
-    valid = np.zeros(n_actions, dtype=np.int64)
     size = 1
-    is_gold[0] = True
+    cur.is_gold[0] = True
     train = mode != DECODE
     for step in range(steps):
         if mode == MAX_VIOLATION:
@@ -290,13 +315,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             gold_top, gold_nxt, gold_depth = apply(nodes, cells, used, gold_top, gold_nxt, gold_depth, gold[step], tags, n_labels)
         filled = 0
         for b in range(size):
-            top_nodes(cells, top[b], four)
-            item = scores[b]
-            if same_as[b] >= 0:
-                item[:] = last_scores[same_as[b]]
+            top_nodes(cells, cur.top[b], four)
+            item = cur.scores[b]
+            if cur.same_as[b] >= 0:
+                copy_row(new.scores[cur.same_as[b]], item)  # ``new`` holds the step before's items
             else:
-                score_state(nodes, four, nxt[b], n, words, tags, templates, table, rows, atoms, keys, item, queue, False)
-            count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
+                score_state(nodes, four, cur.nxt[b], n, words, tags, templates, table, rows, atoms, keys, item, queue, False)
+            count = valid_actions(nodes, four, cur.nxt[b] > n, cur.depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
             for i in range(count):
                 a = valid[i]
@@ -308,26 +333,20 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         for j in range(filled):
             parent = ho[j] // n_actions
             action = ho[j] % n_actions
-            ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, tags,
-                                                n_labels)
-            nsame_as[j] = parent if action == NO_UNARY else -1
-            nis_gold[j] = train and is_gold[parent] and action == gold[step]
-            any_gold = any_gold or nis_gold[j]
+            new.top[j], new.nxt[j], new.depth[j] = apply(nodes, cells, used, cur.top[parent], cur.nxt[parent],
+                                                         cur.depth[parent], action, tags, n_labels)
+            new.same_as[j] = parent if action == NO_UNARY else -1
+            new.is_gold[j] = train and cur.is_gold[parent] and action == gold[step]
+            any_gold = any_gold or new.is_gold[j]
             record(trail, step, j, parent, action)
-        top, ntop = ntop, top
-        nxt, nnxt = nnxt, nxt
-        depth, ndepth = ndepth, depth
-        is_gold, nis_gold = nis_gold, is_gold
-        same_as, nsame_as = nsame_as, same_as
-        scores, last_scores = last_scores, scores
+        cur, new = new, cur
         for j in range(filled):
             score[j] = hs[j]
         size = filled
         if stops_early(mode, trail, step, any_gold):
-            return trail.actions, step + 1, score[0]
-        note_violation(mode, trail, step, score[0], is_gold[0])
-    length, best = finish(mode, trail, gold, score[0])
-    return trail.actions, length, best
+            return step + 1, score[0]
+        note_violation(mode, trail, step, score[0], cur.is_gold[0])
+    return finish(mode, trail, gold, score[0])
 
 
 @njit(cache=True)

@@ -16,10 +16,13 @@ A trained model keeps only the averaged non-zero weights, laid out for reading: 
 holds the features with a weight and no others (at most half full), a feature with one weight
 holds it in its payload (``INLINE | action << 32 | the float's bits``: nearly half of all
 features, read with no second memory access), and the entries of a feature with two to
-``DENSE_AFTER`` weights lie side by side in ``packed``, one 64-bit word each (action << 32 |
-the float's bits; payload ``count << 40 | first``), so they share a cache line. Against the
-chains (en-ewt, 1M features) this holds 68 MB instead of 122 MB and parses en-ewt dev some 5%
-faster (bench/profile_parser.py: weight lookups 4.4 s against 4.6 s of 6.5 s).
+``packed_up_to(actions)`` weights lie side by side in ``packed``, one 64-bit word each (action
+<< 32 | the float's bits; payload ``count << 40 | first``), so they share a cache line. Against
+the chains (en-ewt, 1M features) this holds 68 MB instead of 122 MB and parses en-ewt dev some
+5% faster (bench/profile_parser.py: weight lookups 4.4 s against 4.6 s of 6.5 s). Only a
+feature with more weights than that bound, a quarter of the actions, is a dense row: a dense
+row of the constituency parser's 130 actions holds 9 to 22 weights in most cases, and reading
+them as packed entries parses the WSJ sample 7% faster (docs/measurements.md).
 
 The scorer reads ``rows``: ``(enext, eact, ew, dense)`` while training, ``packed_rows(packed, dense)`` after.
 """
@@ -32,7 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-DENSE_AFTER = 8
+DENSE_AFTER = 8  # a training table's chain longer than this moves to a dense row
 DENSE = np.uint64(1 << 63)
 INLINE = np.uint64(1 << 62)
 _INDEX = np.uint64((1 << 63) - 1)
@@ -326,7 +329,7 @@ def _averaged(payload, rows, sums, c, out):
 @njit(cache=True)
 def _sparse_averaged(payload, rows, sums, c, acts, values):
     """A chained feature's non-zero averaged weights into ``acts``/``values`` (room for
-    ``DENSE_AFTER``), by ascending action; returns how many (no pass over all actions)."""
+    ``DENSE_AFTER`` or more), by ascending action; returns how many (no pass over all actions)."""
     enext, eact, ew, _ = rows
     eu, _ = sums
     count = 0
@@ -348,15 +351,15 @@ def _sparse_averaged(payload, rows, sums, c, acts, values):
 
 @njit(cache=True)
 def _nonzero_averaged(payload, rows, sums, c, averaged, acts, values):
-    """How many of a feature's averaged weights are non-zero: up to ``DENSE_AFTER`` of them are in
-    ``acts``/``values`` by ascending action; a dense row's are all in ``averaged`` as well."""
+    """How many of a feature's averaged weights are non-zero: as many as ``acts``/``values`` hold
+    are there by ascending action; a dense row's are all in ``averaged`` as well."""
     if not payload & DENSE:
         return _sparse_averaged(payload, rows, sums, c, acts, values)
     _averaged(payload, rows, sums, c, averaged)
     count = 0
     for a in range(averaged.shape[0]):
         if averaged[a] != 0.0:
-            if count < DENSE_AFTER:
+            if count < acts.shape[0]:
                 acts[count] = a
                 values[count] = averaged[a]
             count += 1
@@ -364,15 +367,23 @@ def _nonzero_averaged(payload, rows, sums, c, averaged, acts, values):
 
 
 @njit(cache=True)
-def compact(table, rows, sums, counter, n_actions):
+def packed_up_to(n_actions):
+    """The most weights a trained feature keeps as packed entries, more making a dense row: a
+    quarter of the actions (entries are twice a float's size, and added one by one), at least
+    ``DENSE_AFTER``."""
+    return max(DENSE_AFTER, n_actions // 4)
+
+
+@njit(cache=True)
+def compact(table, rows, sums, counter, n_actions, most):
     """Averaged weights (w - u / c) laid out for reading (see the module's docstring): zeros and
-    features without weights dropped, one weight inline, two to ``DENSE_AFTER`` packed side by
-    side, more dense. Returns (table, packed, dense) for the trained model.
+    features without weights dropped, one weight inline, two to ``most`` (``packed_up_to``) packed
+    side by side, more dense. Returns (table, packed, dense) for the trained model.
     """
     c = np.float32(counter)
     averaged = np.zeros(n_actions, dtype=np.float32)
-    acts = np.zeros(DENSE_AFTER, dtype=np.int64)
-    values = np.zeros(DENSE_AFTER, dtype=np.float32)
+    acts = np.zeros(most, dtype=np.int64)
+    values = np.zeros(most, dtype=np.float32)
     features = 0
     total = 0
     n_dense = 0
@@ -383,7 +394,7 @@ def compact(table, rows, sums, counter, n_actions):
         count = _nonzero_averaged(payload, rows, sums, c, averaged, acts, values)
         if count > 0:
             features += 1
-        if count > DENSE_AFTER:
+        if count > most:
             n_dense += 1
         elif count > 1:
             total += count
@@ -401,7 +412,7 @@ def compact(table, rows, sums, counter, n_actions):
         if count == 0:
             continue
         kept[f, 0] = table[i, 0]
-        if count > DENSE_AFTER:
+        if count > most:
             dense[nd, :] = averaged
             kept[f, 1] = DENSE | np.uint64(nd)
             nd += 1

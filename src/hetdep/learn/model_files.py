@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn._weights import DENSE_AFTER
+from hetdep.learn._weights import packed_up_to
 from hetdep.learn.model_config import ModelFileError, check_fields
 from hetdep.learn.weights import TrainedWeights
 
@@ -208,7 +208,7 @@ def _consistent(arrays: tuple) -> bool:
     spans = payload[~is_dense & (payload < np.uint64(1 << 62))]
     first, count = spans & np.uint64((1 << 40) - 1), spans >> np.uint64(40)
     return (bool(np.all(dense_index < len(dense))) and bool(np.all(first + count <= len(packed)))
-            and bool(np.all(count <= DENSE_AFTER)))
+            and bool(np.all(count <= packed_up_to(dense.shape[1]))))
 
 
 def _consistent_chains(arrays: tuple) -> bool:

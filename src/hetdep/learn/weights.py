@@ -18,7 +18,7 @@ class TrainedWeights(NamedTuple):
     """Averaged weights laid out for reading: key table with payloads, packed sparse entries, dense rows."""
 
     table: np.ndarray  # uint64 (slots, 2): key (0 = empty), payload (see hetdep.learn._weights)
-    packed: np.ndarray  # int64 entries of features with 2..DENSE_AFTER weights: action << 32 | float bits
+    packed: np.ndarray  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
     dense: np.ndarray  # float32 (dense rows, actions)
 
     @classmethod
@@ -27,11 +27,13 @@ class TrainedWeights(NamedTuple):
         """The same weights from chained entries (a training table's, or a model file of format 1)."""
         n_actions = dense.shape[1]
         no_sums = np.zeros_like(w), np.zeros((len(dense), n_actions), dtype=np.float32)
-        return cls(*_weights.compact(table, (enext, act, w, dense), no_sums, 1, n_actions))
+        return cls(*_weights.compact(table, (enext, act, w, dense), no_sums, 1, n_actions, _weights.packed_up_to(n_actions)))
 
     @classmethod
     def from_stored(cls, features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
-        """The weights from a model file: its features' (key, payload) rows go back into a hash table."""
+        """The weights from a model file: its features' (key, payload) rows go back into a hash table,
+        in today's layout (:func:`packed_narrow_rows`)."""
+        features, packed, dense = packed_narrow_rows(features, packed, dense)
         return cls(_weights.spread(features), packed, dense)
 
     def stored(self) -> dict[str, np.ndarray]:
@@ -64,6 +66,29 @@ class TrainedWeights(NamedTuple):
     @property
     def nbytes(self) -> int:
         return sum(array.nbytes for array in self)
+
+
+def packed_narrow_rows(features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A stored model's (features, packed, dense) with each dense row of at most
+    ``_weights.packed_up_to`` weights turned into packed entries, as ``compact`` lays them out
+    now: models saved while the bound was ``DENSE_AFTER`` read as fast as new ones, and score
+    the same (a dense row adds zeros where packed entries add nothing)."""
+    counts = np.count_nonzero(dense, axis=1)
+    narrow = (counts >= 2) & (counts <= _weights.packed_up_to(dense.shape[1]))
+    if not narrow.any():
+        return features, packed, dense
+    rows, actions = np.nonzero(dense[narrow])  # by row, then ascending action
+    values = dense[narrow][rows, actions]
+    entries = (actions.astype(np.uint64) << np.uint64(32)) | values.view(np.uint32).astype(np.uint64)
+    starts = len(packed) + np.concatenate(([0], np.cumsum(counts[narrow])[:-1]))
+    new_payload = np.zeros(len(dense), dtype=np.uint64)  # of each old dense row
+    new_payload[narrow] = (counts[narrow].astype(np.uint64) << np.uint64(40)) | starts.astype(np.uint64)
+    new_payload[~narrow] = _weights.DENSE | np.arange(np.count_nonzero(~narrow), dtype=np.uint64)
+    features = features.copy()
+    payload = features[:, 1]
+    is_dense = payload >= _weights.DENSE
+    payload[is_dense] = new_payload[(payload[is_dense] & ~_weights.DENSE).astype(np.int64)]
+    return features, np.concatenate((packed, entries.view(np.int64))), dense[~narrow]
 
 
 class Weights:
@@ -114,9 +139,11 @@ class Weights:
                 size *= 2
             self.table = _weights.rehash(self.table, size)
 
-    def averaged(self) -> TrainedWeights:
-        """The averaged weights, non-zero ones only (new arrays)."""
-        return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions))
+    def averaged(self, packed_up_to: int | None = None) -> TrainedWeights:
+        """The averaged weights, non-zero ones only (new arrays); features of up to ``packed_up_to``
+        weights packed (by default ``_weights.packed_up_to``, the reading layout)."""
+        most = packed_up_to or _weights.packed_up_to(self.n_actions)
+        return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions, most))
 
     def entries(self) -> "WeightEntries":
         """Every (feature, action) weight and its averaged value, as flat arrays (for mixing

@@ -25,6 +25,8 @@ are those of :func:`hetdep.constituency._search.search`, whose scoring and valid
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -34,6 +36,7 @@ from hetdep.constituency._search import (
     NO_UNARY,
     SHIFT,
     apply,
+    copy_row,
     fill_atoms,
     new_binary,
     new_pool,
@@ -93,48 +96,58 @@ def _same(kernels, a, b):
     return True
 
 
+# What the search keeps of each node of its graph-structured stack, beside the stack's own arrays
+# (:mod:`hetdep.transition._graph_stack`): its top four tree nodes (s0 first), stack depth, next
+# word, first word of s0's span, kernel and the kernel's hash, and the item of the step before
+# whose scores it takes (-1: none; a node that declined a unary reduce has its parent's state).
+Nodes = namedtuple("Nodes", ["stack", "depth", "nxt", "left", "kernels", "hashes", "same_as"])
+
+
 @njit(cache=True, nogil=True)
 def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode):
     """:func:`hetdep.constituency._search.search` with merged states; same arguments, modes and result."""
     n_actions = 3 + 4 * n_labels + n_unaries
-    first_unary = 3 + 4 * n_labels
     steps = 4 * n - 1
     wide = 2 * beam
     capacity = steps * wide + 1
     g = gss.new_graph_stack(capacity)
     tree_nodes, cells, used = new_pool(capacity + 4 * n + 4)  # the cells serve the gold path alone
-    stack = np.zeros((capacity, 4), dtype=np.int64)  # each node's top four tree nodes, s0 first
-    depth = np.zeros(capacity, dtype=np.int64)
-    nxt = np.ones(capacity, dtype=np.int64)
-    left = np.zeros(capacity, dtype=np.int64)
     read = kernel_atoms(templates)
-    kernels = np.zeros((capacity, read.shape[0] + 3), dtype=np.int64)
-    hashes = np.zeros(capacity, dtype=np.uint64)
+    nodes = Nodes(np.zeros((capacity, 4), dtype=np.int64), np.zeros(capacity, dtype=np.int64), np.ones(capacity, dtype=np.int64),
+                  np.zeros(capacity, dtype=np.int64), np.zeros((capacity, read.shape[0] + 3), dtype=np.int64),
+                  np.zeros(capacity, dtype=np.uint64), np.full(capacity, -1, dtype=np.int64))
     current = np.zeros(beam, dtype=np.int64)
-    size = 1
-    item_scores = np.zeros((beam, n_actions), dtype=np.float32)
-    # A node that declined a unary reduce has its parent's state, so the scores its parent had as
-    # item same_as[node] of the step before (-1: none).
-    last_item_scores = np.zeros((beam, n_actions), dtype=np.float32)
-    same_as = np.full(capacity, -1, dtype=np.int64)
-    atoms = np.zeros(N_ATOMS, dtype=np.int64)
-    keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    acc = np.zeros(n_actions, dtype=np.float32)
-    gold_acc = np.zeros(n_actions, dtype=np.float32)  # the gold prefix's state's scores (max-violation)
-    queue = new_queue_sums(templates, n, n_actions)
-    four = np.zeros(4, dtype=np.int64)
-    trail = new_trail(steps, wide)
-    hs, ho = trail.heap_score, trail.heap_order
-    built = np.zeros(wide, dtype=np.int64)
     kept = np.zeros(beam, dtype=np.int64)
+    trail = new_trail(steps, wide)
+    hist_best = np.zeros(steps, dtype=np.int64)
+    stopped = _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode, g, tree_nodes, cells, used,
+                     read, nodes, current, kept, trail, hist_best, gss.new_gold_path(steps),
+                     np.zeros((beam, n_actions), dtype=np.float32), np.zeros((beam, n_actions), dtype=np.float32),
+                     np.zeros(N_ATOMS, dtype=np.int64), np.zeros(templates.shape[0], dtype=np.uint64),
+                     np.zeros(n_actions, dtype=np.float32), np.zeros(n_actions, dtype=np.float32),
+                     new_queue_sums(templates, n, n_actions), np.zeros(4, dtype=np.int64), np.zeros(wide, dtype=np.int64),
+                     np.zeros(n_actions, dtype=np.int64), np.zeros(n_actions, dtype=np.int64))
+    if stopped:
+        return trail.actions, gss.derivation(g, kept[0], trail.actions, SHIFT), g.prefix[kept[0]]
+    return gss.result(mode, trail, gold, g, current[0], hist_best, trail.actions, SHIFT)
+
+
+@njit(cache=True, _nrt=False, nogil=True)
+def _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode, g, tree_nodes, cells, used, read,
+           nodes, current, kept, trail, hist_best, gold_path, item_scores, last_item_scores, atoms, keys, acc, gold_acc, queue,
+           four, built, valid, binary):
+    """The steps of :func:`search`, without reference counting as :func:`hetdep.constituency._search._steps`:
+    returns whether early update stopped them (then the best node is ``kept[0]``)."""
+    n_actions = 3 + 4 * n_labels + n_unaries
+    first_unary = 3 + 4 * n_labels
+    steps = 4 * n - 1
+    wide = 2 * beam
+    stack, depth, nxt, left, kernels, hashes, same_as = nodes
+    size = 1
+    hs, ho = trail.heap_score, trail.heap_order
     stride = g.pool_node.shape[0] + 1
     train = mode != DECODE
-    gold_path = gss.new_gold_path(steps)
     gold_top, gold_nxt, gold_stack_depth = 0, 1, 0
-    hist_best = np.zeros(steps, dtype=np.int64)
-    actions = trail.actions
-    valid = np.zeros(n_actions, dtype=np.int64)
-    binary = np.zeros(n_actions, dtype=np.int64)
     for step in range(steps):
         if mode == MAX_VIOLATION:
             if step == 0 or gold[step - 1] != NO_UNARY:  # else gold_acc holds the same state's scores
@@ -148,10 +161,10 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         for bi in range(size):
             p = current[bi]
             if same_as[p] >= 0:
-                acc[:] = last_item_scores[same_as[p]]
+                copy_row(last_item_scores[same_as[p]], acc)
             else:
                 score_state(tree_nodes, stack[p], nxt[p], n, words, tags, templates, table, rows, atoms, keys, acc, queue, False)
-            item_scores[bi, :] = acc
+            copy_row(acc, item_scores[bi])
             g.shift_score[p] = np.float64(acc[SHIFT])
             count = valid_actions(tree_nodes, stack[p], nxt[p] > n, depth[p], step, steps, first_unary, n_actions, valid)
             base = g.prefix[p]
@@ -181,13 +194,13 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             kind = _kind(a, first_unary)
             if kind == gss.SHIFTED:
                 stack[node, 0] = new_word(tree_nodes, used, nxt[p], tags)
-                stack[node, 1:] = stack[p, :3]
+                copy_row(stack[p, :3], stack[node, 1:])
                 depth[node] = depth[p] + 1
                 nxt[node] = nxt[p] + 1
                 left[node] = nxt[p]
                 gss.shifted(g, node, p)
             elif kind == gss.STEPPED:  # s0 alone changes
-                stack[node, :] = stack[p, :]
+                copy_row(stack[p], stack[node])
                 if a >= first_unary:
                     stack[node, 0] = new_unary(tree_nodes, used, stack[p, 0], a, n_labels)
                 depth[node] = depth[p]
@@ -199,7 +212,7 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
             else:
                 q = g.pool_node[entry]
                 stack[node, 0] = new_binary(tree_nodes, used, stack[q, 0], stack[p, 0], a)
-                stack[node, 1:] = stack[q, 1:]
+                copy_row(stack[q, 1:], stack[node, 1:])
                 depth[node] = depth[q]
                 nxt[node] = nxt[p]
                 left[node] = left[q]
@@ -219,8 +232,10 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
         size = count
         gold_kind = _kind(gold[step], first_unary)
         if gss.close_step(mode, trail, step, g, gold_path, gold_kind, next_gold, kept, count, current, hist_best):
-            return actions, gss.derivation(g, kept[0], actions, SHIFT), g.prefix[kept[0]]
-    return gss.result(mode, trail, gold, g, current[0], hist_best, actions, SHIFT)
+            return True
+    return False
+
+
 
 
 @njit(cache=True, inline="always")

@@ -19,6 +19,8 @@ from hetdep.constituency._search import (
     NO_UNARY,
     SHIFT,
     apply,
+    copy_row,
+    new_items,
     new_pool,
     new_queue_sums,
     score_state,
@@ -83,44 +85,43 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
     under the tagger, added times ``weight`` when a candidate is chosen; ``gold_tags``: the tags
     of the gold path (each one of the word's candidates) when training.
     """
+    n_actions = 3 + 4 * n_labels + n_unaries
+    steps = 4 * n - 1
+    nodes, cells, used = new_pool((steps + 1) * (beam + 1))
+    trail = new_trail(steps, beam)
+    best_tags = np.zeros(n + 2, dtype=np.int64)
+    worst_tags = np.zeros(n + 2, dtype=np.int64)
+    stopped, length, best = _steps(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels,
+                                   n_unaries, gold, gold_tags, mode, nodes, cells, used, new_items(beam, n_actions),
+                                   new_items(beam, n_actions), np.zeros((beam, n + 2), dtype=np.int64),
+                                   np.zeros((beam, n + 2), dtype=np.int64), np.zeros(beam, dtype=np.float64), trail,
+                                   np.zeros(N_ATOMS, dtype=np.int64), np.zeros(templates.shape[0], dtype=np.uint64),
+                                   np.zeros(n_actions, dtype=np.float32), new_queue_sums(templates, n, n_actions),
+                                   np.zeros(4, dtype=np.int64), np.zeros(n_actions, dtype=np.int64), best_tags, worst_tags)
+    if stopped:
+        return trail.actions, length, best, best_tags
+    return lattice_finish(mode, trail, gold, best, gold_tags, worst_tags, best_tags)
+
+
+@njit(cache=True, _nrt=False, nogil=True)
+def _steps(words, candidates, counts, logp, weight, n, beam, templates, table, rows, n_labels, n_unaries, gold, gold_tags,
+           mode, nodes, cells, used, cur, new, itags, nitags, score, trail, atoms, keys, acc, queue, four, valid, best_tags,
+           worst_tags):
+    """The steps of :func:`search`, without reference counting as :func:`hetdep.constituency._search._steps`
+    (each item's tags in ``itags``, beside ``cur``): returns (whether early update stopped them,
+    the length, the best item's score), its tags in ``best_tags``."""
     kinds = candidates.shape[1]
     n_actions = 3 + 4 * n_labels + n_unaries
     first_unary = 3 + 4 * n_labels
     width = n_actions * kinds
     steps = 4 * n - 1
-    nodes, cells, used = new_pool((steps + 1) * (beam + 1))
-    top = np.zeros(beam, dtype=np.int64)
-    ntop = np.zeros(beam, dtype=np.int64)
-    nxt = np.ones(beam, dtype=np.int64)
-    nnxt = np.ones(beam, dtype=np.int64)
-    depth = np.zeros(beam, dtype=np.int64)
-    ndepth = np.zeros(beam, dtype=np.int64)
-    itags = np.zeros((beam, n + 2), dtype=np.int64)
-    nitags = np.zeros((beam, n + 2), dtype=np.int64)
-    score = np.zeros(beam, dtype=np.float64)
-    is_gold = np.zeros(beam, dtype=np.bool_)
-    nis_gold = np.zeros(beam, dtype=np.bool_)
-    atoms = np.zeros(N_ATOMS, dtype=np.int64)
-    keys = np.zeros(templates.shape[0], dtype=np.uint64)
-    acc = np.zeros(n_actions, dtype=np.float32)
-    queue = new_queue_sums(templates, n, n_actions)
-    # Each item's action scores, this step's and the last one's: an item that declined a unary
-    # reduce has its parent's state (and tags), so its parent's scores.
-    scores = np.zeros((beam, n_actions), dtype=np.float32)
-    last_scores = np.zeros((beam, n_actions), dtype=np.float32)
-    same_as = np.full(beam, -1, dtype=np.int64)  # the parent whose scores an item takes (-1: none)
-    nsame_as = np.full(beam, -1, dtype=np.int64)
-    four = np.zeros(4, dtype=np.int64)
-    valid = np.zeros(n_actions, dtype=np.int64)
-    trail = new_trail(steps, beam)
     hs, ho = trail.heap_score, trail.heap_order
     train = mode != DECODE
-    size = start_items(candidates, counts, logp, weight, n, beam, itags, score, is_gold, train, gold_tags)
+    size = start_items(candidates, counts, logp, weight, n, beam, itags, score, cur.is_gold, train, gold_tags)
     gold_top, gold_nxt, gold_depth = 0, 1, 0
     if mode == MAX_VIOLATION:
         for k in range(1, min(n, WINDOW) + 1):
             add_gold_score(trail, gold_tag_cost(candidates, counts, logp, weight, k, gold_tags))
-    worst_tags = np.zeros(n + 2, dtype=np.int64)
     for step in range(steps):
         if mode == MAX_VIOLATION:
             entering = gold_nxt + WINDOW
@@ -135,15 +136,15 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
                                                    n_labels)
         filled = 0
         for b in range(size):
-            top_nodes(cells, top[b], four)
-            item = scores[b]
-            if same_as[b] >= 0:
-                item[:] = last_scores[same_as[b]]
+            top_nodes(cells, cur.top[b], four)
+            item = cur.scores[b]
+            if cur.same_as[b] >= 0:
+                copy_row(new.scores[cur.same_as[b]], item)  # ``new`` holds the step before's items
             else:
-                score_state(nodes, four, nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, item, queue, True)
-            count = valid_actions(nodes, four, nxt[b] > n, depth[b], step, steps, first_unary, n_actions, valid)
+                score_state(nodes, four, cur.nxt[b], n, words, itags[b], templates, table, rows, atoms, keys, item, queue, True)
+            count = valid_actions(nodes, four, cur.nxt[b] > n, cur.depth[b], step, steps, first_unary, n_actions, valid)
             base = score[b]
-            entering = nxt[b] + WINDOW  # the word a shift brings into the window
+            entering = cur.nxt[b] + WINDOW  # the word a shift brings into the window
             for i in range(count):
                 a = valid[i]
                 choices = counts[entering] if a == SHIFT and entering <= n else 1
@@ -153,25 +154,22 @@ def search(words, candidates, counts, logp, weight, n, beam, templates, table, r
         any_gold = False
         for j in range(filled):
             parent, action, choice = lattice_candidate(ho[j], width, kinds)
-            entering = nxt[parent] + WINDOW
+            entering = cur.nxt[parent] + WINDOW
             right_tag = take_tags(itags, nitags, j, parent, entering, choice, candidates, action == SHIFT and entering <= n,
                                   gold_tags)
-            ntop[j], nnxt[j], ndepth[j] = apply(nodes, cells, used, top[parent], nxt[parent], depth[parent], action, nitags[j],
-                                                n_labels)
-            nsame_as[j] = parent if action == NO_UNARY else -1
-            nis_gold[j] = train and is_gold[parent] and action == gold[step] and right_tag
-            any_gold = any_gold or nis_gold[j]
+            new.top[j], new.nxt[j], new.depth[j] = apply(nodes, cells, used, cur.top[parent], cur.nxt[parent],
+                                                         cur.depth[parent], action, nitags[j], n_labels)
+            new.same_as[j] = parent if action == NO_UNARY else -1
+            new.is_gold[j] = train and cur.is_gold[parent] and action == gold[step] and right_tag
+            any_gold = any_gold or new.is_gold[j]
             record(trail, step, j, parent, action)
-        top, ntop = ntop, top
-        nxt, nnxt = nnxt, nxt
-        depth, ndepth = ndepth, depth
+        cur, new = new, cur
         itags, nitags = nitags, itags
-        is_gold, nis_gold = nis_gold, is_gold
-        same_as, nsame_as = nsame_as, same_as
-        scores, last_scores = last_scores, scores
         for j in range(filled):
             score[j] = hs[j]
         size = filled
-        if close_lattice_step(mode, trail, step, any_gold, score[0], is_gold[0], itags[0], worst_tags):
-            return trail.actions, step + 1, score[0], itags[0].copy()
-    return lattice_finish(mode, trail, gold, score[0], gold_tags, worst_tags, itags[0])
+        if close_lattice_step(mode, trail, step, any_gold, score[0], cur.is_gold[0], itags[0], worst_tags):
+            copy_row(itags[0], best_tags)
+            return True, step + 1, score[0]
+    copy_row(itags[0], best_tags)
+    return False, 0, score[0]

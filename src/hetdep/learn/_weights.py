@@ -366,8 +366,7 @@ def _nonzero_averaged(payload, rows, sums, c, averaged, acts, values):
     return count
 
 
-@njit(cache=True)
-def packed_up_to(n_actions):
+def packed_up_to(n_actions: int) -> int:
     """The most weights a trained feature keeps as packed entries, more making a dense row: a
     quarter of the actions (entries are twice a float's size, and added one by one), at least
     ``DENSE_AFTER``."""

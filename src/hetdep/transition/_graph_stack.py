@@ -195,7 +195,8 @@ def close_step(mode, trail, step, g, gold, gold_kind, next_gold, kept, count, cu
     the step. Returns whether early update stops here (the gold prefix fell out)."""
     if mode != DECODE:
         follow_gold(gold, gold_kind, next_gold)
-    current[:count] = kept[:count]
+    for i in range(count):  # a loop, not a slice copy: the constituency DP's steps run without reference counting
+        current[i] = kept[i]
     best = kept[0]
     hist_best[step] = best
     if mode == EARLY and gold.at[0] < 0:

@@ -99,7 +99,8 @@ def lattice_candidate(order, span, kinds):
 def take_tags(itags, nitags, j, parent, entering, choice, candidates, chooses, gold_tags):
     """Survivor j's tags: its parent's and, if its action ``chooses`` word ``entering``'s tag, the
     candidate of rank ``choice``. Returns whether that tag (if any) is the gold path's."""
-    nitags[j, :] = itags[parent, :]
+    for k in range(itags.shape[1]):  # a loop, not a slice copy: the constituency lattice's steps run without reference counting
+        nitags[j, k] = itags[parent, k]
     if not chooses:
         return True
     nitags[j, entering] = candidates[entering, choice]
@@ -113,7 +114,8 @@ def close_lattice_step(mode, trail, step, any_gold, best_score, best_is_gold, be
     if stops_early(mode, trail, step, any_gold):
         return True
     if note_violation(mode, trail, step, best_score, best_is_gold):
-        worst_tags[:] = best_tags
+        for k in range(best_tags.shape[0]):
+            worst_tags[k] = best_tags[k]
     return False
 
 

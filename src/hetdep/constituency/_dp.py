@@ -136,8 +136,10 @@ def search(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
 def _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, gold, mode, g, tree_nodes, cells, used, read,
            nodes, current, kept, trail, hist_best, gold_path, item_scores, last_item_scores, atoms, keys, acc, gold_acc, queue,
            four, built, valid, binary):
-    """The steps of :func:`search`, without reference counting as :func:`hetdep.constituency._search._steps`:
-    returns whether early update stopped them (then the best node is ``kept[0]``)."""
+    """The steps of :func:`search`, without reference counting as :func:`hetdep.constituency._search._steps`
+    (``item_scores``: this step's items' action scores, ``last_item_scores`` the step before's;
+    ``gold_acc``: the gold prefix's state's, under max-violation): returns whether early update
+    stopped them (then the best node is ``kept[0]``)."""
     n_actions = 3 + 4 * n_labels + n_unaries
     first_unary = 3 + 4 * n_labels
     steps = 4 * n - 1

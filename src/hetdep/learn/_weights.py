@@ -21,8 +21,9 @@ features, read with no second memory access), and the entries of a feature with 
 the chains (en-ewt, 1M features) this holds 68 MB instead of 122 MB and parses en-ewt dev some
 5% faster (bench/profile_parser.py: weight lookups 4.4 s against 4.6 s of 6.5 s). Only a
 feature with more weights than that bound, a quarter of the actions, is a dense row: a dense
-row of the constituency parser's 130 actions holds 9 to 22 weights in most cases, and reading
-them as packed entries parses the WSJ sample 7% faster (docs/measurements.md).
+row of the constituency parser's 130 actions held 9 to 22 weights in most cases, and reading
+them as packed entries parses the WSJ sample a few percent faster (2-7% in alternating runs;
+docs/measurements.md).
 
 The scorer reads ``rows``: ``(enext, eact, ew, dense)`` while training, ``packed_rows(packed, dense)`` after.
 """

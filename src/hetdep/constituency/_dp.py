@@ -36,7 +36,6 @@ from hetdep.constituency._search import (
     NO_UNARY,
     SHIFT,
     apply,
-    copy_row,
     fill_atoms,
     new_binary,
     new_pool,
@@ -50,7 +49,7 @@ from hetdep.constituency._search import (
 from hetdep.constituency.features import QUEUE_FIRST, QUEUE_STOP
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition import _graph_stack as gss
-from hetdep.transition._core import add_gold_score, beats, new_trail, offer, sort_survivors
+from hetdep.transition._core import add_gold_score, beats, copy_row, new_trail, offer, sort_survivors
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 

@@ -19,7 +19,6 @@ from hetdep.constituency._search import (
     NO_UNARY,
     SHIFT,
     apply,
-    copy_row,
     new_items,
     new_pool,
     new_queue_sums,
@@ -28,7 +27,7 @@ from hetdep.constituency._search import (
     valid_actions,
 )
 from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
-from hetdep.transition._core import add_gold_score, new_trail, record, sort_survivors
+from hetdep.transition._core import add_gold_score, copy_row, new_trail, record, sort_survivors
 from hetdep.transition._lattice import (
     close_lattice_step,
     entering_cost,

@@ -25,6 +25,7 @@ from hetdep.learn.perceptron import DECODE, MAX_VIOLATION
 from hetdep.transition._core import (
     add_gold_score,
     beats,
+    copy_row,
     finish,
     first_difference,
     new_trail,
@@ -218,14 +219,6 @@ def new_queue_sums(templates, n, n_actions):
             if a >= 0 and not QUEUE_FIRST <= a < QUEUE_STOP:
                 only[t] = False
     return only, np.zeros((n + 2, n_actions), dtype=np.float32), np.zeros(n + 2, dtype=np.bool_)
-
-
-@njit(cache=True, inline="always")
-def copy_row(source, target):
-    """``target[:] = source``, as a loop: the searches' steps are compiled without reference
-    counting, and numba's slice copy may make a temporary array."""
-    for a in range(target.shape[0]):
-        target[a] = source[a]
 
 
 @njit(cache=True, inline="always")

@@ -77,8 +77,9 @@ def packed_narrow_rows(features: np.ndarray, packed: np.ndarray, dense: np.ndarr
     narrow = (counts >= 2) & (counts <= _weights.packed_up_to(dense.shape[1]))
     if not narrow.any():
         return features, packed, dense
-    rows, actions = np.nonzero(dense[narrow])  # by row, then ascending action
-    values = dense[narrow][rows, actions]
+    kept_rows = dense[narrow]
+    rows, actions = np.nonzero(kept_rows)  # by row, then ascending action
+    values = kept_rows[rows, actions]
     entries = (actions.astype(np.uint64) << np.uint64(32)) | values.view(np.uint32).astype(np.uint64)
     starts = len(packed) + np.concatenate(([0], np.cumsum(counts[narrow])[:-1]))
     new_payload = np.zeros(len(dense), dtype=np.uint64)  # of each old dense row

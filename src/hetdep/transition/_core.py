@@ -97,6 +97,14 @@ def finish(mode, trail, gold, best_score):
 
 
 @njit(cache=True, inline="always")
+def copy_row(source, target):
+    """``target[:] = source``, as a loop: some searches' steps are compiled without reference
+    counting, and numba's slice copy may make a temporary array."""
+    for a in range(target.shape[0]):
+        target[a] = source[a]
+
+
+@njit(cache=True, inline="always")
 def first_difference(gold, pred, length, tags, pred_tags, n):
     """Where a perceptron update over ``length`` steps starts: steps before the sequences' first
     difference have the same state and action on both sides and cancel, unless the prediction

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from hetdep.learn.perceptron import DECODE, EARLY, MAX_VIOLATION
-from hetdep.transition._core import beats, note_violation, offer
+from hetdep.transition._core import beats, copy_row, note_violation, offer
 
 START, SHIFTED, STEPPED, REDUCED = 0, 1, 2, 3  # the kinds of nodes (see derivation)
 
@@ -195,8 +195,7 @@ def close_step(mode, trail, step, g, gold, gold_kind, next_gold, kept, count, cu
     the step. Returns whether early update stops here (the gold prefix fell out)."""
     if mode != DECODE:
         follow_gold(gold, gold_kind, next_gold)
-    for i in range(count):  # a loop, not a slice copy: the constituency DP's steps run without reference counting
-        current[i] = kept[i]
+    copy_row(kept[:count], current[:count])
     best = kept[0]
     hist_best[step] = best
     if mode == EARLY and gold.at[0] < 0:

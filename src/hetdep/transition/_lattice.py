@@ -20,6 +20,7 @@ from hetdep.transition._beam import FIELDS, GROUPS, N_ATOMS, N_GROUPS, SH, apply
 from hetdep.transition._core import (
     add_gold_score,
     beats,
+    copy_row,
     finish,
     new_trail,
     note_violation,
@@ -99,8 +100,7 @@ def lattice_candidate(order, span, kinds):
 def take_tags(itags, nitags, j, parent, entering, choice, candidates, chooses, gold_tags):
     """Survivor j's tags: its parent's and, if its action ``chooses`` word ``entering``'s tag, the
     candidate of rank ``choice``. Returns whether that tag (if any) is the gold path's."""
-    for k in range(itags.shape[1]):  # a loop, not a slice copy: the constituency lattice's steps run without reference counting
-        nitags[j, k] = itags[parent, k]
+    copy_row(itags[parent], nitags[j])
     if not chooses:
         return True
     nitags[j, entering] = candidates[entering, choice]
@@ -114,8 +114,7 @@ def close_lattice_step(mode, trail, step, any_gold, best_score, best_is_gold, be
     if stops_early(mode, trail, step, any_gold):
         return True
     if note_violation(mode, trail, step, best_score, best_is_gold):
-        for k in range(best_tags.shape[0]):
-            worst_tags[k] = best_tags[k]
+        copy_row(best_tags, worst_tags)
     return False
 
 

@@ -31,7 +31,7 @@ def _install(wheel, target):
 def installed(pipeline_model, tmp_path_factory):
     """The sample pipeline model packaged as 'toy-fr', installed by pip into a folder of its own."""
     folder = tmp_path_factory.mktemp("wheels")
-    wheel = build_wheel(pipeline_model, "toy-fr", folder, version="2.1")
+    wheel = build_wheel(pipeline_model, "toy-fr", folder / "dist" / "new", version="2.1", summary="A toy French model")  # folders made
     target = folder / "site"
     _install(wheel, target)
     return wheel, target
@@ -43,6 +43,7 @@ def test_the_wheel_holds_the_model_and_announces_it(installed, pipeline_model):
     with zipfile.ZipFile(wheel) as archive:
         files = set(archive.namelist())
         entry_points = archive.read("hetdep_model_toy_fr-2.1.dist-info/entry_points.txt").decode()
+        assert "Summary: A toy French model\n" in archive.read("hetdep_model_toy_fr-2.1.dist-info/METADATA").decode()
         assert archive.read("hetdep_model_toy_fr/model/config.json") == (pipeline_model / "config.json").read_bytes()
     assert "[hetdep.models]\ntoy-fr = hetdep_model_toy_fr" in entry_points
     assert {"hetdep_model_toy_fr/__init__.py", "hetdep_model_toy_fr-2.1.dist-info/RECORD",
@@ -158,3 +159,18 @@ def test_the_shipped_model_parses_when_no_model_is_named(tmp_path):
     done = CliRunner().invoke(main, ["parse", "--input", str(PARAGRAPH), "--output", str(out), "--output-b", str(out_b)])
     assert done.exit_code == 0, done.output
     assert out.read_text(encoding="utf-8").count("# text") == out_b.read_text(encoding="utf-8").count("# text") >= 2
+
+
+@pytest.mark.parametrize("entry", ["parse", "tokenize", "api"])
+def test_the_last_full_stop_is_a_word_without_a_final_newline(entry, tmp_path):
+    pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
+    text = "Il est allé à Paris."
+    if entry == "api":
+        forms = [w.form for w in hetdep.load()(text).sentences[-1].words]
+    else:
+        source, out = tmp_path / "text.txt", tmp_path / "out.conllu"
+        source.write_bytes(text.encode("utf-8"))
+        done = CliRunner().invoke(main, [entry, "--input", str(source), "--output", str(out)])
+        assert done.exit_code == 0, done.output
+        forms = [line.split("\t")[1] for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()]
+    assert forms[-2:] == ["Paris", "."]

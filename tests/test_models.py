@@ -100,7 +100,6 @@ def test_parse_options_a_model_lacks_are_refused(saved, model, choice, message):
 
 
 @pytest.mark.parametrize("model, choice, second_output, message", [
-    ("joint", ParseChoice(), False, "give --output-b"),
     ("joint", ParseChoice(given=1), True, "drop --output-b"),
     ("arc", ParseChoice(), True, "writes no --output-b"),
     ("dep1", ParseChoice(), True, "writes no --output-b"),

@@ -20,6 +20,13 @@ PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]+\b|\.\.\.|\[|\\\|")  # MODEL, FILE, [--
 RUN_BARE = {"models", "info"}  # a bare command name elsewhere is a mention (`hetdep tag`), not a command
 RUN_ELSEWHERE = {"serve": "runs until stopped: tests/test_service.py runs the service in process",
                  "train": "a whole training: the slow tests train every kind through the command line"}
+# Placeholders of the README's command forms, each given a concrete value in the main job's folder
+# (demo.ud.conllu is the main job's output; text.txt a copy of its raw input).
+CONCRETE = {"MODEL": "fr-sequoia", "FILE": "demo.ud.conllu", "GOLD": "demo.ud.conllu", "PRED": "demo.sud.conllu",
+            "A": "demo.ud.conllu", "B": "demo.sud.conllu", "OUT": "out.conllu", "OUT_B": "out_b.conllu",
+            "IN": "demo.ud.conllu", "DIR": "small-dir", "SMALL": "small", "DIST": "dist", "NAME": "readme-model"}
+FORMS_ELSEWHERE = {"--from ptb": "bracketed trees in: tests/test_convert.py", "--const": "bracketed trees in: tests/test_evaluation.py",
+                   "\\|": "a choice of subcommands: tests/test_experiments.py"}
 
 pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
 
@@ -67,6 +74,43 @@ def test_the_readme_commands_on_concrete_files_run(main_job, monkeypatch):
         ran.append(words[1])
     assert {"render", "models", "info"} <= set(ran)
     assert (folder / "trees.html").stat().st_size > 1000
+
+
+def _forms(command: str) -> list[str] | None:
+    """A README command form made concrete, without its optional parts and with all of them; None
+    when a placeholder has no concrete value."""
+    bare, whole = re.sub(r"\s*\[[^]]*\]", "", command), re.sub(r"[][]", "", command)
+    forms = []
+    for form in dict.fromkeys((bare, whole)):
+        form = re.sub(r"\b[A-Z][A-Z_]*\b", lambda m: CONCRETE.get(m.group(), m.group()), form)
+        if PLACEHOLDER.search(form):
+            return None
+        forms.append(form)
+    return forms
+
+
+def test_every_readme_command_form_runs_with_concrete_files(main_job, monkeypatch):
+    """The forms with placeholders (`hetdep parse --input FILE --output OUT [--output-b OUT_B]`) run
+    as they stand, each without its optional parts and with all of them."""
+    folder, _, _ = main_job
+    monkeypatch.chdir(folder)
+    (folder / "text.txt").write_bytes((ROOT / "src/hetdep/samples/text/fr-paragraph.txt").read_bytes())
+    ran = []
+    for command in _inline_commands():
+        words = command.split()
+        if (not PLACEHOLDER.search(command) or words[1] in RUN_ELSEWHERE
+                or any(form in command for form in FORMS_ELSEWHERE)):
+            continue
+        forms = _forms(command)
+        assert forms is not None, f"{command}: a placeholder without a concrete value in CONCRETE"
+        for form in forms:
+            for made in ("out.conllu", "out_b.conllu", "a.conllu", "b.conllu", "small", "small-dir", "dist"):
+                subprocess.run(["rm", "-rf", made], check=True)
+            result = CliRunner().invoke(main, shlex.split(form)[1:])
+            assert result.exit_code == 0, (form, result.output)
+            ran.append(form)
+    assert "hetdep parse --input text.txt --output a.conllu" in ran  # the basic form, a joint model to --output alone
+    assert {form.split()[1] for form in ran} >= {"parse", "eval", "compare", "validate", "convert", "compact", "package", "info"}
 
 
 def test_every_other_readme_command_has_the_options_it_gives():

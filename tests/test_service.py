@@ -194,6 +194,17 @@ def test_each_scheme_is_a_model_and_names_match_by_prefix(server):
     assert results["joint-u"] == results["joint-ud"] and results["joint-u"][0] == "joint-ud"
 
 
+def test_the_last_full_stop_is_a_word_without_a_final_newline():
+    pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
+    from hetdep.models.names import shipped_model_path
+
+    for url in _serving(create_app({"fr": str(shipped_model_path())}, Limits(max_bytes=20_000, max_words=60, timeout=30))):
+        status, text = _request(f"{url}/process", {"data": "Il est allé à Paris.", "tokenizer": "", "parser": ""})
+        assert status == 200
+        forms = [line.split("\t")[1] for line in json.loads(text)["result"].splitlines() if line[:1].isdigit()]
+        assert forms[-2:] == ["Paris", "."]
+
+
 def test_without_a_tagger_the_inputs_tags_stay(server):
     conllu = ("1\tLe\tLEMMA1\tX\tXP\tF=1\t_\t_\t_\t_\n2\tchat\tLEMMA2\tX\tXP\tF=2\t_\t_\t_\t_\n"
               "3\tdort\tLEMMA3\tX\tXP\tF=3\t_\t_\t_\t_\n\n")

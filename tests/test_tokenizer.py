@@ -319,6 +319,16 @@ def test_any_text_comes_back_whole_as_valid_conllu(sample_tokenizer, tmp_path, t
     assert [s.forms for s in read_conllu(path)] == [s.forms for s in sentences]
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200))
+def test_the_end_of_a_text_is_split_as_if_a_line_end_followed(text):
+    """A string or a file without a final newline keeps no full stop on its last word."""
+    tokenizer = Tokenizer.load(SAMPLES.parent / "model" / "tokenizer")
+    sentences = tokenizer.tokenize(text)
+    assert [s.forms for s in sentences] == [s.forms for s in tokenizer.tokenize(text + "\n")]
+    assert rebuild_text(sentences) == (text if text.strip() else "")
+
+
 def test_other_treebanks_add_to_what_the_tokenizer_learns(tmp_path):
     from click.testing import CliRunner
 

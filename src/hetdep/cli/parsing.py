@@ -82,7 +82,7 @@ def _spooled_stdin() -> str:
 @click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
 @click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
-@click.option("--scheme", "scheme", help="A model of two schemes written to --output alone (no --output-b): the scheme to write, by its name ('hetdep info') or a/b; 'both': scheme a's trees with scheme b's head and label in MISC (HeadB=, DeprelB=). Default with --output -: scheme a.")
+@click.option("--scheme", "scheme", help="A model of two schemes written to --output alone (no --output-b): the scheme to write, by its name ('hetdep info') or a/b; 'both': scheme a's trees with scheme b's head and label in MISC (HeadB=, DeprelB=). Default: scheme a.")
 @click.option("--quiet", is_flag=True, help="Leave out the warning that most words are unknown to the model (text in another language?).")
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
@@ -230,8 +230,9 @@ def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
 
 def _scheme_written(models, scheme: str | None, output_path: str, output_b_path: str | None) -> int | str | None:
     """Which scheme a model of two schemes writes to --output alone (0, 1 or "both"), or None when
-    it writes both files (or the model has one scheme)."""
-    if scheme is None and not (models.pairs and output_path == "-" and not output_b_path):
+    it writes both files (or the model has one scheme). Without --scheme and --output-b a joint
+    model writes scheme a, as a model of one scheme would."""
+    if scheme is None and not (models.pairs and models.helper is None and not output_b_path):
         return None
     if not models.pairs or models.helper is not None:
         raise HetdepError(f"--scheme is for a model of two schemes; {models.model_dir} writes one tree per sentence")

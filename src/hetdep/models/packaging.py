@@ -27,9 +27,8 @@ def build_wheel(model_dir: str | Path, name: str, output_dir: str | Path, versio
     """Write ``hetdep_model_NAME-VERSION-py3-none-any.whl`` into ``output_dir`` (whole or not at
     all) from a model directory that loads; returns its path."""
     from packaging.version import InvalidVersion, Version
-    from wheel.wheelfile import WheelFile
 
-    from hetdep.models.info import summary
+    from hetdep.models.info import summary as model_summary
 
     if not NAME.fullmatch(name):
         raise HetdepError(f"--name {name!r}: a model's name is lower-case letters, digits and '-' (at most 64)")
@@ -40,9 +39,22 @@ def build_wheel(model_dir: str | Path, name: str, output_dir: str | Path, versio
     except InvalidVersion:
         raise HetdepError(f"--version {version!r} is not a version number (PEP 440: 1.0.0, 2.1)") from None
     model_dir, output_dir = Path(model_dir), Path(output_dir)
-    summary(model_dir)  # a model that does not load is not packaged
-    if not output_dir.is_dir():
-        raise HetdepError(f"--output {output_dir}: no such folder")
+    model_summary(model_dir)  # a model that does not load is not packaged
+    if output_dir.exists() and not output_dir.is_dir():
+        raise HetdepError(f"--output {output_dir}: not a folder")
+    made = not output_dir.exists()  # made here, as pip and build make theirs; removed if the wheel is not written
+    output_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _write_wheel(model_dir, name, version, summary, output_dir)
+    except BaseException:
+        if made:
+            shutil.rmtree(output_dir, ignore_errors=True)
+        raise
+
+
+def _write_wheel(model_dir: Path, name: str, version: str, summary: str, output_dir: Path) -> Path:
+    from wheel.wheelfile import WheelFile
+
     module = package_name(name)
     distribution = f"{module}-{version}"
     wheel_path = output_dir / f"{distribution}-py3-none-any.whl"

@@ -76,10 +76,8 @@ class OpenModels:
         return form in self.parser.words.index
 
     def check_outputs(self, second_output: bool) -> None:
-        """Refuse a second output where the model writes one tree per sentence, and its absence
-        where a joint model writes two (joint inference may leave out the helper's trees)."""
-        if self.pairs and self.helper is None and not second_output:
-            raise HetdepError(f"{self.model_dir} is a joint model: give --output-b for the scheme-b trees")
+        """Refuse a second output where the model writes one tree per sentence (a joint model
+        without one writes scheme a, or the scheme asked for, to the first)."""
         if not self.pairs and second_output:
             if self.kind == "joint":
                 raise HetdepError("given the trees of one scheme (--gold-a/--gold-b), a joint model writes the other "

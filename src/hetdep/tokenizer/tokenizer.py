@@ -458,7 +458,13 @@ class Tokenizer:
         characters in MISC as ``TokenRange=START:END`` (counted from ``offset``)."""
         if not text.strip():
             return []
-        labels, scores = self.words.classify(self.words.arrays(text), self.weights)
+        n = len(text)
+        # A text whose last character is not white space is classified as if a line end followed:
+        # the tokenizer learned from texts where every sentence is followed by white space, and
+        # at the bare end of a string it would keep a final full stop on the last word.
+        padded = text if text[-1].isspace() else text + "\n"
+        labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
+        labels, scores = labels[:n], scores[:n]
         if presegmented:
             labels[labels == SENTENCE_END] = TOKEN_END
         for match in (_LINE_END if presegmented else _BLANK_LINE).finditer(text):  # a blank line ends a sentence
@@ -469,7 +475,6 @@ class Tokenizer:
                 labels[before] = SENTENCE_END
         ends = np.flatnonzero(labels >= TOKEN_END)
         labels[ends[-1]] = SENTENCE_END
-        n = len(text)
         index = np.arange(n + 1)
         next_char = np.minimum.accumulate(np.where(np.append(labels >= 0, True), index, n)[::-1])[::-1]
         starts = next_char[np.concatenate(([0], ends[:-1] + 1))]

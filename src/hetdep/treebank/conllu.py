@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Iterator
 
 from hetdep import interrupts
 from hetdep.errors import InputError, OutputError
-from hetdep.treebank.urls import filesystem, is_url, send
+from hetdep.treebank.urls import check_writable, is_url, send
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -488,7 +488,7 @@ def output_files(*paths: str | Path | None) -> Iterator[list]:
                 continue
             if str(path) == "-" or is_url(path):  # standard output, a URL: sent whole once everything succeeded
                 if str(path) != "-":
-                    filesystem(str(path))  # an unknown protocol refused before any work
+                    check_writable(str(path))  # before any work
                 descriptor, temporary = tempfile.mkstemp(prefix=".hetdep-output.", suffix=".part")
                 temporaries.append(temporary)
                 handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 import tempfile
+import uuid
 
 from hetdep.errors import HetdepError, InputError, OutputError
 
@@ -23,14 +24,35 @@ def is_url(path: object) -> bool:
 
 
 def filesystem(url: str):
-    """The fsspec filesystem of a URL, refused in one line when no installed package provides its protocol."""
+    """The fsspec filesystem of a URL and the path within it, refused in one line when it cannot be
+    made: no installed package provides the protocol, or the protocol cannot serve a URL alone
+    (``zip://`` and ``reference://`` need a second file, ``ftp://`` a server that answers)."""
     import fsspec
 
     protocol = url.split("://", 1)[0]
     try:
-        return fsspec.filesystem(protocol)
-    except (ImportError, ValueError) as error:  # a known protocol without its package; an unknown one
-        raise HetdepError(f"{url}: no installed filesystem reads or writes '{protocol}://' URLs ({error})") from None
+        return fsspec.core.url_to_fs(url)
+    except Exception as error:  # noqa: BLE001 -- each filesystem's constructor raises errors of its own kinds
+        raise HetdepError(f"{url}: no filesystem here reads or writes this '{protocol}://' URL ({_said(error)})") from None
+
+
+def check_writable(url: str) -> None:
+    """Refuse, before any work, an output URL that cannot be written: an empty file is opened beside
+    it without being committed, then discarded (and removed, where the filesystem made it anyway)."""
+    fs, path = filesystem(url)
+    probe = f"{fs._parent(path)}/.hetdep-probe.{os.getpid()}.{uuid.uuid4().hex}"
+    try:
+        fs.open(probe, "wb", autocommit=False).discard()
+        if fs.exists(probe):
+            fs.rm(probe)
+    except Exception as error:  # noqa: BLE001 -- as in filesystem(): the filesystem's own kinds of error
+        raise OutputError(url, f"cannot be written: {_said(error)}") from None
+
+
+def _said(error: BaseException) -> str:
+    """An error's kind and its text, on one line."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def temporary_file(prefix: str) -> str:
@@ -43,23 +65,24 @@ def temporary_file(prefix: str) -> str:
 
 def fetched(url: str) -> str:
     """A local copy of the file at ``url`` (removed when the process exits)."""
-    fs = filesystem(url)
+    fs, path = filesystem(url)
     local = temporary_file(".hetdep-input.")
     try:
-        fs.get_file(url, local)
+        fs.get_file(path, local)
     except FileNotFoundError:
         raise InputError(url, None, "cannot open: no such file") from None
-    except OSError as error:
-        raise InputError(url, None, f"cannot open: {error}") from None
+    except Exception as error:  # noqa: BLE001 -- as in filesystem()
+        raise InputError(url, None, f"cannot open: {_said(error)}") from None
     return local
 
 
 def send(local: str, url: str) -> None:
     """The local file's bytes written to ``url`` (an OutputError naming the URL if that fails)."""
+    fs, path = filesystem(url)
     try:
-        filesystem(url).put_file(local, url)
-    except OSError as error:
-        raise OutputError(url, f"cannot be written: {error}") from None
+        fs.put_file(local, path)
+    except Exception as error:  # noqa: BLE001 -- as in filesystem()
+        raise OutputError(url, f"cannot be written: {_said(error)}") from None
 
 
 def _remove(path: str) -> None:

@@ -4,6 +4,7 @@ hetdep then finds by name; broken, foreign-version and unknown models are one cl
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -125,6 +126,17 @@ def test_package_refuses_bad_names_versions_and_models(pipeline_model, tmp_path)
     result = CliRunner().invoke(main, ["package", str(tmp_path / "damaged"), "--name", "toy", "--output", str(tmp_path)])
     assert result.exit_code == 2 and "damaged model configuration" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged"]  # no wheel, no staging folder left
+
+
+@pytest.mark.parametrize("command", [["compact"], ["package", "--name", "toy"]])
+@pytest.mark.parametrize("inside", [".", "new", "tokenizer"])
+def test_an_output_inside_the_model_is_refused(command, inside, pipeline_model, tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(pipeline_model, model)
+    before = sorted(p.relative_to(model) for p in model.rglob("*"))
+    result = CliRunner().invoke(main, [command[0], str(model), *command[1:], "--output", str(model / inside)])
+    assert result.exit_code == 2 and "is inside the model" in result.output and "Traceback" not in result.output
+    assert sorted(p.relative_to(model) for p in model.rglob("*")) == before
 
 
 def test_compact_keeps_a_perceptron_models_parses_exactly(pipeline_model, tmp_path):

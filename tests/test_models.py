@@ -357,6 +357,28 @@ def test_a_tokenizer_folder_without_its_config_is_refused_not_skipped(pipeline_m
     assert "config.json is a folder" in _one_line_refusal(model, tmp_path)
 
 
+def _truncated(path):
+    path.write_bytes(path.read_bytes()[:100])
+
+
+@pytest.mark.parametrize("part, damage, message", [
+    ("tagger/feats", lambda folder: (folder / "config.json").unlink(), "no config.json"),
+    ("tagger/upos", lambda folder: __import__("shutil").rmtree(folder), "the UPOS tagger the model was trained with is missing"),
+    ("tagger/feats", lambda folder: __import__("shutil").rmtree(folder), "the FEATS tagger the model was trained with is missing"),
+    ("tagger/xpos", lambda folder: __import__("shutil").copytree(folder.parent / "upos", folder),
+     "a tagger of upos, not of xpos"),
+    ("tagger/notes", lambda folder: folder.mkdir(), "'notes' is not one of the subdirectories"),
+    ("tagger/feats/backward", lambda folder: _truncated(folder / "weights.npz"), "weights"),
+])
+def test_a_model_missing_or_with_damage_in_any_tagger_part_is_refused(pipeline_model, tmp_path, part, damage, message):
+    """Whole or refused: a tagger's folder without its files, a tagger left out, and damage in a
+    right-to-left tagger whose weight is 0 (so it never tags) are refused, never parsed without."""
+    model = _pipeline_copy(pipeline_model, tmp_path, "tagger/feats",
+                           config_change=lambda config: config.update(backward_weight=0.0))
+    damage(model / part)
+    assert message in _one_line_refusal(model, tmp_path)
+
+
 def test_models_of_format_1_are_read(saved, tmp_path):
     """A model saved before the packed layout (format 1: chained entries) loads and parses the same."""
     import json

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -201,6 +202,8 @@ def test_without_dev_the_final_epochs_follow_the_last():
     (lambda c, w: c.update(network=3), "network 3 is not an object of sizes"),
     (lambda c, w: c.update(quantized=["nothing.weight"]), "quantized names arrays the network does not have"),
     (lambda c, w: w.write_bytes(b"not a zip"), "not the weights config.json was saved with"),
+    (lambda c, w: c.update(quantized=["encoder.weight_ih_l0"] * 2), "is not a list of distinct strings"),
+    (lambda c, w: c.update(neural_options=3), "neural_options 3 is not an object"),
 ])
 def test_a_damaged_neural_model_is_refused_in_one_line(joint_result, tmp_path, damage, message):
     joint_result.parser.save(tmp_path / "m")
@@ -209,6 +212,24 @@ def test_a_damaged_neural_model_is_refused_in_one_line(joint_result, tmp_path, d
     (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ModelFileError, match=message):
         NeuralParser.load(tmp_path / "m")
+    for command in (["info"], ["info", "--json"]):  # describing the model reads it through the same checks
+        described = CliRunner().invoke(main, [*command, str(tmp_path / "m")])
+        assert described.exit_code == 2 and "Traceback" not in described.output, described.output
+
+
+def test_a_scale_past_float32_is_refused_without_a_warning(joint_result, tmp_path):
+    joint_result.parser.save(tmp_path / "m", quantize=True)
+    with np.load(tmp_path / "m" / "weights.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    arrays["encoder.weight_ih_l0.scale"][0] = 3e38
+    np.savez(tmp_path / "m" / "weights.npz", **arrays)
+    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
+    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ModelFileError, match="'encoder.weight_ih_l0' holds values that are not finite numbers"):
+            NeuralParser.load(tmp_path / "m")
 
 
 def test_batches_and_long_or_unseen_words():

@@ -43,6 +43,10 @@ def _strings(v: object) -> bool:
     return isinstance(v, list) and all(isinstance(item, str) for item in v)
 
 
+def _distinct_strings(v: object) -> bool:
+    return _strings(v) and len(set(v)) == len(v)
+
+
 def _numbers(v: object) -> bool:
     """A dict of scores: names to numbers (or null, a score that was not measured)."""
     return isinstance(v, dict) and all(isinstance(k, str) and (x is None or _number(x)) for k, x in v.items())
@@ -68,7 +72,7 @@ def _records(fields: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
 _PIPELINE_FIELDS: dict[str, Check] = {
     "tokenizer": _optional(lambda v: isinstance(v, dict) and _numbers(v.get("dev", {}))
                            and _optional(_whole(1))(v.get("best_iteration"))),
-    "tagger": lambda v: isinstance(v, str), "columns": _strings, "jackknife_folds": _whole(1),
+    "tagger": lambda v: isinstance(v, str), "columns": _strings, "taggers": _distinct_strings, "jackknife_folds": _whole(1),
     "jackknifed_tags_kept": _numbers, "choice": lambda v: isinstance(v, dict),
 }
 
@@ -101,7 +105,8 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "options": (lambda v: isinstance(v, dict), "an object"),
     "multiword": (lambda v: isinstance(v, dict), "an object"),
     "decoder": (lambda v: v in ("mst", "eisner"), "mst or eisner"),
-    "quantized": (_strings, "a list of strings"),
+    "quantized": (_distinct_strings, "a list of distinct strings"),
+    "neural_options": (_optional(lambda v: isinstance(v, dict)), "an object"),
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(

@@ -20,6 +20,7 @@ def compact_model(source: str | Path, target: str | Path) -> Path:
     from hetdep.models.info import summary
 
     source, target = Path(source), Path(target)
+    refuse_inside(target, source)
     if target.exists():
         raise HetdepError(f"{target} exists: give a new folder for the compact model")
     if not target.parent.is_dir():
@@ -39,6 +40,13 @@ def compact_model(source: str | Path, target: str | Path) -> Path:
         summary(copy)
         copy.rename(target)
     return target
+
+
+def refuse_inside(output: Path, model: Path) -> None:
+    """Refuse an output folder inside the model it is made from: copying the model would copy the
+    copy into itself."""
+    if output.resolve().is_relative_to(model.resolve()):
+        raise HetdepError(f"--output {output} is inside the model {model}: give a folder outside it")
 
 
 def folder_bytes(directory: str | Path) -> int:

@@ -28,6 +28,7 @@ def build_wheel(model_dir: str | Path, name: str, output_dir: str | Path, versio
     all) from a model directory that loads; returns its path."""
     from packaging.version import InvalidVersion, Version
 
+    from hetdep.models.compact import refuse_inside
     from hetdep.models.info import summary as model_summary
 
     if not NAME.fullmatch(name):
@@ -40,6 +41,7 @@ def build_wheel(model_dir: str | Path, name: str, output_dir: str | Path, versio
         raise HetdepError(f"--version {version!r} is not a version number (PEP 440: 1.0.0, 2.1)") from None
     model_dir, output_dir = Path(model_dir), Path(output_dir)
     model_summary(model_dir)  # a model that does not load is not packaged
+    refuse_inside(output_dir, model_dir)
     if output_dir.exists() and not output_dir.is_dir():
         raise HetdepError(f"--output {output_dir}: not a folder")
     made = not output_dir.exists()  # made here, as pip and build make theirs; removed if the wheel is not written

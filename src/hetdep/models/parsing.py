@@ -205,7 +205,6 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     from hetdep.graph.parser import GraphParser
     from hetdep.joint.parser import JointParser
     from hetdep.joint.schedule import INFINITE, t_text
-    from hetdep.tagger.tagger import load_taggers
     from hetdep.transition.parser import ArcStandardParser
 
     config = read_config(model_dir)
@@ -216,8 +215,7 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
     if choice.treebank is not None and kind not in GRAPH_KINDS:
         raise HetdepError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
-    tagger_dir = Path(model_dir) / "tagger"
-    taggers = load_taggers(tagger_dir) if tag_input and tagger_dir.is_dir() else []
+    taggers = _bundled_taggers(config, model_dir) if tag_input else []
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
                         tokenizer=load_tokenizer(model_dir) if tag_input else None,
@@ -258,6 +256,27 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     if choice.lattice_weight is not None and kind not in GRAPH_KINDS and choice.given is None:
         opened.parser.lattice_weight = choice.lattice_weight
     return opened
+
+
+def _bundled_taggers(config: dict, model_dir: str | Path) -> list:
+    """The taggers bundled in ``tagger/``, refused unless they are those the training kept (its record
+    ``pipeline.taggers``; a model from before it: at least the tag columns it was jackknifed on), so
+    a model missing one of its taggers is not taken for a model that has none."""
+    from hetdep.tagger.tagger import load_taggers
+
+    tagger_dir = Path(model_dir) / "tagger"
+    taggers = load_taggers(tagger_dir) if tagger_dir.exists() else []
+    pipeline = config.get("pipeline") or {}
+    found = {tagger.column for tagger in taggers}
+    kept = pipeline.get("taggers")
+    wanted = set(kept if kept is not None else pipeline.get("columns") or [])
+    missing, extra = wanted - found, (found - wanted if kept is not None else set())
+    if missing or extra:
+        raise ModelFileError(f"{tagger_dir}: " + (f"the {', '.join(sorted(missing)).upper()} tagger the model was trained with "
+                                                  "is missing" if missing else
+                                                  f"a {', '.join(sorted(extra)).upper()} tagger the model was not trained with")
+                             + " (a damaged model directory)")
+    return taggers
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: str | Path) -> list:

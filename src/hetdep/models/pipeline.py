@@ -260,6 +260,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         taggers = [tagger for tagger in taggers if record["tag_weights"].get(tagger.column, 1.0) > 0]
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
+    record["taggers"] = [tagger.column for tagger in (load_taggers(pipeline.tagger) if given_tagger else taggers)]
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,

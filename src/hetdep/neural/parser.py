@@ -216,9 +216,11 @@ class NeuralParser:
         for name in quantized:
             arrays[name] = _dequantized(arrays[name], arrays.pop(name + SCALE), directory)
         for name, dims in expected.items():
-            if tuple(arrays[name].shape) != dims or not np.isfinite(arrays[name]).all():
+            if tuple(arrays[name].shape) != dims:
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
-                                     f"({arrays[name].shape}, not {dims}) or is not finite")
+                                     f"(its shape is {arrays[name].shape}, not {dims})")
+            if not np.isfinite(arrays[name]).all():
+                raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' holds values that are not finite numbers")
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
                                "quantized")}
@@ -244,7 +246,8 @@ def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.n
     if values.dtype != np.int8 or scale.shape != values.shape[:-1]:
         raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array and its scales do not fit ({values.dtype}, "
                              f"{values.shape}, scales {scale.shape})")
-    return values.astype(np.float32) * scale[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):  # a damaged scale's infinities are refused by the caller, in one line
+        return values.astype(np.float32) * scale[..., None]
 
 
 def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:

@@ -251,7 +251,9 @@ class Tagger(SavedModel):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
         backward_weight = float(config["backward_weight"])
-        backward = cls.load(directory / BACKWARD, shared=(strings, lexicon)) if backward_weight else None
+        # A right-to-left tagger that is there is checked whether or not its weight lets it tag: a model is whole or refused.
+        backward = (cls.load(directory / BACKWARD, shared=(strings, lexicon))
+                    if backward_weight or (directory / BACKWARD).exists() else None)
         if backward is not None and (backward.tags != tags or not backward.reverse):
             raise ModelFileError(f"{directory}/{BACKWARD}: not the right-to-left tagger of this tag set")
         reads = config.get("reads")
@@ -445,11 +447,19 @@ def jackknife(sentences: Sequence[Sentence], folds: int, columns: Sequence[str],
 
 
 def load_taggers(model_dir: str | Path) -> list[Tagger]:
-    """The taggers of a model directory: the directory itself, or its upos/, xpos/, feats/ and lemma/ subdirectories."""
+    """The taggers of a model directory: the directory itself, or its upos/, xpos/, feats/ and lemma/
+    subdirectories, each of which must load (a column's folder without its tagger, or anything
+    else in the folder, is a damaged model rather than a column left untagged)."""
     directory = Path(model_dir)
     if (directory / "config.json").exists():
         return [Tagger.load(directory)]
-    found = [Tagger.load(directory / column) for column in COLUMNS if (directory / column / "config.json").exists()]
-    if not found:
-        raise ModelFileError(f"{model_dir}: no tagger model here (neither config.json nor a subdirectory {', '.join(COLUMNS)})")
-    return found
+    entries = sorted(path.name for path in directory.iterdir()) if directory.is_dir() else []
+    strays = [name for name in entries if name not in COLUMNS]
+    if strays or not entries:
+        raise ModelFileError(f"{model_dir}: no tagger model here (" + (f"{strays[0]!r} is not one of " if strays else "neither config.json nor ")
+                             + f"the subdirectories {', '.join(COLUMNS)})")
+    taggers = [Tagger.load(directory / column) for column in COLUMNS if column in entries]
+    for tagger, column in zip(taggers, (column for column in COLUMNS if column in entries)):
+        if tagger.column != column:
+            raise ModelFileError(f"{directory / column}: a tagger of {tagger.column}, not of {column}")
+    return taggers

@@ -111,16 +111,18 @@ def test_conllu_whose_comment_holds_a_line_separator_other_than_lf_is_still_conl
 
 @pytest.mark.parametrize("text, message", [
     ("\ufeff# sent_id = 1\n" + FOUR_WORDS, "in.txt:1: starts with a byte-order mark"),
+    ("# sent_id = 1\n\ufeff# text = Le chat dort .\n" + FOUR_WORDS, "in.txt:2:"),  # a mark on a later comment line
     ("１\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a full-width digit for an ID
     ("①\tLe\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1:"),  # a circled digit
     ("Le\t_\tDET\t_\t_\t0\troot\t_\t_\n\n", "in.txt:1: expected 10"),  # its ID column lost (bench/fuzz.py)
 ])
 def test_conllu_that_is_damaged_is_named_not_parsed_as_text(pipeline_model, tmp_path, text, message):
     conllu = write(tmp_path, "in.txt", text)
-    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(conllu), "--output",
-                                       str(tmp_path / "a.conllu"), "--output-b", str(tmp_path / "b.conllu")])
-    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
-    assert not (tmp_path / "a.conllu").exists()
+    for command in (["parse", "--output-b", str(tmp_path / "b.conllu")], ["tag"]):
+        result = CliRunner().invoke(main, [*command, "--model", str(pipeline_model), "--input", str(conllu), "--output",
+                                           str(tmp_path / "a.conllu")])
+        assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+        assert not (tmp_path / "a.conllu").exists()
 
 
 @pytest.mark.parametrize("content", ["", "\n\n  \n", " \t "])

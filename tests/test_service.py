@@ -228,6 +228,10 @@ def test_udpipe_formats_crlf_nfc_get_and_cors(server):
     assert "TokenRange=0:2" in ranges and "TokenRange=10:12" in ranges
     lines = ask(data="Il pleut. Le chat\nM. Dupont dort.", tokenizer="presegmented", output="horizontal")
     assert lines.splitlines() == ["Il pleut . Le chat", "M. Dupont dort ."]
+    spaced = ask(data="Il pleut. Le chat\nM. Dupont dort.", tokenizer=" presegmented; ranges ", input=" conllu")
+    assert spaced.count("# text") == 2 and "TokenRange=0:2" in spaced  # options as UDPipe 2 clients space them
+    columns = "Le\tDET\nchat NOUN\n  dort\n\nIl pleut\n"  # a vertical line's word is its first field, as UDPipe reads it
+    assert ask(data=columns, input="vertical", output="horizontal") == "Le chat dort\nIl\n"
     query = urllib.parse.urlencode({"data": TEXT, "tokenizer": "", "parser": ""})
     request = urllib.request.Request(f"{server}/process?{query}", headers={"Origin": "https://example.org"})
     with urllib.request.urlopen(request, timeout=60) as response:

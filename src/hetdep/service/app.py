@@ -95,9 +95,12 @@ def choose_model(served: dict[str, Served], requested: str) -> Served:
 
 def _sentences_from(data: str, input_format: str) -> list[Sentence]:
     """CoNLL-U, horizontal or vertical text sent in a request, read by the same readers as files
-    (errors name ``data:LINE``); vertical text (one word a line) is read as horizontal text."""
+    (errors name ``data:LINE``). Vertical text, one word a line and a blank line after each
+    sentence, is read as UDPipe reads it: a line's word is its first field (up to a space or a
+    tab), the rest of the line being other columns, not words."""
     if input_format == "vertical":
-        data = "\n".join(" ".join(block.split("\n")) for block in data.strip("\n").split("\n\n")) + "\n"
+        blocks = data.strip("\n").split("\n\n")
+        data = "\n".join(" ".join(line.split()[0] for line in block.split("\n") if line.strip()) for block in blocks) + "\n"
     descriptor, path = tempfile.mkstemp(prefix=".hetdep-request.")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
@@ -148,14 +151,15 @@ def job_of(fields: dict, served: dict[str, Served], default: str) -> Job:
     scheme = fields.get("scheme", chosen.scheme)
     if scheme not in chosen.model.schemes:
         raise RequestError(400, f"no scheme {scheme!r}: model {chosen.name!r} gives {', '.join(chosen.model.schemes)}")
-    input_format, output = fields.get("input", "conllu"), fields.get("output", "conllu")
+    # Spaces around a value or an option are the sender's layout, not part of the name (UDPipe 2 clients send "a; b").
+    input_format, output = fields.get("input", "conllu").strip(), fields.get("output", "conllu").strip()
     if input_format not in INPUTS and "tokenizer" not in fields:
         raise RequestError(400, f"input {input_format!r} is not one of {', '.join(INPUTS)} (or send 'tokenizer' for raw text)")
     if output not in OUTPUTS:
         raise RequestError(400, f"output {output!r} is not one of {', '.join(OUTPUTS)}")
     tokenizer = None
     if "tokenizer" in fields:
-        tokenizer = tuple(option for option in fields["tokenizer"].replace(",", ";").split(";") if option.strip())
+        tokenizer = tuple(option.strip() for option in fields["tokenizer"].replace(",", ";").split(";") if option.strip())
         unknown = [option for option in tokenizer if option not in TOKENIZER_OPTIONS]
         if unknown:
             raise RequestError(400, f"tokenizer option {unknown[0]!r} is not one of {', '.join(TOKENIZER_OPTIONS)}")

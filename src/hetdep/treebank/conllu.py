@@ -444,7 +444,7 @@ def sniff_format(path: str | Path) -> str:
     tab-separated fields or more: CoNLL-U has ten, prose hardly five tabs in a line) or a word ID
     and a tab, or the file holds nothing but comments; else 'text'.
 
-    A byte-order mark is dropped and lines are split on LF alone (a CR, a form feed, U+2028 or
+    A byte-order mark is dropped (at the start of the file, or of a comment line) and lines are split on LF alone (a CR, a form feed, U+2028 or
     U+0085 inside a comment does not end its line, as it does not for the CoNLL-U reader), so a
     CoNLL-U file is never taken for text: a bad line of it is then named by the reader.
     """
@@ -455,7 +455,7 @@ def sniff_format(path: str | Path) -> str:
     text = head.decode("utf-8", "replace")
     for line in text.split("\n"):
         line = line.removesuffix("\r")
-        if line.strip() and not line.startswith("#"):
+        if line.strip() and not line.lstrip("\ufeff").startswith("#"):  # a stray byte-order mark before a comment: the reader names its line
             fields = line.split("\t")
             columns = len(fields) >= COLUMNS_NOT_PROSE or (len(fields) > 1 and _CONLLU_ID.fullmatch(fields[0]))
             return "conllu" if columns else "text"

@@ -80,3 +80,22 @@ def test_sigterm_during_parsing_is_an_interrupt(tmp_path, url):
     assert process.returncode == 130 and "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1] == "hetdep: interrupted (no output was written)"
     assert not output.exists() and list(tmp_path.glob(".*.part")) == [] and list(spool.iterdir()) == []
+
+
+def test_a_signal_while_numba_compiles_is_sent_again_until_it_comes_after(no_signal_yet):
+    """Numba's compiler calls Python back through ctypes, which prints an exception raised there as
+    'ignored' and drops it: there the handler raises nothing, and the signal comes again later."""
+    import time
+
+    previous = signal.signal(signal.SIGINT, interrupts._handler)
+    try:
+        compiler_code = {"__name__": "numba.core.fake_compiler", "interrupts": interrupts, "signal": signal, "sys": sys}
+        exec("interrupts._handler(signal.SIGINT, sys._getframe())", compiler_code)  # raises nothing there
+        assert interrupts.received() and not interrupts._raised
+        with pytest.raises(KeyboardInterrupt):
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+        assert interrupts._raised
+    finally:
+        signal.signal(signal.SIGINT, previous)

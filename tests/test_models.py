@@ -433,20 +433,34 @@ def _interrupt_when(process, marker: str, timeout: float = 120.0) -> str:
         time.sleep(0.05)
     assert marker in seen, f"{marker!r} never appeared: {seen[-500:]}"
     process.send_signal(signal.SIGINT)
+    process.signalled = time.monotonic()
     process.wait(timeout=60)
     os.set_blocking(process.stderr.fileno(), True)
     return seen + process.stderr.read().decode("utf-8", "replace")
 
 
-def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path):
+@pytest.mark.parametrize("kind, marker", [
+    (["--beam", "4", "--gold-tags"], "iteration 3"),
+    pytest.param(["--parser", "neural", "--threads", "1"], "epoch 2 done", marks=pytest.mark.slow),  # its taggers train first
+])
+def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path, kind, marker):
+    """The best finished iteration is written at once (within seconds of the signal), and the
+    command says so in one line, its last."""
+    import time
+
+    if "neural" in kind:
+        pytest.importorskip("torch", reason="training the neural parser needs PyTorch")
     model = tmp_path / "m"
     process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
-                                "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "4",
-                                "--iterations", "200", "--patience", "200", "--gold-tags", "--no-tokenizer"],
+                                "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), *kind,
+                                "--iterations", "200", "--patience", "200", "--no-tokenizer"],
                                stderr=subprocess.PIPE)
-    stderr = _interrupt_when(process, "iteration 3")
+    stderr = _interrupt_when(process, marker, timeout=300)
     assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
-    assert "iteration  1:" in stderr and "interrupted during iteration" in stderr
+    assert "1:" in stderr and "interrupted during iteration" in stderr
+    said = [line for line in stderr.splitlines() if line.startswith("hetdep: interrupted")]
+    assert len(said) == 1 and stderr.strip().splitlines()[-1] == said[0]
+    assert time.monotonic() - process.signalled < 10
     assert (model / "config.json").exists() and (model / "weights.npz").exists()
 
 

@@ -2,7 +2,8 @@
 
 A signal can arrive anywhere: in Python code (a KeyboardInterrupt), inside a compiled numba
 function (numba raises a SystemError, sometimes several nested, whose cause or context is the
-KeyboardInterrupt), on a worker thread's watch (the main thread sees it later), or in the instant
+KeyboardInterrupt), while numba compiles (its compiler calls Python back through ctypes, which
+would print the exception and drop it: the signal is sent again until it comes after), on a worker thread's watch (the main thread sees it later), or in the instant
 after the work finished. So the command installs :func:`install`, whose handler records the signal
 before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
 interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
@@ -19,13 +20,42 @@ _written: list[bool] = []  # set once an output was put in place whole
 _installed: list[bool] = []  # set once this process's handlers are ours (the command line)
 
 
+_raised: list[bool] = []  # set once the handler raised its KeyboardInterrupt
+REDELIVERY = 0.05  # seconds after which a signal that came during compilation is sent again
+_COMPILERS = ("numba.", "llvmlite.")  # packages whose code calls Python back through ctypes while compiling
+
+
 def _handler(signum, frame) -> None:
     if _holding:
         return
-    first = not _received
-    _received.append(signum)
-    if first:  # a second signal while the first one's clean-up runs only adds to the record
-        raise KeyboardInterrupt
+    if not _raised:
+        _received.append(signum)
+    if _raised:  # a second signal while the first one's clean-up runs only adds to the record
+        return
+    if _compiling(frame):  # there ctypes would print the exception as 'ignored' and swallow it
+        _send_again(signum)
+        return
+    _raised.append(True)
+    raise KeyboardInterrupt
+
+
+def _compiling(frame) -> bool:
+    """Whether the signal came while numba compiles (its frames, or llvmlite's, on the stack)."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith(_COMPILERS):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _send_again(signum: int) -> None:
+    """The signal sent to this process again shortly, until it comes when no compiler runs."""
+    import os
+    import threading
+
+    timer = threading.Timer(REDELIVERY, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
 
 
 def wrote() -> None:
@@ -63,6 +93,7 @@ def received() -> bool:
 
 def reset() -> None:
     _received.clear()
+    _raised.clear()
     _holding.clear()
     _written.clear()
 

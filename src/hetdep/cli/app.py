@@ -27,6 +27,8 @@ class _Group(click.Group):
             sys.exit(2)
         except BrokenPipeError:
             sys.exit(1)
+        except SystemExit:  # a command that ends itself has said why (an interrupted training, its own line)
+            raise
         except BaseException as error:
             if not interrupts.is_interrupt(error):
                 raise

@@ -231,8 +231,9 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
         raise click.UsageError(f"--resume goes on with the options the training was started with: drop {', '.join(given)}")
     run = Path(model_dir) / STATE / "run.json"
     if not run.is_file():
-        raise HetdepError(f"{model_dir}: no interrupted training to go on with here (its training finished, or was "
-                          "started by another version of hetdep, or not in this directory)")
+        raise HetdepError(f"{model_dir}: no interrupted training to go on with here (none kept its state there: it "
+                          "finished, or was interrupted before it began, or was started by another version of hetdep, "
+                          "or in another directory): train it again")
     try:
         params = json.loads(run.read_text(encoding="utf-8"))
         if not isinstance(params, dict) or not set(params) <= set(options) - {"resume_dir"}:

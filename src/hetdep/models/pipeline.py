@@ -255,8 +255,12 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
                              embeddings=pipeline.embeddings, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs)
     display.finish("parser", f"iteration {result.best_iteration} kept")
-    if helpers:
+    if helpers and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once
+        record["tag_weights"] = {column: 0.0 for column in helpers}
+        display.log("interrupted: the network's tags are written alone (--resume fits its taggers' weights)")
+    elif helpers:
         record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in helpers], dev, display.log)
+    if helpers:
         taggers = [tagger for tagger in taggers if record["tag_weights"].get(tagger.column, 1.0) > 0]
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written

@@ -1,0 +1,45 @@
+"""Inputs and outputs at URLs (hetdep.treebank.urls): a protocol fsspec knows but that cannot serve
+a file here is one line, never a traceback, and an output that cannot be written is refused
+before any work (tests/test_cluster.py parses through memory:// and file:// URLs)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES
+
+from hetdep.cli import main
+from hetdep.errors import OutputError
+from hetdep.treebank.conllu import output_files
+
+DEV = SAMPLES / "dev.ud.conllu"
+
+
+@pytest.mark.parametrize("url", ["ftp://no-such-host.invalid/a.conllu", "zip://a.conllu", "tar://a.conllu",
+                                 "reference://a.conllu", "dir://a.conllu", "data://out", "nosuchfs://bucket/a.conllu"])
+@pytest.mark.parametrize("role", ["--input", "--output"])
+def test_a_url_that_cannot_serve_a_file_is_one_line(pipeline_model, tmp_path, url, role):
+    files = {"--input": str(DEV), "--output": str(tmp_path / "out.conllu"), role: url}
+    result = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", files["--input"],
+                                       "--output", files["--output"], "--scheme", "a"])
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.output.startswith("hetdep: error: ") and result.output.count("\n") == 1 and url in result.output
+    assert not (tmp_path / "out.conllu").exists()
+
+
+def test_a_read_only_output_is_refused_before_any_work(tmp_path):
+    with pytest.raises(OutputError, match="data://out: cannot be written"):
+        with output_files(tmp_path / "first.conllu", "data://out"):
+            pytest.fail("the work began")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_writability_check_leaves_nothing_behind():
+    import fsspec
+
+    memory = fsspec.filesystem("memory")
+    with output_files("memory://checked/out.conllu") as (out,):
+        assert not memory.exists("memory://checked") or memory.ls("memory://checked") == []  # no probe left
+        out.write("1\tx\n")
+    assert [entry["name"] for entry in memory.ls("memory://checked")] == ["/checked/out.conllu"]
+    memory.rm("memory://checked", recursive=True)

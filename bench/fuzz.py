@@ -1,26 +1,35 @@
 """Generated bad (and good) input at volume, counted by what became of it.
 
-Eight generators, each with its own oracle:
+Ten generators, each with its own oracle:
 
 - ``conllu``: CoNLL-U documents of random trees, half of them given one damage that makes them
   invalid (a missing column, a bad ID or HEAD, a self-loop, an empty field, CRLF, a BOM, bytes
   that are not UTF-8); the reader must read the sound ones whole and name the damaged line.
 - ``sniffing``: sound and damaged CoNLL-U whose comments hold other line separators (U+2028,
-  U+0085, form feeds, bare CR...), with a BOM or full-width IDs, read with ``--format auto``: it
-  must never come back as text.
+  U+0085, form feeds, bare CR...), with a BOM (at the start, or before a later comment) or
+  full-width IDs, read with ``--format auto``: it must never come back as text.
 - ``raw-text``: random text (scripts, spaces, controls, tokens of up to 1 MB) through the tokenizer,
   which must give back every character as valid CoNLL-U; some through the API's whole parse (one
   tree pair per sentence), some with lone surrogates (refused).
 - ``brackets``: random phrase-structure trees, half with unbalanced brackets, an empty
   preterminal or bad bytes; read whole, or the damage named.
-- ``model-dirs``: a small model directory of each kind with one part damaged (a config field of
-  another type, weights cut, flipped or replaced with the digest made to match or not, a file
-  removed or made a folder); loading, parsing and ``info`` must refuse it in one line or work.
+- ``model-dirs``: a small model directory of each kind (a compact neural one too) with one part
+  damaged (a config field of another type, a list naming an item twice, a wrong field inside an
+  object, weights cut, flipped or replaced with the digest made to match or not, a file removed or
+  made a folder, a whole part such as a tagger removed, a tagger's right-to-left companion given
+  weight 0 and cut, a quantized scale past float32); loading, parsing and ``info`` must refuse it
+  in one line or work, with no warning printed on the way.
 - ``http``: requests to the service (any method, path, body encoding, fields, bad bytes); no 5xx,
-  errors as JSON, 400 for a request without ``data`` or not UTF-8.
+  errors as JSON, 400 for a request without ``data`` or not UTF-8; sound tokenizer options and
+  formats spaced as UDPipe 2 clients send them, and vertical input with columns, never refused.
 - ``cli``: ``hetdep parse`` over sound, damaged and empty input into outputs that already exist,
-  and ``convert --from ud --to sud`` of folders: a failed run leaves the outputs as they were, a
-  good one writes one tree per sentence, an empty input says so.
+  ``convert --from ud --to sud`` of folders, and ``compact``/``package`` with ``--output`` inside
+  the model: a failed run leaves the outputs (and the model) as they were, a good one writes one
+  tree per sentence, an empty input says so.
+- ``urls``: ``parse`` with ``--input`` or ``--output`` a URL of every protocol fsspec lists: a parse
+  where it names a readable file, else one line, and no output spoiled.
+- ``signals``: SIGINT or SIGTERM to ``hetdep parse`` while numba compiles (an empty cache): exit 130
+  and one line, never a traceback or ctypes' "Exception ignored".
 - ``training``: ``hetdep train`` (constituency, arc-standard, dep1) on a few generated trees, some
   of one word: a model or one line.
 
@@ -52,9 +61,9 @@ from pathlib import Path
 import hetdep
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
-SHARES = {"conllu": 0.35, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.148, "model-dirs": 0.015, "http": 0.075,
-          "cli": 0.01, "training": 0.002}
-BATCH = {"model-dirs": 10, "cli": 10, "http": 100, "training": 10}  # cases a task runs (others: 500)
+SHARES = {"conllu": 0.3399, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.148, "model-dirs": 0.015, "http": 0.075,
+          "cli": 0.01, "training": 0.002, "urls": 0.01, "signals": 0.0001}
+BATCH = {"model-dirs": 10, "cli": 10, "http": 100, "training": 10, "urls": 50, "signals": 1}  # cases a task runs (others: 500)
 HANG_SECONDS = 10.0
 SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"]
 ALPHABET = "abcdeéèàçôüßøñ中文日本語한국어ДЖЯعربΩπ0123456789.,;:!?'\"«»()[]{}-–—/\\@#$%&*+=_~^|<>"
@@ -174,20 +183,25 @@ def case_sniffing(rng: random.Random, work: Path, setup: dict) -> None:
     lines, spans = conllu_lines(rng, rng.randint(1, 3))
     separator = rng.choice(SEPARATORS)
     lines[0] = f"# sent_id = 1{separator}more of the comment{separator}end"  # a CR last would make a CRLF line end
+    if rng.random() < 0.2:  # a stray byte-order mark before a later comment: still CoNLL-U, that line named
+        lines.insert(1, "\ufeff# text = a comment behind a byte-order mark")
+        spans = [(first + 1, last + 1) for first, last in spans]
     path = work / "in.txt"
     damaged = rng.random() < 0.3
     data = ("\n".join(lines) + "\n").encode("utf-8")
+    bom_inside = "\n\ufeff#" in data.decode("utf-8", "replace")
     if damaged:
         data, _, kind = damage_conllu(rng, lines, spans)
     path.write_bytes(data)
     try:
         read = list(read_input(str(path), "auto", setup["tokenizer"]))
     except InputError:
-        if not damaged:
+        if not damaged and not bom_inside:
             raise Verdict("valid input refused", separator.encode("unicode_escape").decode()) from None
         return
-    if damaged:
-        raise Verdict("silent acceptance", f"damaged CoNLL-U read as {len(read)} sentences")
+    if damaged or bom_inside:
+        raise Verdict("silent acceptance", f"{'damaged CoNLL-U' if damaged else 'a byte-order mark inside'} read as "
+                                           f"{len(read)} sentences")
     if len(read) != len(spans):
         raise Verdict("silent acceptance", f"CoNLL-U with {separator!r} in a comment read as text")
 
@@ -298,13 +312,54 @@ def damage_model(rng: random.Random, model: Path) -> str:
     part = rng.choice(parts)
     config_path = part / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
-    kind = rng.choice(["field", "field", "field", "cut", "flip", "replace", "remove", "folder"])
+    kind = rng.choice(["field", "field", "field", "cut", "flip", "replace", "remove", "folder", "twice", "nested",
+                       "part", "unweighted", "scale"])
     weights = part / "weights.npz"
-    if kind == "field":
+    lists = sorted(key for key, value in config.items() if isinstance(value, list) and value)
+    objects = sorted(key for key, value in config.items() if isinstance(value, dict) and value)
+    if kind == "field" or kind == "twice" and not lists or kind == "nested" and not objects:
         key = rng.choice(sorted(config))
         config[key] = rng.choice(WRONG_VALUES)
         config_path.write_text(json.dumps(config), encoding="utf-8")
         return f"field {key}"
+    if kind in ("twice", "nested"):  # an item of a list named twice; a field of an object given a wrong value
+        key = rng.choice(lists if kind == "twice" else objects)
+        if kind == "twice":
+            config[key].append(rng.choice(config[key]))
+        else:
+            config[key][rng.choice(sorted(config[key]))] = rng.choice(WRONG_VALUES)
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        return f"{kind} {key}"
+    if kind == "part":  # a whole part of the model (its tokenizer, one of its taggers) left out: must be refused
+        removable = [p for p in parts if p != model]
+        if removable:
+            target = rng.choice(removable)
+            shutil.rmtree(target)
+            return f"part {target.relative_to(model)}"
+        kind = "cut"
+    if kind == "unweighted":  # a tagger's right-to-left companion given weight 0, then cut: still read, so refused
+        taggers = [p for p in parts if (p / "backward" / "weights.npz").is_file()]
+        if taggers:
+            tagger = rng.choice(taggers)
+            tagger_config = json.loads((tagger / "config.json").read_text(encoding="utf-8"))
+            tagger_config["backward_weight"] = 0.0
+            (tagger / "config.json").write_text(json.dumps(tagger_config), encoding="utf-8")
+            backward = tagger / "backward" / "weights.npz"
+            backward.write_bytes(backward.read_bytes()[:rng.randrange(1, backward.stat().st_size)])
+            return f"digest unweighted {backward.relative_to(model)}"
+        kind = "cut"
+    if kind == "scale" and config.get("quantized"):  # a quantized array's scale past float32's range, digest matched
+        import numpy as np
+
+        with np.load(weights) as loaded:
+            arrays = {name: loaded[name].copy() for name in loaded.files}
+        arrays[rng.choice(config["quantized"]) + ".scale"].flat[0] = rng.choice([3e38, np.inf, np.nan])
+        np.savez(weights, **arrays)
+        config["weights_sha256"] = file_sha256(weights)
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        return f"part scale {weights.relative_to(model)}"
+    if kind == "scale":
+        kind = "flip"
     data = weights.read_bytes()
     if kind == "cut":
         weights.write_bytes(data[:rng.randrange(len(data))])
@@ -335,26 +390,34 @@ def case_model_dirs(rng: random.Random, work: Path, setup: dict) -> None:
     from hetdep.errors import HetdepError
     from hetdep.models.info import summary
 
+    import warnings
+
     source = Path(rng.choice(setup["models"]))
     model = work / "model"
     shutil.rmtree(model, ignore_errors=True)
     shutil.copytree(source, model)
     damage = damage_model(rng, model)
-    try:
-        summary(model)
-        if "constituency" in source.name:
-            from hetdep.constituency.parser import ConstituencyParser
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always", RuntimeWarning)  # numpy's overflow warnings before a refusal are noise
+        try:
+            summary(model)
+            if "constituency" in source.name:
+                from hetdep.constituency.parser import ConstituencyParser
 
-            ConstituencyParser.load(model).parse_tokens(["The", "cat", "sleeps", "."], ["DT", "NN", "VBZ", "."])
+                ConstituencyParser.load(model).parse_tokens(["The", "cat", "sleeps", "."], ["DT", "NN", "VBZ", "."])
+            else:
+                loaded = hetdep.load(model)
+                if loaded.has_tagger:
+                    loaded.parse(tokens=[["Le", "chat", "dort", "."]])
+        except HetdepError as error:
+            if str(error).count("\n"):
+                raise Verdict("traceback", f"{damage}: an error of several lines") from None
+            refused = True
         else:
-            loaded = hetdep.load(model)
-            if loaded.has_tagger:
-                loaded.parse(tokens=[["Le", "chat", "dort", "."]])
-    except HetdepError as error:
-        if str(error).count("\n"):
-            raise Verdict("traceback", f"{damage}: an error of several lines") from None
-        return
-    if damage.startswith("digest") or damage.startswith("remove") or damage.startswith("folder"):
+            refused = False
+    if warned:
+        raise Verdict("traceback", f"{damage}: a warning ({warned[0].message}) on the way")
+    if not refused and damage.startswith(("digest", "remove", "folder", "part")):
         raise Verdict("silent acceptance", damage)
 
 
@@ -365,6 +428,8 @@ def case_http(rng: random.Random, work: Path, setup: dict) -> None:
     fields = {}
     for name in rng.sample(["data", "model", "tokenizer", "tagger", "parser", "input", "output", "scheme"], rng.randint(0, 8)):
         fields[name] = rng.choice(["", "joint", "conllu", "horizontal", "sud", "ud", "x", random_text(rng)[:200]])
+    if rng.random() < 0.2:  # sound option strings, spaced as UDPipe 2 clients send them: never refused
+        return _http_options(rng, client)
     bad_bytes = rng.random() < 0.15
     encoding = rng.choice(["form", "multipart", "json", "plain", "query"])
     headers, content = {}, None
@@ -411,6 +476,101 @@ def case_http(rng: random.Random, work: Path, setup: dict) -> None:
             raise Verdict("traceback", f"an error without a message: {body}")
 
 
+def random_url(rng: random.Random, work: Path) -> tuple[str, bool]:
+    """A URL of any protocol fsspec lists (with host, path, archive or nothing after it), and whether
+    it names a CoNLL-U file that can be read here."""
+    from fsspec.registry import known_implementations
+
+    protocol = rng.choice(sorted(known_implementations) + ["memory", "file", "nosuchfs", "data"])
+    if protocol == "memory" and rng.random() < 0.5:
+        import fsspec
+
+        url = f"memory://fuzz/{rng.randrange(10**9)}.conllu"
+        fsspec.filesystem("memory").pipe(url, (SAMPLES / "dev.ud.conllu").read_bytes()[:4000].rsplit(b"\n\n", 1)[0] + b"\n\n")
+        return url, True
+    if protocol == "file" and rng.random() < 0.5:
+        return (SAMPLES / "dev.ud.conllu").resolve().as_uri(), True
+    rest = rng.choice(["", "x", "no-such-host.invalid/a.conllu", "bucket/out.conllu", ",Hello", "a.zip::file://x",
+                       str(work / "w.conllu"), "::", "%00", random_word(rng)])
+    return f"{protocol}://{rest}", False
+
+
+def case_urls(rng: random.Random, work: Path, setup: dict) -> None:
+    """``parse`` with ``--input`` or ``--output`` a URL of any protocol: a parse, or one line before any
+    work, and no output where the run failed."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    url, readable = random_url(rng, work)
+    local_out = work / "out.conllu"
+    local_out.write_text("what was there before\n", encoding="utf-8")
+    as_input = rng.random() < 0.5
+    source, target = (url, str(local_out)) if as_input else (str(SAMPLES / "dev.ud.conllu"), url)
+    result = CliRunner().invoke(main, ["parse", "--model", setup["models"][0], "--input", source, "--output", target,
+                                       "--scheme", "a", "--format", "conllu"])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", f"{url}: {result.exception!r}")
+    if result.exit_code == 2:
+        lines = result.output.strip().splitlines()
+        if len(lines) != 1 or not lines[0].startswith("hetdep: error: "):
+            raise Verdict("traceback", f"{url}: {result.output.strip()[-160:]!r}")
+        if as_input and readable:
+            raise Verdict("valid input refused", f"{url}: {lines[0][:120]}")
+        if local_out.read_text(encoding="utf-8") != "what was there before\n":
+            raise Verdict("lost data", f"{url}: a failed run changed an existing output")
+        return
+    if result.exit_code != 0:
+        raise Verdict("traceback", f"{url}: exit {result.exit_code}")
+    if as_input and not readable:
+        raise Verdict("silent acceptance", f"{url} read as an input")
+    if as_input and local_out.read_text(encoding="utf-8").count("# sent_id") == 0:
+        raise Verdict("lost data", f"{url}: nothing parsed")
+
+
+def _output_inside_model(rng: random.Random, work: Path, setup: dict) -> None:
+    """``compact`` or ``package`` with ``--output`` inside the model or beside it: one line, the model untouched."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    model = work / "model"
+    shutil.rmtree(model, ignore_errors=True)
+    shutil.copytree(setup["models"][0], model)
+    before = sorted(str(p.relative_to(model)) for p in model.rglob("*"))
+    inside = rng.random() < 0.7
+    output = (model / rng.choice([".", "x", "tagger", "tagger/new", "tokenizer"])) if inside else work / f"out{rng.randrange(10**6)}"
+    command = rng.choice([["compact"], ["package", "--name", "fuzz"]])
+    result = CliRunner().invoke(main, [command[0], str(model), *command[1:], "--output", str(output)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", f"{command[0]} --output {output}: {result.exception!r}")
+    if sorted(str(p.relative_to(model)) for p in model.rglob("*")) != before:
+        raise Verdict("lost data", f"{command[0]} --output {output} changed the model")
+    if inside and result.exit_code != 2:
+        raise Verdict("silent acceptance", f"{command[0]} --output {output} inside the model: exit {result.exit_code}")
+    if not inside and result.exit_code != 0:
+        raise Verdict("valid input refused", f"{command[0]} --output {output}: {result.output.strip()[:100]}")
+    shutil.rmtree(output, ignore_errors=True)
+
+
+def _http_options(rng: random.Random, client) -> None:
+    """Tokenizer options and formats with spaces around them, and vertical input with columns: a 200."""
+    def spaced(value: str) -> str:
+        return rng.choice(["", " ", "  "]) + value + rng.choice(["", " ", "\t"])
+
+    options = rng.sample(["presegmented", "ranges"], rng.randint(0, 2))
+    fields = {"tokenizer": rng.choice([";", ",", "; "]).join(spaced(option) for option in options), "parser": "",
+              "data": "Le chat dort. Il pleut.", "output": spaced(rng.choice(["conllu", "horizontal", "vertical", "plaintext"]))}
+    if rng.random() < 0.4:
+        del fields["tokenizer"]
+        fields.update(input=spaced("vertical"), output=spaced("horizontal"), data="Le\tDET\nchat NOUN x\n dort\n\nIl\npleut\n")
+    response = client.post("/process", data=fields)
+    if response.status_code != 200:
+        raise Verdict("valid input refused", f"{fields}: {response.status_code} {response.text[:120]}")
+    if "input" in fields and response.json()["result"] != "Le chat dort\nIl pleut\n":
+        raise Verdict("lost data", f"vertical input: {response.json()['result'][:120]!r}")
+
+
 def case_cli(rng: random.Random, work: Path, setup: dict) -> None:
     from click.testing import CliRunner
 
@@ -419,7 +579,9 @@ def case_cli(rng: random.Random, work: Path, setup: dict) -> None:
     roll = rng.random()
     if roll < 0.3:
         return _convert_folder(rng, work)
-    if roll < 0.35:  # an input without a sentence: empty outputs and one line saying so
+    if roll < 0.34:
+        return _output_inside_model(rng, work, setup)
+    if roll < 0.39:  # an input without a sentence: empty outputs and one line saying so
         source = work / "empty.txt"
         source.write_text(rng.choice(["", "\n\n", " \t \n"]), encoding="utf-8")
         result = CliRunner().invoke(main, ["parse", "--model", setup["models"][0], "--input", str(source), "--output",
@@ -510,8 +672,40 @@ def case_training(rng: random.Random, work: Path, setup: dict) -> None:
         raise Verdict("traceback", f"{args[1]}: exit {result.exit_code}: {result.output.strip()[-100:]!r}")
 
 
+def case_signals(rng: random.Random, work: Path, setup: dict) -> None:
+    """SIGINT or SIGTERM to ``hetdep parse`` while numba compiles its searches (an empty cache): exit
+    130 and one line, or a whole parse if it came after; never a traceback or ctypes' 'Exception ignored'."""
+    import signal
+    import subprocess
+    import sys
+
+    cache = work / f"numba-cache-{rng.randrange(10**9)}"
+    cache.mkdir()
+    out = work / "signalled.conllu"
+    out.unlink(missing_ok=True)
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", setup["models"][0], "--input",
+                                str(SAMPLES / "dev.ud.conllu"), "--output", str(out), "--scheme", "a"],
+                               stderr=subprocess.PIPE, env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    time.sleep(rng.uniform(0.2, 8.0))
+    process.send_signal(rng.choice([signal.SIGINT, signal.SIGTERM]))
+    try:
+        stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise Verdict("hang", "no end within 60 s of the signal") from None
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if process.returncode < 0:
+        raise Verdict("signal", f"died by signal {-process.returncode}")
+    if "Traceback" in stderr or "Exception ignored" in stderr or process.returncode not in (0, 130):
+        raise Verdict("traceback", f"exit {process.returncode}: {stderr.strip()[-300:]!r}")
+    if process.returncode == 130 and (out.exists() or not stderr.strip().splitlines()[-1].startswith("hetdep: interrupted")):
+        raise Verdict("lost data", "an interrupted parse left an output, or did not say so last")
+
+
 CASES = {"conllu": case_conllu, "sniffing": case_sniffing, "raw-text": case_raw_text, "brackets": case_brackets,
-         "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli, "training": case_training}
+         "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli, "training": case_training, "urls": case_urls,
+         "signals": case_signals}
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -594,7 +788,10 @@ def build_models(folder: Path) -> list[str]:
         result = CliRunner().invoke(main, ["train", *map(str, args), "--model", str(folder / name)])
         if result.exit_code != 0:
             raise SystemExit(f"training the {name} model failed: {result.output[-1000:]}")
-    return [str(folder / name) for name in runs]
+    result = CliRunner().invoke(main, ["compact", str(folder / "neural"), "--output", str(folder / "neural-compact")])
+    if result.exit_code != 0:  # quantized arrays and their scales, as the shipped model has them
+        raise SystemExit(f"compacting the neural model failed: {result.output[-1000:]}")
+    return [str(folder / name) for name in runs] + [str(folder / "neural-compact")]
 
 
 def main() -> None:

@@ -64,6 +64,7 @@ def without_tag_helpers(model: Path) -> None:
         shutil.rmtree(model / "tagger" / column, ignore_errors=True)
     if weights:
         config["pipeline"]["tag_weights"] = {column: 0.0 for column in weights}
+        config["pipeline"]["taggers"] = [column for column in config["pipeline"].get("taggers", []) if column not in weights]
         write_config(model, config)
 
 

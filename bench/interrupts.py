@@ -1,13 +1,17 @@
 """Interrupts at random moments: SIGINT and SIGTERM sent to `hetdep parse` and to every stage of
-`hetdep train` (tokenizer, tagger, jackknifing, parser), each run checked for a clean end.
+`hetdep train` (tokenizer, tagger, jackknifing, parser; the perceptron pipeline and the neural
+one), each run checked for a clean end.
 
 Each command is first run once whole to learn how long it takes; then each trial starts one
 command, waits a random time within that span, sends SIGINT or SIGTERM, and checks: exit status
-130, no traceback, the last line of standard error saying it was interrupted, no output file of
-`parse` unless it was put in place whole before the signal came, no temporary file left, and a model directory of `train` either absent or whole (it
+130 within 10 seconds of the signal, no traceback (nor ctypes' "Exception ignored", printed when a
+signal lands in numba's compiler), the last line of standard error saying it was interrupted and
+no other line saying so, no output file of `parse` unless it was put in place whole before the
+signal came, no temporary file left, and a model directory of `train` either absent or whole (it
 loads: an interrupt in the parser stage keeps the best finished iteration) or holding the state of
 the interrupted training, which `train --resume` must take to the very model an uninterrupted run
-gives. The stage the signal reached is read off the progress lines.
+gives. Half the trials start with an empty numba cache, so that signals land while it compiles.
+The stage the signal reached is read off the progress lines.
 
     python bench/interrupts.py [--trials 50] [--seed 1]
 """
@@ -15,6 +19,7 @@ gives. The stage the signal reached is read off the progress lines.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import signal
@@ -31,13 +36,20 @@ SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
 TEXT = Path(hetdep.__file__).parent / "samples" / "text" / "fr-paragraph.txt"
 HETDEP = [sys.executable, "-m", "hetdep"]
 STAGES = ("tokenizer", "tagger", "jackknifing", "parser")
-PARTS = ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz")  # what a resumed training must give again
+ENDS_WITHIN = 10.0  # seconds from the signal to the end of the command
+KINDS = {"perceptron": ["--beam", "4", "--iterations", "3", "--folds", "3"],  # the trained kinds' options
+         "neural": ["--parser", "neural", "--iterations", "2", "--final-epochs", "1", "--threads", "1"]}
 
 
-def train_command(model: Path) -> list[str]:
+def train_command(model: Path, kind: str = "perceptron") -> list[str]:
     return HETDEP + ["train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
                      "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
-                     "--model", str(model), "--beam", "4", "--iterations", "3", "--folds", "3"]
+                     "--model", str(model), *KINDS[kind]]
+
+
+def model_parts(model: Path) -> list[Path]:
+    """The weights of every part of a trained model, which a resumed training must give again byte for byte."""
+    return sorted(path.relative_to(model) for path in model.rglob("weights.npz"))
 
 
 def parse_command(model: Path, text: Path, folder: Path) -> list[str]:
@@ -60,28 +72,39 @@ def stage_reached(stderr: str) -> str:
 
 
 def trial(command: list[str], delay: float, signum: int, outputs: list[Path], expected: list[Path], model: Path | None,
-          folder: Path) -> tuple[str, str]:
+          folder: Path, cold: bool) -> tuple[str, str]:
     """Run ``command``, send ``signum`` after ``delay`` seconds; (verdict, where the signal arrived).
-    ``expected``: what ``outputs`` hold after an uninterrupted run (a training: that run's config.json, in its model)."""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=folder)
+    ``expected``: what ``outputs`` hold after an uninterrupted run (a training: that run's config.json, in its model);
+    ``cold``: with an empty numba cache."""
+    env = dict(os.environ)
+    if cold:
+        (folder / "numba-cache").mkdir()
+        env["NUMBA_CACHE_DIR"] = str(folder / "numba-cache")
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=folder, env=env)
     time.sleep(delay)
     if process.poll() is not None:
         process.communicate()
         return "finished before the signal", "after the end"
     process.send_signal(signum)
+    signalled = time.perf_counter()
     try:
         stderr = process.communicate(timeout=120)[1].decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
         process.kill()
         return "hang: still running 120 s after the signal", "?"
+    took = time.perf_counter() - signalled
+    shutil.rmtree(folder / "numba-cache", ignore_errors=True)
     where = stage_reached(stderr) if model is not None else "parse"
+    where += " (cold cache)" if cold else ""
     last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
-    if "Traceback" in stderr:
+    if "Traceback" in stderr or "Exception ignored" in stderr:
         return "traceback", where
     if process.returncode != 130:
         return f"exit {process.returncode}", where
-    if not last.startswith("hetdep: interrupted"):
-        return f"last line: {last[:80]}", where
+    if not last.startswith("hetdep: interrupted") or stderr.count("hetdep: interrupted") > 1:
+        return f"last line: {last[:80]}, {stderr.count('hetdep: interrupted')} lines saying so", where
+    if took > ENDS_WITHIN:
+        return f"ended {took:.1f} s after the signal", where
     if any(path.exists() for path in outputs):  # put in place before the signal came: then whole
         if [path.read_bytes() for path in outputs if path.exists()] != [whole.read_bytes() for whole in expected]:
             return "partial output", where
@@ -95,7 +118,9 @@ def trial(command: list[str], delay: float, signum: int, outputs: list[Path], ex
             resumed = subprocess.run(HETDEP + ["train", "--resume", str(model)], capture_output=True, text=True)
             if resumed.returncode != 0:
                 return f"resume failed: {resumed.stderr.strip().splitlines()[-1][:80]}", where
-            if [(model / p).read_bytes() for p in PARTS] != [(expected[0].parent / p).read_bytes() for p in PARTS]:
+            parts = model_parts(expected[0].parent)
+            if model_parts(model) != parts or [(model / p).read_bytes() for p in parts] != [
+                    (expected[0].parent / p).read_bytes() for p in parts]:
                 return "resumed model differs from the uninterrupted one", where
             return "clean, resumed to the same model", where
     return "clean", where
@@ -109,26 +134,31 @@ def main() -> None:
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="hetdep-interrupts-"))
     try:
-        model = work / "model"
-        train_seconds = timed_run(train_command(model))
+        models = {kind: work / f"model-{kind}" for kind in KINDS}
+        train_seconds = {kind: timed_run(train_command(model, kind)) for kind, model in models.items()}
         text = work / "text.txt"
         text.write_text(TEXT.read_text(encoding="utf-8") * 300, encoding="utf-8")
+        model = models["perceptron"]
         parse_seconds = timed_run(parse_command(model, text, work))
-        print(f"whole runs: train {train_seconds:.1f} s, parse {parse_seconds:.1f} s ({len(text.read_text().split())} words)")
+        print(f"whole runs: train {', '.join(f'{k} {v:.1f} s' for k, v in train_seconds.items())}, parse {parse_seconds:.1f} s "
+              f"({len(text.read_text().split())} words)")
         verdicts: Counter = Counter()
         places: Counter = Counter()
         for number in range(args.trials):
             folder = work / f"trial-{number}"
             folder.mkdir()
             signum = rng.choice([signal.SIGINT, signal.SIGTERM])
+            cold = number // 4 % 2 == 1  # half the trials of each command and kind with an empty numba cache
             if number % 2:
                 outputs = [folder / "a.conllu", folder / "b.conllu"]
                 verdict, where = trial(parse_command(model, text, folder), rng.uniform(0.05, 0.95 * parse_seconds), signum,
-                                       outputs, [work / "a.conllu", work / "b.conllu"], None, folder)
+                                       outputs, [work / "a.conllu", work / "b.conllu"], None, folder, cold)
             else:
+                kind = list(KINDS)[number // 2 % len(KINDS)]
                 trained = folder / "model"
-                verdict, where = trial(train_command(trained), rng.uniform(0.05, 0.95 * train_seconds), signum, [],
-                                       [model / "config.json"], trained, folder)
+                verdict, where = trial(train_command(trained, kind), rng.uniform(0.05, 0.95 * train_seconds[kind]), signum,
+                                       [], [models[kind] / "config.json"], trained, folder, cold)
+                where = f"{kind} {where}"
             verdicts[verdict] += 1
             places[where] += 1
             if verdict != "clean":

@@ -505,7 +505,7 @@ def case_urls(rng: random.Random, work: Path, setup: dict) -> None:
     url, readable = random_url(rng, work)
     local_out = work / "out.conllu"
     local_out.write_text("what was there before\n", encoding="utf-8")
-    as_input = rng.random() < 0.5
+    as_input = readable or rng.random() < 0.5  # a readable URL names a file to keep: never an output
     source, target = (url, str(local_out)) if as_input else (str(SAMPLES / "dev.ud.conllu"), url)
     result = CliRunner().invoke(main, ["parse", "--model", setup["models"][0], "--input", source, "--output", target,
                                        "--scheme", "a", "--format", "conllu"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -153,8 +154,8 @@ def test_one_scheme_of_a_joint_model_to_standard_output(pipeline_model, tmp_path
     wrong = subprocess.run(base + ["--scheme", "xyz"], capture_output=True, text=True)
     assert wrong.returncode == 2 and "no scheme 'xyz'" in wrong.stderr and "sud, ud" in wrong.stderr
     to_file = CliRunner().invoke(main, ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output",
-                                        str(tmp_path / "x.conllu")])
-    assert to_file.exit_code == 2 and "--output-b" in to_file.output
+                                        str(tmp_path / "x.conllu")])  # --output alone: scheme a, as to standard output
+    assert to_file.exit_code == 0 and (tmp_path / "x.conllu").read_text() == a.stdout
 
 
 ENGLISH = "The committee met yesterday evening to discuss the budget of the next year, which was approved by everyone."
@@ -170,11 +171,13 @@ def test_text_in_another_language_is_warned_of(pipeline_model, tmp_path):
     args = ["parse", "--model", str(pipeline_model), "--input", str(raw), "--output", str(tmp_path / "a"),
             "--output-b", str(tmp_path / "b")]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0 and "90% of the 20 words are unknown to the model" in result.output
-    assert "unknown to the model" not in CliRunner().invoke(main, args + ["--quiet"]).output
+    assert json.loads((pipeline_model / "config.json").read_text(encoding="utf-8"))["language"] == "fr"  # told at training
+    said = "100% of the 20 words are in sentences that look like another language than the model's (fr)"
+    assert result.exit_code == 0 and said in result.output
+    assert "another language" not in CliRunner().invoke(main, args + ["--quiet"]).output
     french = write(tmp_path, "french.txt", TEXT)
-    assert "unknown to the model" not in CliRunner().invoke(main, args[:3] + [str(french)] + args[4:]).output
-    with pytest.warns(UnknownWordsWarning, match="unknown to the model"):
+    assert "another language" not in CliRunner().invoke(main, args[:3] + [str(french)] + args[4:]).output
+    with pytest.warns(UnknownWordsWarning, match="another language"):
         document = hetdep.load(pipeline_model)(ENGLISH)
     assert len(document.warnings) == 1
     with warnings.catch_warnings():

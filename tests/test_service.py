@@ -176,7 +176,7 @@ def test_empty_text_and_a_chosen_scheme(server):
 def test_text_mostly_unknown_to_the_model_gets_a_warning_field(server):
     status, text = _request(f"{server}/process", {"data": "The committee met yesterday to discuss the budget of the "
                                                           "next year with everyone.", "tokenizer": "", "parser": ""})
-    assert status == 200 and "unknown to the model" in json.loads(text)["warning"]
+    assert status == 200 and "another language than the model's" in json.loads(text)["warning"]
     status, text = _request(f"{server}/process", {"data": TEXT, "tokenizer": "", "parser": ""})
     assert status == 200 and "warning" not in json.loads(text)
 

@@ -84,11 +84,12 @@ class Document:
     """Sentences parsed together, in input order, all with the same schemes."""
 
     def __init__(self, sentences: Sequence[Sentence], schemes: Sequence[str], warnings: Sequence[str] = (),
-                 unknown_words: int = 0):
+                 unknown_words: int = 0, foreign_words: int = 0):
         self.sentences: tuple[Sentence, ...] = tuple(sentences)
         self.schemes: tuple[str, ...] = tuple(schemes)
-        self.warnings: tuple[str, ...] = tuple(warnings)  # e.g. most words unknown to the model
+        self.warnings: tuple[str, ...] = tuple(warnings)  # e.g. most words in sentences of another language
         self.unknown_words = unknown_words  # words the model never saw in training
+        self.foreign_words = foreign_words  # words of sentences that look like another language (hetdep.models.language)
 
     def __len__(self) -> int:
         return len(self.sentences)

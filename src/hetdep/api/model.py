@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, Sequence
 from hetdep.api.document import Document, Sentence
 from hetdep.errors import HetdepError
 from hetdep.models.names import find_model
-from hetdep.models.parsing import ParseChoice, open_models, scheme_names, unknown_words_warning
+from hetdep.models.parsing import ParseChoice, open_models, scheme_names
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -114,23 +114,25 @@ class Model:
         return self._parse(sentences, kept=sentences)
 
     def _parse(self, sentences: Iterable[TreebankSentence], kept: list[TreebankSentence] | None = None) -> Document:
-        parsed = list(self._models.parse(sentences))
+        parsed = list(self._models.parse_trees(sentences))  # the language guard is asked below, once
         if kept is not None:
             parsed = [_with_columns_of(given, result) for given, result in zip(kept, parsed, strict=True)]
-        words = sum(len(pair[0] if self._models.pairs else pair) for pair in parsed)
-        unknown = self._unknown(parsed)
-        warning = unknown_words_warning(unknown, words)
+        firsts = [pair[0] if self._models.pairs else pair for pair in parsed]
+        words = sum(map(len, firsts))
+        unknown = sum(not self._models.is_known(form) for sentence in firsts for form in sentence.forms)
+        foreign = self._models.guard.foreign_words(firsts)
+        warning = self._models.guard.warning(foreign, words)
         found = [warning] if warning else []
         if warning and not self.quiet:
             warnings.warn(warning, UnknownWordsWarning, stacklevel=3)
-        if self._models.pairs:
-            return Document([Sentence(dict(zip(self.schemes, pair))) for pair in parsed], self.schemes, found, unknown)
-        return Document([Sentence({self.schemes[0]: tree}) for tree in parsed], self.schemes[:1], found, unknown)
+        sentences = ([Sentence(dict(zip(self.schemes, pair))) for pair in parsed] if self._models.pairs
+                     else [Sentence({self.schemes[0]: tree}) for tree in parsed])
+        return Document(sentences, self.schemes if self._models.pairs else self.schemes[:1], found, unknown, foreign)
 
-    def _unknown(self, parsed: list) -> int:
-        """Words of these parses the model never saw in training (by its word vocabulary)."""
-        known = self._models.is_known
-        return sum(not known(form) for pair in parsed for form in (pair[0] if self._models.pairs else pair).forms)
+    def foreign_text_warning(self, foreign_words: int, words: int) -> str | None:
+        """The warning parsing gives when that many of so many words are in sentences that look like
+        another language than the model's (what a caller that parses in parts adds up)."""
+        return self._models.guard.warning(foreign_words, words)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64, n_process: int = 1) -> Iterator[Document]:
         """One document per text, in order; ``n_process`` > 1 parses batches of ``batch_size``

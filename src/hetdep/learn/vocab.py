@@ -64,6 +64,7 @@ class ParseStats:
     unknown_tag_examples: set = field(default_factory=set)
     first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
     lattice_words: int = 0  # tag lattices: words with more than one candidate tag
+    foreign_words: int = 0  # words of sentences that look like another language than the model's (hetdep.models.language)
 
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -97,7 +98,8 @@ class ParseStats:
         self.__init__(**state)
 
 
-COUNTERS = ("sentences", "words", "unknown_words", "unknown_tags", "unknown_labels", "first_order_only", "lattice_words")
+COUNTERS = ("sentences", "words", "unknown_words", "unknown_tags", "unknown_labels", "first_order_only", "lattice_words",
+            "foreign_words")
 
 
 def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:

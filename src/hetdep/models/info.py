@@ -59,6 +59,7 @@ def summary(model_dir: str | Path) -> dict:
         config = {**config, "pipeline": {"tokenizer": {"dev": best_report.get("dev") if best_report else None}}}
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
+        "language": config.get("language"),
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" or len(labels) == 2 and neural else []),
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
@@ -118,6 +119,8 @@ def describe(model_dir: str | Path) -> list[str]:
     lines = [f"{facts['model']}: {facts['description']} ('{facts['kind']}')"]
     if facts.get("schemes"):
         lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
+    if facts.get("language"):
+        lines.append(f"language: {facts['language']} (told from its training text; the language guard compares parsed text with it)")
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",
              f"{facts['words']:,} known words" if facts.get("words") else "",
              f"pretrained vectors of {facts['pretrained'][0]:,} forms ({facts['pretrained'][1]} dimensions)"

@@ -17,12 +17,11 @@ from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.learn.vocab import ParseStats
 from hetdep.models import GRAPH_KINDS, NEURAL
+from hetdep.models.language import LanguageGuard
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.feature_maps import FeatureMap
 from hetdep.treebank.tags import KBEST_KEY, TAG_COLUMNS, WORD_COLUMNS
-
-UNKNOWN_SHARE = 0.4  # share of words unknown to the model above which parsing warns
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,15 @@ class OpenModels:
     lattice: bool = False
     warnings: list[str] = field(default_factory=list)
     feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS (its tagger's, or given trees') to b's
+    language: str | None = None  # the language the model was trained on, where its training recorded it
+    _guard: LanguageGuard | None = field(default=None, repr=False)
+
+    @property
+    def guard(self) -> LanguageGuard:
+        """Tells sentences that look like another language than the model's (:mod:`hetdep.models.language`)."""
+        if self._guard is None:
+            self._guard = LanguageGuard(self.language, self.is_known)
+        return self._guard
 
     @property
     def pairs(self) -> bool:
@@ -132,6 +140,15 @@ class OpenModels:
             yield sentence
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
+        """:meth:`parse_trees`, counting in ``stats.foreign_words`` the words of sentences that look
+        like another language than the model's."""
+        for parsed in self.parse_trees(sentences):
+            first = parsed[0] if isinstance(parsed, tuple) else parsed
+            if self.guard.foreign(first):
+                self.parser.stats.count(foreign_words=len(first))
+            yield parsed
+
+    def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
         """One tree, or one pair of trees, per input sentence, in order (the input tagged first if a
         tagger is bundled; refused at its first untagged word if not); on ``choice.threads`` threads
         (a neural model: its network's threads, over batches of sentences; it tags as it parses, and
@@ -164,15 +181,6 @@ class OpenModels:
         if self.kind == "joint" and choice.given is not None:
             return (pair[1 - choice.given] for pair in self.parser.parse(sentences, choice.beam, choice.given))
         return self.parser.parse(sentences, choice.beam)
-
-
-def unknown_words_warning(unknown: int, words: int) -> str | None:
-    """The warning that most of the input's words are unknown to the model (more than
-    UNKNOWN_SHARE: text in another language or script than the model's, which parses to nonsense)."""
-    if words and unknown / words > UNKNOWN_SHARE:
-        return (f"{100 * unknown / words:.0f}% of the {words:,} words are unknown to the model: is the text in the "
-                "language it was trained on?")
-    return None
 
 
 def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = None) -> tuple[str, ...]:
@@ -219,7 +227,7 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
                         tokenizer=load_tokenizer(model_dir) if tag_input else None,
-                        feats_b=_feats_b(config, model_dir))
+                        feats_b=_feats_b(config, model_dir), language=config.get("language"))
     if choice.helper is not None:
         from hetdep.graph.consensus import check_compatible
 

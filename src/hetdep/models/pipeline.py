@@ -145,6 +145,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                    interactive: bool | None = None) -> TrainResult:
     """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
+    from hetdep.models.language import training_language
     from hetdep.tagger.tagger import Tagger, TaggerOptions, jackknife, load_taggers, tag_accuracy, train_tagger
     from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, sentence_text
 
@@ -266,6 +267,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         interrupts.check()  # a signal some stage let pass: nothing is written
     record["taggers"] = [tagger.column for tagger in (load_taggers(pipeline.tagger) if given_tagger else taggers)]
     facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
+    facts["language"] = training_language(train)  # what the language guard compares parsed text with
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        **({} if choice.parser == NEURAL else {"training_options": vars(options)}),

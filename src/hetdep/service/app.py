@@ -36,7 +36,6 @@ from starlette.exceptions import HTTPException
 from hetdep.api.document import Document
 from hetdep.api.model import Model
 from hetdep.errors import HetdepError
-from hetdep.models.parsing import unknown_words_warning
 from hetdep.service.turns import Turns
 from hetdep.tokenizer.tokenizer import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
@@ -202,11 +201,12 @@ def _read(job: Job, limits: Limits) -> list[Sentence]:
 
 @dataclass
 class Done:
-    """One batch done: each scheme's output text, the words unknown to the model, and the parsed
-    sentences when they are drawn."""
+    """One batch done: each scheme's output text, the words unknown to the model, those of sentences
+    that look like another language, and the parsed sentences when they are drawn."""
 
     texts: list[str]
     unknown_words: int
+    foreign_words: int
     sentences: list
 
 
@@ -214,10 +214,10 @@ def _work(job: Job, batch: list[Sentence], drawn: bool) -> Done:
     """One batch of a request's sentences tagged or parsed and written out (run in a worker thread)."""
     model = job.served.model
     if not job.parser:
-        return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, [])
+        return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, 0, [])
     document = model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
     texts = [_written([sentence.tree(scheme) for sentence in document], job.output) for scheme in model.schemes]
-    return Done(texts, document.unknown_words, list(document) if drawn else [])
+    return Done(texts, document.unknown_words, document.foreign_words, list(document) if drawn else [])
 
 
 def batches(sentences: list[Sentence], words: int | None = None) -> list[list[Sentence]]:
@@ -303,17 +303,18 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         schemes = job.served.model.schemes if job.parser else job.served.model.schemes[:1]
         texts: dict[str, list[str]] = {scheme: [] for scheme in schemes}
         kept: list = []
-        words = unknown = 0
+        words = unknown = foreign = 0
         for k in range(len(parts)):
             batch, parts[k] = parts[k], []  # the input's sentences go with their batch
             if await request.is_disconnected():
                 return None
             done = await in_thread(len(job.data), _work, job, batch, drawn)
             words, unknown = words + sum(len(sentence) for sentence in batch), unknown + done.unknown_words
+            foreign += done.foreign_words
             for scheme, text in zip(schemes, done.texts):
                 texts[scheme].append(text)
             kept += done.sentences
-        warning = unknown_words_warning(unknown, words) if job.parser else None
+        warning = job.served.model.foreign_text_warning(foreign, words) if job.parser else None
         warnings = [warning] if warning else []
         document = Document(kept, schemes, warnings, unknown) if drawn and job.parser else None
         return Outcome({scheme: "".join(pieces) for scheme, pieces in texts.items()}, document, warnings)

@@ -1,0 +1,62 @@
+"""The language guard (hetdep.models.language) with the shipped model: short everyday French is
+not taken for another language, paragraphs of other languages are, and no input makes it fail.
+bench/language_guard.py measures it on every test sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+import hetdep
+from hetdep.models.language import LanguageGuard
+from hetdep.treebank.conllu import Sentence
+
+pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
+
+FRENCH = ["Le chat dort sur le canapé.", "Marie a acheté des pommes.", "Il pleut depuis ce matin.",
+          "Nous prenons le train de huit heures.", "Ouais, euh, c'est vrai.", "Les gares sont fermées dimanche."]
+OTHERS = {
+    "en": "The committee met on Tuesday to discuss next year's budget. Most members agreed with the plan, "
+          "but a few of them asked for more time to read the report before they vote.",
+    "de": "Der Ausschuss hat sich am Dienstag getroffen, um den Haushalt des nächsten Jahres zu besprechen. "
+          "Die meisten Mitglieder waren mit dem Plan einverstanden.",
+    "es": "El comité se reunió el martes para hablar del presupuesto del año que viene. La mayoría de los "
+          "miembros estuvo de acuerdo con el plan.",
+    "zh": "委员会星期二开会讨论明年的预算。大多数成员同意这个计划，但是有几个人希望有更多时间阅读报告。",
+    "ru": "Комитет собрался во вторник, чтобы обсудить бюджет на следующий год. Большинство членов "
+          "согласились с планом.",
+}
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return hetdep.load(quiet=True)
+
+
+@pytest.mark.parametrize("text", FRENCH)
+def test_short_everyday_french_is_not_taken_for_another_language(nlp, text):
+    document = nlp(text)
+    assert document.warnings == () and document.foreign_words == 0
+
+
+@pytest.mark.parametrize("language", sorted(OTHERS))
+def test_paragraphs_of_other_languages_are(nlp, language):
+    document = nlp(OTHERS[language])
+    assert document.foreign_words == len(document.words)
+    assert len(document.warnings) == 1 and "another language than the model's (fr)" in document.warnings[0]
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n ", "!!! ... ?!", "x" * 5000, "Ceci est du 中文 mélangé avec English, ok ?",
+                                  "١٢٣ ٤٥٦", "\u200b\u200b"])
+def test_no_input_makes_the_guard_fail(nlp, text):
+    document = nlp(text)
+    assert all("another language" in warning for warning in document.warnings)
+
+
+def test_a_model_of_no_recorded_language_is_judged_by_its_unknown_words():
+    known = {"le", "chat", "dort", "."}
+    guard = LanguageGuard(None, lambda form: form.lower() in known)
+    sentence = lambda forms: Sentence([], [[str(k + 1), form] + ["_"] * 8 for k, form in enumerate(forms)],  # noqa: E731
+                                      list(range(len(forms))), [-1] * len(forms))
+    assert not guard.foreign(sentence(["Le", "chat", "dort", "."]))
+    assert guard.foreign(sentence(["The", "cat", "sleeps", "."]))
+    assert guard.warning(3, 4) and guard.warning(1, 4) is None

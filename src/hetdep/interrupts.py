@@ -2,8 +2,8 @@
 
 A signal can arrive anywhere: in Python code (a KeyboardInterrupt), inside a compiled numba
 function (numba raises a SystemError, sometimes several nested, whose cause or context is the
-KeyboardInterrupt), while numba compiles (its compiler calls Python back through ctypes, which
-would print the exception and drop it: the signal is sent again until it comes after), on a worker thread's watch (the main thread sees it later), or in the instant
+KeyboardInterrupt), while numba compiles (LLVM calls Python back through ctypes, which would
+print the exception and drop it: a signal that comes there is sent again once it is out), on a worker thread's watch (the main thread sees it later), or in the instant
 after the work finished. So the command installs :func:`install`, whose handler records the signal
 before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
 interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
@@ -22,7 +22,9 @@ _installed: list[bool] = []  # set once this process's handlers are ours (the co
 
 _raised: list[bool] = []  # set once the handler raised its KeyboardInterrupt
 REDELIVERY = 0.05  # seconds after which a signal that came during compilation is sent again
-_COMPILERS = ("numba.", "llvmlite.")  # packages whose code calls Python back through ctypes while compiling
+# The ctypes callbacks through which LLVM calls Python while numba compiles (its object cache's hooks):
+# an exception raised in one is printed as 'ignored' and dropped.
+_CALLBACKS = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer")
 
 
 def _handler(signum, frame) -> None:
@@ -32,24 +34,24 @@ def _handler(signum, frame) -> None:
         _received.append(signum)
     if _raised:  # a second signal while the first one's clean-up runs only adds to the record
         return
-    if _compiling(frame):  # there ctypes would print the exception as 'ignored' and swallow it
+    if _in_callback(frame):  # there ctypes would print the exception as 'ignored' and swallow it
         _send_again(signum)
         return
     _raised.append(True)
     raise KeyboardInterrupt
 
 
-def _compiling(frame) -> bool:
-    """Whether the signal came while numba compiles (its frames, or llvmlite's, on the stack)."""
+def _in_callback(frame) -> bool:
+    """Whether the signal came inside one of LLVM's ctypes callbacks (a few milliseconds each)."""
     while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith(_COMPILERS):
+        if frame.f_code.co_name in _CALLBACKS:
             return True
         frame = frame.f_back
     return False
 
 
 def _send_again(signum: int) -> None:
-    """The signal sent to this process again shortly, until it comes when no compiler runs."""
+    """The signal sent to this process again shortly, until it comes outside the callbacks."""
     import os
     import threading
 

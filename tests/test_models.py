@@ -369,6 +369,7 @@ def _truncated(path):
      "a tagger of upos, not of xpos"),
     ("tagger/notes", lambda folder: folder.mkdir(), "'notes' is not one of the subdirectories"),
     ("tagger/feats/backward", lambda folder: _truncated(folder / "weights.npz"), "weights"),
+    ("tokenizer", lambda folder: __import__("shutil").rmtree(folder), "the tokenizer the model was trained with is missing"),
 ])
 def test_a_model_missing_or_with_damage_in_any_tagger_part_is_refused(pipeline_model, tmp_path, part, damage, message):
     """Whole or refused: a tagger's folder without its files, a tagger left out, and damage in a

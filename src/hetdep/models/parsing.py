@@ -196,14 +196,19 @@ def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = N
 
 
 def load_tokenizer(model_dir: str | Path):
-    """The tokenizer bundled in a model directory (or the directory itself, a tokenizer), else None."""
+    """The tokenizer bundled in a model directory (or the directory itself, a tokenizer), else None;
+    one the model was trained with (its record ``pipeline.tokenizer``) must be there."""
     from hetdep.tokenizer.tokenizer import KIND, Tokenizer
 
     directory = Path(model_dir)
     if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
         return Tokenizer.load(directory / "tokenizer")
-    if (directory / "config.json").is_file() and read_config(directory).get("kind") == KIND:
+    config = read_config(directory) if (directory / "config.json").is_file() else {}
+    if config.get("kind") == KIND:
         return Tokenizer.load(directory)
+    if (config.get("pipeline") or {}).get("tokenizer"):
+        raise ModelFileError(f"{directory / 'tokenizer'}: the tokenizer the model was trained with is missing "
+                             "(a damaged model directory)")
     return None
 
 

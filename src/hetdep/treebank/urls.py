@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import tempfile
 import uuid
 
@@ -30,10 +31,19 @@ def filesystem(url: str):
     import fsspec
 
     protocol = url.split("://", 1)[0]
+    hook, sys.unraisablehook = sys.unraisablehook, _dropped  # a half-made filesystem's __del__ fails as it goes
     try:
-        return fsspec.core.url_to_fs(url)
-    except Exception as error:  # noqa: BLE001 -- each filesystem's constructor raises errors of its own kinds
-        raise HetdepError(f"{url}: no filesystem here reads or writes this '{protocol}://' URL ({_said(error)})") from None
+        try:
+            return fsspec.core.url_to_fs(url)
+        except Exception as error:  # noqa: BLE001 -- each filesystem's constructor raises errors of its own kinds
+            failure = _said(error)
+    finally:
+        sys.unraisablehook = hook
+    raise HetdepError(f"{url}: no filesystem here reads or writes this '{protocol}://' URL ({failure})")
+
+
+def _dropped(unraisable) -> None:
+    """An error raised where nothing can catch it (a destructor), left unsaid."""
 
 
 def check_writable(url: str) -> None:

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 from conftest import SAMPLES, SHARED_DATA, needs_shared
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hetdep.evaluation.conll18 import evaluate_conll18
@@ -323,6 +323,7 @@ def test_any_text_comes_back_whole_as_valid_conllu(sample_tokenizer, tmp_path, t
 @given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=200))
 def test_the_end_of_a_text_is_split_as_if_a_line_end_followed(text):
     """A string or a file without a final newline keeps no full stop on its last word."""
+    assume(not text.endswith("\n"))
     tokenizer = Tokenizer.load(SAMPLES.parent / "model" / "tokenizer")
     sentences = tokenizer.tokenize(text)
     assert [s.forms for s in sentences] == [s.forms for s in tokenizer.tokenize(text + "\n")]

@@ -459,10 +459,10 @@ class Tokenizer:
         if not text.strip():
             return []
         n = len(text)
-        # A text whose last character is not white space is classified as if a line end followed:
-        # the tokenizer learned from texts where every sentence is followed by white space, and
-        # at the bare end of a string it would keep a final full stop on the last word.
-        padded = text if text[-1].isspace() else text + "\n"
+        # A text is classified as if it ended with a line end, as a file does: the tokenizer learned
+        # from texts where every sentence is followed by white space, and at the bare end of a string
+        # it would keep a final full stop on the last word.
+        padded = text if text.endswith("\n") else text + "\n"
         labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
         labels, scores = labels[:n], scores[:n]
         if presegmented:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 MARGIN = 5.0  # log-probability by which the identifier must put another language ahead of the model's
 UNKNOWN = 0.3  # share of a sentence's words, unknown to the model, above which it may be foreign
+UNKNOWN_ALONE = 0.4  # the same for a model of no recorded language, judged by its unknown words alone (as before)
 WARN_SHARE = 0.4  # share of the input's words in foreign-looking sentences above which parsing warns
 SAMPLE = 400  # training sentences the model's language is told from
 
@@ -58,10 +59,11 @@ class LanguageGuard:
 
         forms = sentence.forms
         words = [form for form in forms if any(char.isalpha() for char in form)]
-        if not words or sum(not self.is_known(form) for form in words) <= UNKNOWN * len(words):
+        unknown = sum(not self.is_known(form) for form in words) / len(words) if words else 0.0
+        if self.language not in self._languages:  # no identifier to ask: unknown words decide, as they did alone
+            return unknown > UNKNOWN_ALONE
+        if unknown <= UNKNOWN:
             return False
-        if self.language not in self._languages:  # no identifier to ask: unknown words decide
-            return True
         scores = dict(_identifier().rank(sentence_text(sentence) or " ".join(forms)))
         return max(scores.values()) - scores[self.language] > MARGIN
 

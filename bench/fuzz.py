@@ -1,5 +1,8 @@
 """Generated bad (and good) input at volume, counted by what became of it.
 
+(Over 450 lines: ten generators of a few dozen lines each, one runner; each generator stands
+alone, and they go to files of their own when bench/ is grouped, issue 60.)
+
 Ten generators, each with its own oracle:
 
 - ``conllu``: CoNLL-U documents of random trees, half of them given one damage that makes them

@@ -3,8 +3,8 @@
 A signal can arrive anywhere: in Python code (a KeyboardInterrupt), inside a compiled numba
 function (numba raises a SystemError, sometimes several nested, whose cause or context is the
 KeyboardInterrupt), while numba compiles (LLVM calls Python back through ctypes, which would
-print the exception and drop it: a signal that comes there is sent again once it is out), on a worker thread's watch (the main thread sees it later), or in the instant
-after the work finished. So the command installs :func:`install`, whose handler records the signal
+print the exception and drop it: a signal that comes there is sent again once it is out), on a
+worker thread's watch (the main thread sees it later), or in the instant after the work finished. So the command installs :func:`install`, whose handler records the signal
 before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
 interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
 the work itself ran to its end; once the command has ended, signals are ignored (:func:`hold`).
@@ -30,8 +30,7 @@ _CALLBACKS = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer")
 def _handler(signum, frame) -> None:
     if _holding:
         return
-    if not _raised:
-        _received.append(signum)
+    _received.append(signum)
     if _raised:  # a second signal while the first one's clean-up runs only adds to the record
         return
     if _in_callback(frame):  # there ctypes would print the exception as 'ignored' and swallow it

@@ -9,6 +9,7 @@ graph-based parsers helping each other); a bundled tagger tags the input first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -58,14 +59,11 @@ class OpenModels:
     warnings: list[str] = field(default_factory=list)
     feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS (its tagger's, or given trees') to b's
     language: str | None = None  # the language the model was trained on, where its training recorded it
-    _guard: LanguageGuard | None = field(default=None, repr=False)
 
-    @property
+    @cached_property
     def guard(self) -> LanguageGuard:
         """Tells sentences that look like another language than the model's (:mod:`hetdep.models.language`)."""
-        if self._guard is None:
-            self._guard = LanguageGuard(self.language, self.is_known)
-        return self._guard
+        return LanguageGuard(self.language, self.is_known)
 
     @property
     def pairs(self) -> bool:

@@ -458,8 +458,9 @@ def load_taggers(model_dir: str | Path) -> list[Tagger]:
     if strays or not entries:
         raise ModelFileError(f"{model_dir}: no tagger model here (" + (f"{strays[0]!r} is not one of " if strays else "neither config.json nor ")
                              + f"the subdirectories {', '.join(COLUMNS)})")
-    taggers = [Tagger.load(directory / column) for column in COLUMNS if column in entries]
-    for tagger, column in zip(taggers, (column for column in COLUMNS if column in entries)):
-        if tagger.column != column:
-            raise ModelFileError(f"{directory / column}: a tagger of {tagger.column}, not of {column}")
+    taggers = []
+    for column in (column for column in COLUMNS if column in entries):
+        taggers.append(Tagger.load(directory / column))
+        if taggers[-1].column != column:
+            raise ModelFileError(f"{directory / column}: a tagger of {taggers[-1].column}, not of {column}")
     return taggers

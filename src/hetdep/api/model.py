@@ -9,8 +9,10 @@ parses the sentences of one call on that many threads.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -56,22 +58,40 @@ class Model:
     """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
 
     def __init__(self, path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-                 quiet: bool = False):
+                 quiet: bool = False, treebank: str | None = None):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
         self.path = find_model(path)
         self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None
-        self._options = {"beam": beam, "helper": helper}
+        self._options = {"beam": beam, "helper": helper, "treebank": treebank}
         consensus = None
         if self.helper is not None:
             from hetdep.graph.consensus import ConsensusOptions
 
             consensus = ConsensusOptions()
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
-                                                          threads=threads))
+                                                          threads=threads, treebank=treebank))
         self.kind = self._models.kind
-        self.schemes = scheme_names(self.path, self.kind, self.helper)
+        self.treebank = treebank  # a model of several treebanks parses as this one (None: its first)
+        self.schemes = scheme_names(self.path, self.kind, self.helper, treebank)
+
+    @property
+    def treebanks(self) -> list[str]:
+        """The treebanks a neural model was trained on, when several ([] otherwise): :meth:`for_treebank`."""
+        return list(getattr(self._models.parser, "treebank_names", []))
+
+    def for_treebank(self, name: str) -> "Model":
+        """The same model (its arrays shared, not loaded again) parsing as the treebank ``name``."""
+        if name not in self.treebanks:
+            raise HetdepError(f"no treebank {name!r} in {self.path}: it has " + (", ".join(self.treebanks) or "one treebank"))
+        chosen = copy.copy(self)
+        models = self._models
+        chosen._models = replace(models, parser=models.parser.for_treebank(name), choice=replace(models.choice, treebank=name))
+        chosen.treebank = name
+        chosen._options = {**self._options, "treebank": name}
+        chosen.schemes = scheme_names(self.path, self.kind, self.helper, name)
+        return chosen
 
     @property
     def has_tokenizer(self) -> bool:
@@ -184,10 +204,11 @@ def _parse_in_worker(texts: list[str]) -> list[Document]:
 
 
 def load(path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-         quiet: bool = False) -> Model:
+         quiet: bool = False, treebank: str | None = None) -> Model:
     """Open a model: a directory from ``hetdep train`` (any kind), an installed model package's
     name, or (no argument) the model shipped with hetdep; ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
     ``threads``: sentences parsed at once (the same trees, faster on several cores); ``quiet``: no
-    :class:`UnknownWordsWarning` when most words of a text are unknown to the model."""
-    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet)
+    :class:`UnknownWordsWarning` when most words of a text are unknown to the model; ``treebank``:
+    a model trained on several treebanks parses as this one (its schemes and conventions)."""
+    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank)

@@ -98,7 +98,7 @@ def _spooled_stdin() -> str:
 @INPUT_FORMAT
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
 @click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
-@click.option("--treebank", "treebank", help="A model trained with --concatenate: parse as this treebank (its scheme and labels); without it, any label of either (written with its treebank's prefix).")
+@click.option("--treebank", "treebank", help="A model trained on several treebanks: parse as this one. A neural model ('train --treebank'): its schemes, scorers and conventions (default: the first treebank; 'hetdep info' lists them). A graph-based model trained with --concatenate: its scheme and labels (without it, any label of either, written with its treebank's prefix).")
 @cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, collins, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
@@ -242,7 +242,7 @@ def _scheme_written(models, scheme: str | None, output_path: str, output_b_path:
         return "both"
     from hetdep.models.parsing import scheme_names
 
-    names = list(scheme_names(models.model_dir, models.kind))
+    names = list(scheme_names(models.model_dir, models.kind, treebank=models.choice.treebank))
     if scheme == "b" or scheme in names:
         return 1 if scheme == "b" else names.index(scheme)
     raise HetdepError(f"no scheme {scheme!r}: {models.model_dir} has {', '.join(names)} (or a, b, both)")

@@ -70,11 +70,14 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
+@click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b.")
+@click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-treebank]")
+@click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
-                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir):
+                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, sharing, temperature):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard
@@ -88,15 +91,26 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
 
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
-    from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline
+    from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline, treebank_files
     from hetdep.models.training import ModelChoice, check, check_schemes
 
     context = click.get_current_context()
     if resume_dir:
         params = _resumed(context, resume_dir)
         return context.invoke(train_command, **params)
-    if not (train_path and dev_path and model_dir):
-        raise click.UsageError("give --train, --dev and --model (or --resume MODEL_DIR to go on with an interrupted training)")
+    if treebanks:
+        refuse_options({"--train": train_path, "--dev": dev_path, "--train-b": train_b_path, "--dev-b": dev_b_path,
+                        "--schemes": schemes}, "--treebank (each names its files and scheme)")
+        if parser_kind not in (None, NEURAL):
+            raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {parser_kind}")
+        named = treebank_files(treebanks)
+        if not model_dir:
+            raise click.UsageError("give --model")
+    elif not (train_path and dev_path and model_dir):
+        raise click.UsageError("give --train, --dev and --model, or --treebank (or --resume MODEL_DIR to go on with an "
+                               "interrupted training)")
+    elif sharing or temperature:
+        raise HetdepError(f"{'--sharing' if sharing else '--temperature'} is for several treebanks (--treebank)")
     if tagger_dir and gold_tags:
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     if parser_kind is None:
@@ -106,7 +120,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         from hetdep.neural import torch_module
 
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
-    neural_only = {"--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None}
+    neural_only = {"--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
+                   "--treebank": bool(treebanks)}
     if not neural and any(neural_only.values()):
         raise HetdepError(f"{next(name for name, given in neural_only.items() if given)} is for --parser neural")
     iterations = iterations or (30 if neural else 15)
@@ -157,10 +172,12 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tokenizer_texts=tokenizer_texts,
                               tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings, decoder=decoder, final_epochs=final_epochs)
+                              embeddings=embeddings, decoder=decoder, final_epochs=final_epochs, sharing=sharing,
+                              temperature=temperature)
+    files = (TrainingFiles(None, None, treebanks=named) if treebanks
+             else TrainingFiles(train_path, dev_path, train_b_path, dev_b_path))
     with _kept_for_resume(context, model_dir):
-        result = train_pipeline(model_dir, choice, pipeline, options,
-                                TrainingFiles(train_path, dev_path, train_b_path, dev_b_path), names_given)
+        result = train_pipeline(model_dir, choice, pipeline, options, files, names_given)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
@@ -201,7 +218,9 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
         shutil.rmtree(state, ignore_errors=True)
         state.mkdir(parents=True)
         params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value else
-                         [str(Path(v).resolve()) for v in value] if name in PATH_LIST_OPTIONS else value)
+                         [str(Path(v).resolve()) for v in value] if name in PATH_LIST_OPTIONS else
+                         [[name_, scheme, str(Path(t).resolve()), str(Path(d).resolve())] for name_, scheme, t, d in value]
+                         if name == "treebanks" else value)
                   for name, value in context.params.items() if name != "resume_dir"}
         (state / "run.json").write_text(json.dumps(params, indent=1), encoding="utf-8")
     try:

@@ -81,6 +81,14 @@ def _pipeline(v: object) -> bool:
     return v is None or (isinstance(v, dict) and all(_PIPELINE_FIELDS[k](x) for k, x in v.items() if k in _PIPELINE_FIELDS))
 
 
+def _treebanks(value) -> bool:
+    """A neural model's treebanks: each a name, its schemes' names and their scheme heads."""
+    return isinstance(value, list) and all(
+        isinstance(t, dict) and set(t) == {"name", "schemes", "heads"} and isinstance(t["name"], str)
+        and _strings(t["schemes"]) and isinstance(t["heads"], list) and all(_whole(0)(h) for h in t["heads"])
+        for t in value)
+
+
 FIELDS: dict[str, tuple[Check, str]] = {
     "kind": (lambda v: isinstance(v, str) and v in MODEL_KINDS, f"a kind of model this hetdep knows ({', '.join(MODEL_KINDS)})"),
     "format_version": (_whole(1), "a whole number"),
@@ -112,8 +120,9 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(
-        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for x in v.values()),
-        "an object of string lists"),
+        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for k, x in v.items() if k != "treebanks")
+        and _treebanks(v.get("treebanks", [])),
+        "an object of string lists (and its treebanks: objects with a name, schemes and heads)"),
     "training_files": (_records(_FILE_FIELDS, required=("role", "path")), "a list of objects with a role and a path"),
 }
 

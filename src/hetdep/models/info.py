@@ -60,6 +60,7 @@ def summary(model_dir: str | Path) -> dict:
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
         "language": config.get("language"),
+        "treebanks": {t["name"]: t["schemes"] for t in (config.get("vocabularies") or {}).get("treebanks", [])} if neural else None,
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" or len(labels) == 2 and neural else []),
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,
@@ -119,6 +120,9 @@ def describe(model_dir: str | Path) -> list[str]:
     lines = [f"{facts['model']}: {facts['description']} ('{facts['kind']}')"]
     if facts.get("schemes"):
         lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
+    if facts.get("treebanks"):
+        lines.append("treebanks: " + "; ".join(f"{name} ({', '.join(schemes)})" for name, schemes in facts["treebanks"].items())
+                     + " (parse as one with --treebank NAME; default: the first)")
     if facts.get("language"):
         lines.append(f"language: {facts['language']} (told from its training text; the language guard compares parsed text with it)")
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",

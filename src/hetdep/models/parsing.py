@@ -181,11 +181,18 @@ class OpenModels:
         return self.parser.parse(sentences, choice.beam)
 
 
-def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = None) -> tuple[str, ...]:
+def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = None,
+                 treebank: str | None = None) -> tuple[str, ...]:
     """The names of the schemes a model writes, in order (``train --schemes``, else from the training
-    files' names; a, b when neither), with a helper's (``--with``) second."""
+    files' names; a, b when neither), with a helper's (``--with``) second; a neural model of several
+    treebanks: those of ``treebank`` (default: its first)."""
     config = read_config(model_dir)
-    two = kind == "joint" or (kind == NEURAL and len(config.get("vocabularies", {}).get("labels", [])) == 2)
+    vocabularies = config.get("vocabularies", {})
+    treebanks = vocabularies.get("treebanks") or []
+    if kind == NEURAL and treebanks:
+        chosen = next((t for t in treebanks if t.get("name") == treebank), treebanks[0])
+        return tuple(chosen.get("schemes", ["a"]))[:2]
+    two = kind == "joint" or (kind == NEURAL and len(vocabularies.get("labels", [])) == 2)
     names = list(config.get("schemes") or (["a", "b"] if two else ["a"]))
     if helper is not None:
         other = (read_config(helper).get("schemes") or ["b"])[0]
@@ -224,8 +231,9 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         raise HetdepError(f"{model_dir} is a single-scheme ('{kind}') model: --gold-a/--gold-b need a joint model")
     if choice.treebank is not None and choice.helper is not None:
         raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
-    if choice.treebank is not None and kind not in GRAPH_KINDS:
-        raise HetdepError(f"{model_dir} is a '{kind}' model: --treebank is for graph-based models trained with --concatenate")
+    if choice.treebank is not None and kind not in GRAPH_KINDS and kind != NEURAL:
+        raise HetdepError(f"{model_dir} is a '{kind}' model: --treebank is for models trained on several treebanks "
+                          "(neural, or graph-based with --concatenate)")
     taggers = _bundled_taggers(config, model_dir) if tag_input else []
     lattice = kind in ("arc-standard", "joint") and bool(config.get("lattice"))
     opened = OpenModels(Path(model_dir), kind, None, choice, taggers=taggers, lattice=lattice,
@@ -242,12 +250,13 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         check_compatible(opened.parser, opened.helper, str(model_dir), str(choice.helper))
         return opened
     if kind == NEURAL:
-        if choice.given is not None or choice.helper is not None or choice.treebank is not None:
-            raise HetdepError(f"{model_dir} is a neural model: --gold-a/--gold-b, --with and --treebank are for the "
-                              "perceptron parsers")
+        if choice.given is not None or choice.helper is not None:
+            raise HetdepError(f"{model_dir} is a neural model: --gold-a/--gold-b and --with are for the perceptron parsers")
         from hetdep.neural.parser import NeuralParser  # NumPy alone: parsing needs no PyTorch
 
         opened.parser = NeuralParser.load(model_dir)
+        if choice.treebank is not None:
+            opened.parser = opened.parser.for_treebank(choice.treebank)
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, taggers, config, model_dir)
         return opened

@@ -23,7 +23,7 @@ from hetdep.learn import checkpoint
 from hetdep.learn.clusters import WordClusters
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL
-from hetdep.models.training import ModelChoice, train_model, training_record
+from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.feature_maps import FeatureMap
@@ -60,14 +60,65 @@ class PipelineChoice:
     embeddings: str | None = None  # a neural model's pretrained word vectors
     decoder: str | None = None  # a neural model's tree decoder (eisner or mst)
     final_epochs: int | None = None  # a neural model's epochs at a lower learning rate (None: its default)
+    sharing: str | None = None  # a neural model of several treebanks: its scheme heads (hetdep.neural.treebanks)
+    temperature: float | None = None  # and how its batches are drawn from them
+
+
+@dataclass(frozen=True)
+class TreebankFiles:
+    """One named treebank of a neural model trained on several: per scheme its name, training and dev file."""
+
+    name: str
+    schemes: tuple[str, ...]
+    train: tuple[str | Path, ...]
+    dev: tuple[str | Path, ...]
 
 
 @dataclass
 class TrainingFiles:
-    train: str | Path
-    dev: str | Path
+    """The training files: ``train`` (and ``train_b``, the same sentences in scheme b), or
+    ``treebanks``, several named ones (a neural model; the others then stay None)."""
+
+    train: str | Path | None
+    dev: str | Path | None
     train_b: str | Path | None = None
     dev_b: str | Path | None = None
+    treebanks: tuple[TreebankFiles, ...] = ()
+
+
+MAX_SCHEMES = 2  # a treebank's schemes: one, or a same-sentence pair (a model writes at most two trees)
+
+
+def treebank_files(given: Sequence[tuple[str, str, str, str]]) -> tuple[TreebankFiles, ...]:
+    """``hetdep train --treebank NAME SCHEME TRAIN DEV`` (repeated) as treebanks, in the order
+    their names first come; one line for what cannot be told apart, before any file is read."""
+    grouped: dict[str, list[tuple[str, str, str]]] = {}
+    for name, scheme, train, dev in given:
+        if not name or not scheme:
+            raise HetdepError(f"--treebank {name!r} {scheme!r}: give a treebank name and a scheme name")
+        if any(scheme == other for other, _, _ in grouped.get(name, [])):
+            raise HetdepError(f"--treebank {name} {scheme} is given twice: each treebank's schemes need names of their own")
+        grouped.setdefault(name, []).append((scheme, train, dev))
+    for name, schemes in grouped.items():
+        if len(schemes) > MAX_SCHEMES:
+            raise HetdepError(f"--treebank {name}: {len(schemes)} schemes; a treebank has one, or two for the same "
+                              "sentences in two schemes")
+    return tuple(TreebankFiles(name, tuple(s for s, _, _ in schemes), tuple(t for _, t, _ in schemes),
+                               tuple(d for _, _, d in schemes)) for name, schemes in grouped.items())
+
+
+def _read_treebanks(files: Sequence[TreebankFiles]) -> list:
+    """Every treebank read (a file's error names it and its line), a pair's files checked to be the same sentences."""
+    from hetdep.neural.treebanks import Treebank
+
+    treebanks = []
+    for given in files:
+        train, dev = [_read(path) for path in given.train], [_read(path) for path in given.dev]
+        if len(train) == 2:
+            pairs_of(train[0], train[1])
+            pairs_of(dev[0], dev[1])
+        treebanks.append(Treebank(given.name, given.schemes, train, dev))
+    return treebanks
 
 
 def _read(path: str | Path | None) -> list[Sentence] | None:
@@ -155,17 +206,26 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if (files.train_b is None) != (files.dev_b is None) or choice.second_treebank != (files.train_b is not None):
         raise HetdepError("a second treebank needs both --train-b and --dev-b")
     separate_treebanks = choice.concatenate
-    train, dev = _read(files.train), _read(files.dev)
-    train_b, dev_b = _read(files.train_b), _read(files.dev_b)
+    treebanks = _read_treebanks(files.treebanks) if files.treebanks else None
+    if treebanks is not None:  # the tokenizer and the taggers learn from every treebank's sentences
+        if choice.parser != NEURAL:
+            raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {choice.parser}")
+        train = [sentence for treebank in treebanks for sentence in treebank.train[0]]
+        dev = [sentence for treebank in treebanks for sentence in treebank.dev[0]]
+        train_b = dev_b = None
+    else:
+        train, dev = _read(files.train), _read(files.dev)
+        train_b, dev_b = _read(files.train_b), _read(files.dev_b)
     if choice.joint:  # refuse files that are not the same sentences before training anything
         pairs_of(train, train_b)
         pairs_of(dev, dev_b)
+    first_file = files.train if treebanks is None else files.treebanks[0].train[0]
     with_tokenizer = pipeline.tokenizer and not separate_treebanks and any(sentence_text(s) for s in train)
     trains_taggers = pipeline.tagger == "train" and not separate_treebanks
     neural = choice.parser == NEURAL
     columns = (["upos"] + (["xpos"] if options.tag_column == "xpos" else [])  # a neural model tags as it parses
                if trains_taggers and not neural else [])
-    morphology, left_out = _morphology_columns(train, files.train, columns, neural) if trains_taggers else ([], [])
+    morphology, left_out = _morphology_columns(train, first_file, columns, neural) if trains_taggers else ([], [])
     helpers = [column for column in TAG_COLUMNS if annotated(train, column)] if trains_taggers and neural else []
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
@@ -175,7 +235,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     for line in left_out:
         display.log(line)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
-    feats_b = FeatureMap.learn(zip(train, train_b)) if choice.joint and "feats" in morphology else None
+    paired = ([(a, b) for treebank in treebanks if len(treebank.train) == 2 for a, b in zip(*treebank.train)]
+              if treebanks else list(zip(train, train_b)) if choice.joint else [])
+    feats_b = FeatureMap.learn(paired) if paired and "feats" in morphology else None
     if feats_b is not None:  # scheme b's trees get scheme b's FEATS (hetdep.treebank.feature_maps)
         record["feats_b"] = feats_b.record()
     tokenizer = None
@@ -201,7 +263,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                        (f", {share:g} of the sentences without their final punctuation" if share else "") +
                        (RESUMED if resumed else ""))
     elif pipeline.tokenizer and not separate_treebanks:
-        display.log(f"no tokenizer: {files.train} has no '# text' comments; the model parses tokenized input only")
+        display.log(f"no tokenizer: {first_file} has no '# text' comments; the model parses tokenized input only")
     taggers = []
     for column in columns + helpers + morphology:
         stage = f"tagger ({column})"
@@ -254,7 +316,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
-                             embeddings=pipeline.embeddings, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs)
+                             embeddings=pipeline.embeddings, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
+                             treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if helpers and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once
         record["tag_weights"] = {column: 0.0 for column in helpers}
@@ -266,7 +329,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
     record["taggers"] = [tagger.column for tagger in (load_taggers(pipeline.tagger) if given_tagger else taggers)]
-    facts = training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes)
+    facts = (treebanks_record(files.treebanks) if treebanks else
+             training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes))
     facts["language"] = training_language(train)  # what the language guard compares parsed text with
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
@@ -84,12 +84,15 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
                 train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
                 progress: Callable | None = None, cluster=None, shards: int = 0, threads: int = 0,
-                embeddings: str | None = None, decoder: str | None = None, final_epochs: int | None = None) -> TrainResult:
+                embeddings: str | None = None, decoder: str | None = None, final_epochs: int | None = None,
+                treebanks: list | None = None, sharing: str | None = None, temperature: float | None = None) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
     ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores),
     ``embeddings``: its pretrained word vectors (a word2vec / fastText text file), ``decoder``: its trees',
-    ``final_epochs``: its epochs at a lower learning rate (None: the default)."""
+    ``final_epochs``: its epochs at a lower learning rate (None: the default); ``treebanks``: several
+    named treebanks (:class:`hetdep.neural.treebanks.Treebank`) a neural model learns from instead of
+    ``train``/``dev``, with ``sharing`` and ``temperature`` (None: the defaults)."""
     check(choice, options)
     mixing = cluster is not None and cluster.wanted
     if mixing and (choice.parser != "arc-standard" or choice.concatenate):
@@ -97,6 +100,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                           f"model, not --parser {choice.parser}" + (" --concatenate" if choice.concatenate else ""))
     if (train_b is None) != (dev_b is None) or choice.second_treebank != (train_b is not None):
         raise HetdepError("a second treebank needs both --train-b and --dev-b")
+    if treebanks is not None and choice.parser != NEURAL:
+        raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {choice.parser}")
 
     def read(source) -> list[Sentence]:
         return list(source) if isinstance(source, (list, tuple)) else list(read_conllu(source, require_heads=True))
@@ -135,11 +140,17 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
         torch_module()  # one clear line where PyTorch is not installed
         from hetdep.neural.training import NeuralOptions, train_neural
 
-        files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])
+        from hetdep.neural.training import train_treebanks
+
+        default = NeuralOptions()
         neural = NeuralOptions(epochs=options.iterations, patience=options.patience, seed=options.seed,
-                               threads=threads or NeuralOptions().threads, embeddings=embeddings,
-                               decoder=decoder or NeuralOptions().decoder,
-                               final_epochs=NeuralOptions().final_epochs if final_epochs is None else final_epochs)
+                               threads=threads or default.threads, embeddings=embeddings,
+                               decoder=decoder or default.decoder,
+                               final_epochs=default.final_epochs if final_epochs is None else final_epochs,
+                               sharing=sharing or default.sharing, temperature=temperature or default.temperature)
+        if treebanks is not None:
+            return train_treebanks(treebanks, neural, progress=progress)
+        files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])
         return train_neural([read(t) for t, _ in files], [read(d) for _, d in files], neural, progress=progress)
     if choice.joint:
         from hetdep.joint.training import train_joint
@@ -180,16 +191,27 @@ def training_record(choice: ModelChoice, train: str | Path, dev: str | Path, tra
                     dev_b: str | Path | None = None, schemes: tuple[str, ...] | None = None) -> dict:
     """What a model keeps of how it was trained, beside its options and history: its schemes'
     names (given, or from the file names) and each training file's path, sentence count and sha256."""
-    import hashlib
-
-    def described(role: str, path: str | Path) -> dict:
-        data = Path(path).read_bytes()
-        return {"role": role, "path": str(Path(path).resolve()), "sentences": len(list(read_conllu(path))),
-                "sha256": hashlib.sha256(data).hexdigest()}
-
     files = [("train", train), ("dev", dev), ("train-b", train_b), ("dev-b", dev_b)]
     if schemes is None:
         schemes = (scheme_name(train, "a"), scheme_name(train_b, "b")) if choice.joint else (scheme_name(train, "a"),)
         if choice.concatenate:
             schemes = choice.names
-    return {"schemes": list(schemes), "training_files": [described(role, path) for role, path in files if path is not None]}
+    return {"schemes": list(schemes), "training_files": [_described(role, path) for role, path in files if path is not None]}
+
+
+def _described(role: str, path: str | Path) -> dict:
+    """A training file as the model records it: its role, path, sentence count and sha256."""
+    import hashlib
+
+    data = Path(path).read_bytes()
+    return {"role": role, "path": str(Path(path).resolve()), "sentences": len(list(read_conllu(path))),
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def treebanks_record(treebanks: Sequence) -> dict:
+    """What a model of several treebanks (:class:`hetdep.models.pipeline.TreebankFiles`) keeps of
+    its training: its first treebank's schemes (what it writes by default) and each file."""
+    return {"schemes": list(treebanks[0].schemes),
+            "training_files": [_described(f"{role}:{treebank.name}:{scheme}", path) for treebank in treebanks
+                               for role, paths in (("train", treebank.train), ("dev", treebank.dev))
+                               for scheme, path in zip(treebank.schemes, paths)]}

@@ -30,13 +30,37 @@ class Vocabularies:
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
     pretrained: dict[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
+    # A model trained on several treebanks: per treebank (in training order) its name, its schemes'
+    # names and the scheme head (index into ``labels``) each scheme's trees come from. Empty: one
+    # treebank, whose schemes are the heads in order.
+    treebanks: list[dict] = field(default_factory=list)
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
         """From the training sentences of each scheme (the same words in each): forms seen
         ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels
         (FEATS and LEMMA are left to the perceptron taggers: see hetdep.models.pipeline)."""
-        first = schemes[0]
+        return cls._learned(schemes[0], list(schemes), min_count)
+
+    @classmethod
+    def learn_treebanks(cls, treebanks: Sequence, heads: Sequence[Sequence[int]],
+                        min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
+        """The same from several treebanks (:class:`hetdep.neural.treebanks.Treebank`, each its
+        schemes' training sentences): words, characters and tags from all of them, and each
+        scheme head's labels from the schemes ``heads`` sends to it (per treebank, a head per scheme)."""
+        sentences = [sentence for treebank in treebanks for sentence in treebank.train[0]]
+        count = 1 + max(head for per_treebank in heads for head in per_treebank)
+        per_head: list[list] = [[] for _ in range(count)]
+        for treebank, per_treebank in zip(treebanks, heads):
+            for scheme, head in zip(treebank.train, per_treebank):
+                per_head[head].extend(scheme)
+        learned = cls._learned(sentences, per_head, min_count)
+        learned.treebanks = [{"name": treebank.name, "schemes": list(treebank.schemes), "heads": list(per_treebank)}
+                             for treebank, per_treebank in zip(treebanks, heads)]
+        return learned
+
+    @classmethod
+    def _learned(cls, first: Sequence[Sentence], schemes: Sequence[Sequence[Sentence]], min_count: int) -> "Vocabularies":
         counts = Counter(form.lower() for sentence in first for form in sentence.forms)
         chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
         columns = [column for column in TAG_COLUMNS if annotated(first, column)]
@@ -50,11 +74,12 @@ class Vocabularies:
     def record(self) -> dict:
         """What config.json holds (the pretrained forms, many, are arrays: :meth:`pretrained_arrays`)."""
         return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
-                "labels": self.labels}
+                "labels": self.labels, **({"treebanks": self.treebanks} if self.treebanks else {})}
 
     @classmethod
     def from_record(cls, record: dict) -> "Vocabularies":
-        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")})
+        return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")},
+                   treebanks=record.get("treebanks", []))
 
     def pretrained_arrays(self) -> dict[str, np.ndarray]:
         """The pretrained forms (UTF-8, a line each, sorted: they compress a third better) and their
@@ -88,8 +113,10 @@ class Batch:
     lengths: np.ndarray  # (batch,): words + 1 (the root)
     pretrained: np.ndarray  # (batch, 1 + longest): rows of the pretrained vectors (0: none)
     tags: list  # per tag column: (batch, 1 + longest) gold ids or IGNORE
-    heads: list  # per scheme
-    labels: list  # per scheme
+    heads: list  # per scheme given with gold trees
+    labels: list  # per scheme given with gold trees
+    outputs: np.ndarray  # (schemes given,): the scheme head each of ``heads`` and ``labels`` trains
+    treebank: np.ndarray  # (batch,): the treebank each sentence is read as (a model of several treebanks)
 
     def tensors(self) -> "Batch":
         """The same batch as PyTorch tensors, for training."""
@@ -111,10 +138,12 @@ class Encoder:
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
 
-    def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None) -> Batch:
-        """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training);
-        ``word_dropout``: that share of known words made unknown, drawn from ``generator`` (a
-        seeded ``torch.Generator``, as training has)."""
+    def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None,
+              outputs: Sequence[int] | None = None, treebank: int = 0) -> Batch:
+        """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training: the
+        scheme heads ``outputs`` names, by default all of them in order); ``word_dropout``: that share
+        of known words made unknown, drawn from ``generator`` (a seeded ``torch.Generator``, as
+        training has); ``treebank``: which of the model's treebanks the sentences are read as."""
         sentences = schemes[0]
         longest = max(len(sentence) for sentence in sentences) + 1
         size = len(sentences)
@@ -145,13 +174,16 @@ class Encoder:
             lengths[row] = len(ids)
         sentence_lengths = np.array([len(sentence) + 1 for sentence in sentences], dtype=np.int64)
         tags, heads, labels = [], [], []
-        if len(schemes) == len(self.vocabularies.labels):  # with gold trees: the targets
+        if outputs is None and len(schemes) == len(self.vocabularies.labels):
+            outputs = range(len(schemes))
+        if outputs is not None:  # with gold trees: the targets
             for column, index in zip(self.vocabularies.tag_columns, self.tag_index):
                 tags.append(self._targets(sentences, longest, lambda s, c=column: word_classes(s, c), index))
-            for trees, index in zip(schemes, self.label_index):
+            for trees, head in zip(schemes, outputs, strict=True):
                 heads.append(self._targets(trees, longest, lambda s: s.heads, None))
-                labels.append(self._targets(trees, longest, lambda s: s.deprels, index))
-        return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels)
+                labels.append(self._targets(trees, longest, lambda s: s.deprels, self.label_index[head]))
+        return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels,
+                     np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64))
 
     @staticmethod
     def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> np.ndarray:

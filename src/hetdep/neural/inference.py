@@ -81,6 +81,9 @@ class NumpyNetwork:
         read = [a["words.weight"][batch.words], spelled]
         if "pretrained.weight" in a:
             read.append(a["pretrained.weight"][batch.pretrained])
+        if "treebanks.weight" in a:
+            rows = a["treebanks.weight"][batch.treebank]
+            read.append(np.broadcast_to(rows[:, None, :], batch.words.shape + rows.shape[-1:]))
         x = np.concatenate(read, -1)
         for layer in range(self.layers):
             x, _ = _bidirectional(x, batch.lengths, self._encoder, layer)

@@ -79,6 +79,8 @@ class Network(nn.Module):
         if shape.pretrained:  # frozen: a form unseen in training keeps the vector it was given
             self.pretrained = nn.Embedding(shape.pretrained, shape.pretrained_dim, padding_idx=0)
             self.pretrained.weight.requires_grad_(False)
+        if shape.treebanks:
+            self.treebanks = nn.Embedding(shape.treebanks, shape.treebank_dim)
         self.chars = CharEncoder(shape)
         self.dropout = nn.Dropout(shape.dropout)
         self.encoder = nn.LSTM(shape.input_dim, shape.hidden, num_layers=shape.layers, batch_first=True,
@@ -95,6 +97,8 @@ class Network(nn.Module):
         read = [self.words(batch.words), spelled]
         if self.shape.pretrained:
             read.append(self.pretrained(batch.pretrained))
+        if self.shape.treebanks:  # every word of a sentence reads its treebank's vector
+            read.append(self.treebanks(batch.treebank)[:, None, :].expand(-1, batch.words.shape[1], -1))
         embedded = self.dropout(torch.cat(read, dim=-1))
         packed = pack_padded_sequence(embedded, batch.lengths, batch_first=True, enforce_sorted=False)
         encoded, _ = self.encoder(packed)

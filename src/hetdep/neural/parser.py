@@ -5,12 +5,14 @@ Chu-Liu-Edmonds for any tree)."""
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_config
 from hetdep.learn.vocab import ParseStats
@@ -46,6 +48,36 @@ class NeuralParser:
         self.stats = ParseStats()
         self.tag_column = vocabularies.tag_columns[0] if vocabularies.tag_columns else "upos"
         self.tag_helpers: dict[str, tuple[Callable[[Sentence], np.ndarray], float]] = {}  # see _helped
+        # The scheme heads parsed with and the treebank the input is read as: by default the first
+        # treebank of a model of several (:meth:`for_treebank`), all heads of a model of one.
+        treebanks = vocabularies.treebanks
+        self.heads = tuple(treebanks[0]["heads"]) if treebanks else tuple(range(len(vocabularies.labels)))
+        self.treebank_index = 0
+
+    @property
+    def treebank_names(self) -> list[str]:
+        """The treebanks of a model trained on several, in training order ([]: one treebank)."""
+        return [treebank["name"] for treebank in self.vocabularies.treebanks]
+
+    @property
+    def scheme_names(self) -> list[str] | None:
+        """The schemes the parser writes, where its model records them per treebank (else None)."""
+        if not self.vocabularies.treebanks:
+            return None
+        return list(self.vocabularies.treebanks[self.treebank_index]["schemes"])
+
+    def for_treebank(self, name: str) -> "NeuralParser":
+        """The same network parsing as the treebank ``name`` (its schemes, its heads, its embedding)."""
+        names = self.treebank_names
+        if name not in names:
+            raise HetdepError(f"no treebank {name!r} in this model: it was trained on "
+                              + (", ".join(names) if names else "one treebank (parse without --treebank)"))
+        chosen = copy.copy(self)
+        chosen.treebank_index = names.index(name)
+        chosen.heads = tuple(self.vocabularies.treebanks[chosen.treebank_index]["heads"])
+        chosen.stats = ParseStats()
+        chosen.tag_helpers = dict(self.tag_helpers)
+        return chosen
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
@@ -60,7 +92,8 @@ class NeuralParser:
 
     @property
     def schemes(self) -> int:
-        return len(self.vocabularies.labels)
+        """Trees per sentence: the chosen treebank's schemes."""
+        return len(self.heads)
 
     # parsing
 
@@ -102,18 +135,18 @@ class NeuralParser:
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
         if nonempty:
-            batch = self.encoder.batch([nonempty])
+            batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
             encoded = network.encode(batch)
             tags = [self._helped(column, scores, nonempty).argmax(-1)
                     for column, scores in zip(self.vocabularies.tag_columns, network.tags(encoded))]
-            heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in range(self.schemes)]
-            for scheme in range(self.schemes):
-                scores = network.arc_scores(encoded, scheme)
+            heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.heads]
+            for slot, head in enumerate(self.heads):
+                scores = network.arc_scores(encoded, head)
                 for row, sentence in enumerate(nonempty):
                     n = len(sentence)
                     found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
-                    heads[scheme][row, :n + 1] = found
-            labels = [network.labels(encoded, scheme, found) for scheme, found in enumerate(heads)]
+                    heads[slot][row, :n + 1] = found
+            labels = [network.labels(encoded, head, found) for head, found in zip(self.heads, heads)]
             unknown = (batch.words == UNKNOWN).sum(1).tolist()
             for row, sentence in enumerate(nonempty):
                 outputs[id(sentence)] = (row, unknown[row])
@@ -128,8 +161,8 @@ class NeuralParser:
             for column, tag_ids, names in zip(self.vocabularies.tag_columns, tags, self.vocabularies.tags):
                 tagged = tagged.with_column(TAG_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
-                                           [self.vocabularies.labels[s][k] for k in labels[s][row, 1:n + 1]])
-                          for s in range(self.schemes))
+                                           [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
+                          for s, head in enumerate(self.heads))
             self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
             out.append(trees[0] if self.schemes == 1 else trees)
         return out
@@ -153,7 +186,8 @@ class NeuralParser:
         for start in range(0, len(sentences), SENTENCES_AT_ONCE):
             chunk = sentences[start:start + SENTENCES_AT_ONCE]
             nonempty = [sentence for sentence in chunk if len(sentence)]
-            heads = self.network.tags(self.network.encode(self.encoder.batch([nonempty]))) if nonempty else []
+            batch = self.encoder.batch([nonempty], treebank=self.treebank_index) if nonempty else None
+            heads = self.network.tags(self.network.encode(batch)) if nonempty else []
             row = 0
             for sentence in chunk:
                 if len(sentence):
@@ -197,6 +231,7 @@ class NeuralParser:
                     len(vocabularies.words), len(vocabularies.chars), tuple(map(len, vocabularies.tags)),
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
+            _check_treebanks(vocabularies, shape)
             expected = shape.arrays()
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
@@ -225,6 +260,24 @@ class NeuralParser:
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
                                "quantized")}
         return cls(arrays, shape, vocabularies, record, decoder=config.get("decoder", "eisner"))
+
+def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
+    """ValueError unless the treebanks a model records fit its network: distinct names, a scheme
+    head per scheme, within the heads there are, an embedding row per treebank."""
+    treebanks = vocabularies.treebanks
+    if not treebanks:
+        return
+    names = [treebank["name"] for treebank in treebanks]
+    if len(set(names)) != len(names) or not all(isinstance(name, str) and name for name in names):
+        raise ValueError(f"treebank names {names!r} are not distinct names")
+    for treebank in treebanks:
+        heads, schemes = treebank["heads"], treebank["schemes"]
+        if (not isinstance(heads, list) or not isinstance(schemes, list) or len(heads) != len(schemes) or not heads
+                or not all(isinstance(head, int) and 0 <= head < len(shape.labels) for head in heads)):
+            raise ValueError(f"treebank {treebank['name']!r}: its schemes and heads do not fit the network")
+    if shape.treebanks not in (0, len(treebanks)):
+        raise ValueError("the treebank embedding does not fit the treebanks")
+
 
 SCALE = ".scale"  # a quantized array's companion: one scale per row (per vector along the last axis)
 QUANTIZED_FROM = 4096  # smaller arrays (biases, the character embeddings) stay float32

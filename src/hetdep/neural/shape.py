@@ -24,11 +24,13 @@ class Shape:
     dropout: float = 0.33
     pretrained: int = 0  # rows of the frozen pretrained vector table (row 0: no vector), 0 without one
     pretrained_dim: int = 0
+    treebanks: int = 0  # rows of the treebank embedding (a model of several treebanks), 0 without one
+    treebank_dim: int = 0
 
     @property
     def input_dim(self) -> int:
-        """What the encoder reads of a word: its embedding, its spelling, its pretrained vector."""
-        return 2 * self.word_dim + self.pretrained_dim
+        """What the encoder reads of a word: its embedding, its spelling, its pretrained vector, its treebank's."""
+        return 2 * self.word_dim + self.pretrained_dim + self.treebank_dim
 
     def record(self) -> dict:
         return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
@@ -43,6 +45,8 @@ class Shape:
                  "chars.out.weight": (self.word_dim, 2 * self.char_hidden), "chars.out.bias": (self.word_dim,)}
         if self.pretrained:
             found["pretrained.weight"] = (self.pretrained, self.pretrained_dim)
+        if self.treebanks:
+            found["treebanks.weight"] = (self.treebanks, self.treebank_dim)
         found.update(_lstm("chars.lstm.", 0, self.char_dim, self.char_hidden))
         for layer in range(self.layers):
             found.update(_lstm("encoder.", layer, self.input_dim if layer == 0 else 2 * self.hidden, self.hidden))

@@ -2,6 +2,9 @@
 labels, each tag column), dev scores after each epoch, the best epoch kept. Training ends with a few
 epochs at a tenth of the learning rate, from the best weights so far (UDPipe 2 ends its training
 the same way): they begin when the dev score stops rising (patience) or the epochs run out.
+Several treebanks train one network (:mod:`hetdep.neural.treebanks`): each batch is one
+treebank's sentences, its loss that of its own scheme heads and the shared tag heads, and the
+dev score the mean LAS over every treebank's schemes.
 
 A fixed seed gives the same model on the same machine with the same number of threads
 (``torch.use_deterministic_algorithms``; the batches' order and dropout come from seeded
@@ -24,6 +27,7 @@ from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.learn.vectors import read_embeddings
 from hetdep.neural import torch_module
 from hetdep.neural.data import IGNORE, Encoder, Vocabularies, batches_by_length
+from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS
 
@@ -45,38 +49,58 @@ class NeuralOptions:
     dropout: float = 0.33
     embeddings: str | None = None  # word2vec / fastText text file: the word embeddings start from its vectors
     decoder: str = "eisner"  # or "mst" (non-projective trees): see hetdep.neural.parser.DECODERS
+    sharing: str = "per-treebank"  # several treebanks: scheme heads per treebank, or per scheme (SHARINGS)
+    temperature: float = 1.0  # several treebanks: batches drawn by size ** (1 / temperature)
+    treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
                  progress: Callable | None = None) -> TrainResult:
     """Train on each scheme's training sentences (the same sentences, one list per scheme); keep the
     epoch with the best mean dev LAS (``dev``: one list per scheme, may be empty)."""
+    return train_treebanks([Treebank("", tuple("ab"[:len(train)]), list(train), list(dev))], options, progress)
+
+
+def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = NeuralOptions(),
+                    progress: Callable | None = None) -> TrainResult:
+    """Train one network on every treebank; a single unnamed one is the model of one treebank
+    (no treebank embedding, none recorded)."""
     torch = torch_module()
 
     from hetdep.neural.network import Network
     from hetdep.neural.parser import NeuralParser
     from hetdep.neural.shape import Shape
 
-    if not train or not train[0]:
+    several = len(treebanks) > 1 or bool(treebanks and treebanks[0].name)
+    if several:
+        check_treebanks(treebanks)
+    if not treebanks or not treebanks[0].train or not treebanks[0].train[0]:
         raise HetdepError("no training sentences")
-    for sentences in train:
-        for sentence in sentences:
-            if any(h < 0 for h in sentence.heads):
-                raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
+    if options.sharing not in SHARINGS or not options.temperature > 0:
+        raise HetdepError(f"head sharing {options.sharing!r} / temperature {options.temperature}: choose "
+                          f"{' or '.join(SHARINGS)} and a temperature above 0")
+    for treebank in treebanks:
+        for sentences in treebank.train:
+            for sentence in sentences:
+                if any(h < 0 for h in sentence.heads):
+                    raise HetdepError(f"{sentence.describe()}: training sentence has no tree (HEAD is '_')")
     torch.manual_seed(options.seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
-    vocabularies = Vocabularies.learn(train)
+    heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].train)))]
+    vocabularies = (Vocabularies.learn_treebanks(treebanks, heads) if several else Vocabularies.learn(treebanks[0].train))
     table = None
     if options.embeddings:
         words, vectors = read_embeddings(options.embeddings)
         table, rows = np.unique(vectors, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
         table = table / max(float(table.std()), 1e-6)  # the scale of the trained embeddings (standard normal)
         vocabularies.pretrained = dict(zip(words, (rows.reshape(-1) + 1).tolist()))
+    embedded_treebanks = len(treebanks) if len(treebanks) > 1 else 0
     shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
                   dropout=options.dropout, pretrained=0 if table is None else len(table) + 1,
-                  pretrained_dim=0 if table is None else table.shape[1])
+                  pretrained_dim=0 if table is None else table.shape[1], treebanks=embedded_treebanks,
+                  treebank_dim=options.treebank_dim if embedded_treebanks else 0)
     network = Network(shape)
     if table is not None:
         with torch.no_grad():
@@ -85,7 +109,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
     optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
     rng = np.random.default_rng(options.seed)
     generator = torch.Generator().manual_seed(options.seed)
-    batches = batches_by_length([len(s) for s in train[0]], options.batch_words)
+    batches = [batches_by_length([len(s) for s in treebank.train[0]], options.batch_words) for treebank in treebanks]
+    sentences_per_epoch = sum(len(treebank.train[0]) for treebank in treebanks)
     history: list[IterationReport] = []
     best: tuple[float, int, dict, dict] | None = None  # dev score, epoch, the network's and Adam's state
     final_from = None  # the first of the final epochs, once they have begun
@@ -104,13 +129,13 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
             break
         started = time.perf_counter()
         network.train()
-        bar = progress(total=len(train[0]), desc=f"epoch {epoch}", unit="sent") if progress else None
+        drawn = epoch_batches(batches, options.temperature, rng)
+        bar = progress(total=sum(len(chosen) for _, chosen in drawn), desc=f"epoch {epoch}", unit="sent") if progress else None
         total_loss = 0.0
         try:
-            for k in rng.permutation(len(batches)):
-                chosen = batches[k]
-                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in train], options.word_dropout,
-                                      generator).tensors()
+            for k, chosen in drawn:
+                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
+                                      options.word_dropout, generator, outputs=heads[k], treebank=k).tensors()
                 loss = _loss(network, batch)
                 optimizer.zero_grad()
                 loss.backward()
@@ -121,7 +146,8 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
                     bar.update(len(chosen))
             network.eval()
             parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder)
-            scores = dev_scores(parser, dev) if dev and dev[0] else {}
+            scores = treebank_scores(parser, treebanks) if several else (
+                dev_scores(parser, treebanks[0].dev) if treebanks[0].dev and treebanks[0].dev[0] else {})
         except BaseException as error:
             if bar:
                 bar.close()
@@ -131,7 +157,7 @@ def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sen
         las = [value for key, value in scores.items() if key.startswith("LAS")]
         uas = [value for key, value in scores.items() if key.startswith("UAS")]
         report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
-                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / len(train[0]), 4),
+                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / sentences_per_epoch, 4),
                                                             "learning_rate": optimizer.param_groups[0]["lr"]})
         history.append(report)
         if bar:
@@ -164,7 +190,8 @@ def _loss(network, batch):
     loss = encoded.new_zeros(())
     for tagger, gold in zip(network.taggers, batch.tags):
         loss = loss + cross_entropy(tagger(encoded).flatten(0, 1), gold.flatten(), ignore_index=IGNORE)
-    for head, gold_heads, gold_labels in zip(network.schemes, batch.heads, batch.labels):
+    for output, gold_heads, gold_labels in zip(batch.outputs.tolist(), batch.heads, batch.labels):
+        head = network.schemes[output]
         arcs = head.arc_scores(encoded).masked_fill(padding[:, None, :], -1e9)
         loss = loss + cross_entropy(arcs.flatten(0, 1), gold_heads.flatten(), ignore_index=IGNORE)
         labels = head.label_scores(encoded, gold_heads.clamp(min=0))
@@ -172,14 +199,27 @@ def _loss(network, batch):
     return loss
 
 
-def dev_scores(parser, dev: Sequence[Sequence[Sentence]]) -> dict:
+def treebank_scores(parser, treebanks: Sequence[Treebank]) -> dict:
+    """:func:`dev_scores` of each treebank with dev sentences, parsed as that treebank, its name
+    and scheme in each key (``LAS_sequoia_ud``, ``UPOS_sequoia``...)."""
+    scores = {}
+    for treebank in treebanks:
+        if treebank.dev and treebank.dev[0]:
+            found = dev_scores(parser.for_treebank(treebank.name), treebank.dev, treebank.schemes)
+            for key, value in found.items():  # LAS_ud -> LAS_sequoia_ud, UPOS -> UPOS_sequoia
+                metric, _, scheme = key.partition("_")
+                scores["_".join(filter(None, (metric, treebank.name, scheme)))] = value
+    return scores
+
+
+def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] = ()) -> dict:
     """UAS and LAS per scheme (``UAS_a``, ``LAS_b``...; punctuation excluded) and each tag column's accuracy."""
     from hetdep.evaluation.attachment import evaluate
 
     parsed = list(parser.parse(dev[0]))
     per_scheme = [parsed] if parser.schemes == 1 else [list(trees) for trees in zip(*parsed)]
     scores = {}
-    for name, gold, system in zip("ab", dev, per_scheme):
+    for name, gold, system in zip(names or "ab", dev, per_scheme):
         result = evaluate(gold, system)
         suffix = f"_{name}" if parser.schemes > 1 else ""
         scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)

@@ -73,12 +73,16 @@ class Served:
 
 
 def served_names(loaded: dict[str, Model]) -> dict[str, Served]:
-    """Every model under its name (its first scheme), and each scheme of a joint one as NAME-SCHEME."""
+    """Every model under its name (its first scheme), and each scheme of a joint one as NAME-SCHEME;
+    a model of several treebanks also as NAME-TREEBANK and NAME-TREEBANK-SCHEME for each of them."""
     served = {}
     for name, model in loaded.items():
         served[name] = Served(name, model, model.schemes[0])
-        if len(model.schemes) > 1:
-            served.update({f"{name}-{scheme}": Served(f"{name}-{scheme}", model, scheme) for scheme in model.schemes})
+        as_treebanks = {f"{name}-{treebank}": model.for_treebank(treebank) for treebank in model.treebanks}
+        for prefix, chosen in {name: model, **as_treebanks}.items():
+            served.setdefault(prefix, Served(prefix, chosen, chosen.schemes[0]))
+            if len(chosen.schemes) > 1:
+                served.update({f"{prefix}-{scheme}": Served(f"{prefix}-{scheme}", chosen, scheme) for scheme in chosen.schemes})
     return served
 
 

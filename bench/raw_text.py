@@ -6,9 +6,10 @@ where the treebank marks a new paragraph or document, as the shared task's text 
 gold file with ``hetdep eval --conll18``: every metric of the shared task, as F1.
 The tokenizer's speed alone is measured in process, on the same text.
 
-    python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu] [--threads 2]
+    python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu] [--threads 2] [--treebank NAME]
 
-A joint model needs --gold-b (scheme b's gold) and writes both schemes' trees.
+A joint model needs --gold-b (scheme b's gold) and writes both schemes' trees; a model of several
+treebanks parses as --treebank (default: its first).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main() -> None:
     parser.add_argument("--gold-b", help="a joint model: the same test sentences in scheme b")
     parser.add_argument("--beam", type=int, help="parsing beam (default: the model's)")
     parser.add_argument("--threads", type=int, help="parse with this many threads (default: the command's, one)")
+    parser.add_argument("--treebank", help="a model of several treebanks: parse as this one")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -46,6 +48,7 @@ def main() -> None:
                    "--output", str(outputs[0])] + (["--output-b", str(outputs[1])] if args.gold_b else [])
         command += ["--beam", str(args.beam)] if args.beam else []
         command += ["--threads", str(args.threads)] if args.threads else []
+        command += ["--treebank", args.treebank] if args.treebank else []
         started = time.perf_counter()
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - started

@@ -5,6 +5,7 @@ apart is refused before any work. Small networks on the samples: accuracy is ben
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 
 import numpy as np
@@ -152,6 +153,8 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     config = json.loads((model / "config.json").read_text(encoding="utf-8"))
     assert [t["name"] for t in config["vocabularies"]["treebanks"]] == ["seq", "other"]
     assert config["schemes"] == ["sud", "ud"] and any(f["role"] == "train:other:ud" for f in config["training_files"])
+    assert config["pipeline"]["treebank_taggers"] == {"other": ["feats"]}  # FEATS conventions are a treebank's own
+    assert (model / "treebank-taggers" / "other" / "feats" / "config.json").is_file()
     info = CliRunner().invoke(main, ["info", str(model)]).output
     assert "treebanks: seq (sud, ud); other (ud)" in info
     text = tmp_path / "t.txt"
@@ -166,9 +169,16 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     assert refused.exit_code == 2 and "no treebank 'gsd'" in refused.output and not (tmp_path / "x.conllu").exists()
     document = hetdep.load(model, treebank="other")("Le chat dort.")
     assert document.schemes == ("ud",)
+    other, first = hetdep.load(model).for_treebank("other")._models, hetdep.load(model)._models
+    own = other.treebank_taggers["other"]["feats"]
+    assert own in other.taggers and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
     from hetdep.service.app import served_names
 
     assert {"m", "m-sud", "m-ud", "m-seq", "m-seq-ud", "m-other"} <= set(served_names({"m": hetdep.load(model)}))
+    shutil.rmtree(model / "treebank-taggers" / "other")
+    damaged = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",
+                                        str(tmp_path / "y.conllu")])
+    assert damaged.exit_code == 2 and "not those the model was trained with" in damaged.output
 
 
 @pytest.mark.parametrize("extra, message", [

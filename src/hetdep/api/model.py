@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import warnings
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -86,8 +85,7 @@ class Model:
         if name not in self.treebanks:
             raise HetdepError(f"no treebank {name!r} in {self.path}: it has " + (", ".join(self.treebanks) or "one treebank"))
         chosen = copy.copy(self)
-        models = self._models
-        chosen._models = replace(models, parser=models.parser.for_treebank(name), choice=replace(models.choice, treebank=name))
+        chosen._models = self._models.for_treebank(name)
         chosen.treebank = name
         chosen._options = {**self._options, "treebank": name}
         chosen.schemes = scheme_names(self.path, self.kind, self.helper, name)

@@ -17,7 +17,7 @@ from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.learn.vocab import ParseStats
-from hetdep.models import GRAPH_KINDS, NEURAL
+from hetdep.models import GRAPH_KINDS, NEURAL, TREEBANK_TAGGERS
 from hetdep.models.language import LanguageGuard
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
@@ -59,6 +59,14 @@ class OpenModels:
     warnings: list[str] = field(default_factory=list)
     feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS (its tagger's, or given trees') to b's
     language: str | None = None  # the language the model was trained on, where its training recorded it
+    treebank_taggers: dict = field(default_factory=dict)  # a model of several treebanks: name -> column -> its own tagger
+
+    def for_treebank(self, name: str) -> "OpenModels":
+        """The same model parsing as its treebank ``name`` (a neural model of several): that
+        treebank's heads, embedding and own taggers (FEATS), the rest shared."""
+        own = self.treebank_taggers.get(name, {})
+        return replace(self, parser=self.parser.for_treebank(name), choice=replace(self.choice, treebank=name),
+                       taggers=[own.get(tagger.column, tagger) for tagger in self.taggers])
 
     @cached_property
     def guard(self) -> LanguageGuard:
@@ -255,11 +263,10 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         from hetdep.neural.parser import NeuralParser  # NumPy alone: parsing needs no PyTorch
 
         opened.parser = NeuralParser.load(model_dir)
-        if choice.treebank is not None:
-            opened.parser = opened.parser.for_treebank(choice.treebank)
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, taggers, config, model_dir)
-        return opened
+            opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
+        return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)
         if choice.given is not None and opened.parser.t == (-INFINITE if choice.given == 0 else INFINITE):
@@ -297,6 +304,27 @@ def _bundled_taggers(config: dict, model_dir: str | Path) -> list:
                                                   f"a {', '.join(sorted(extra)).upper()} tagger the model was not trained with")
                              + " (a damaged model directory)")
     return taggers
+
+
+def _treebank_taggers(config: dict, model_dir: str | Path, treebanks: list[str]) -> dict:
+    """A model of several treebanks: each treebank's own taggers (``treebank-taggers/NAME/``), refused
+    unless they are those its training recorded (``pipeline.treebank_taggers``)."""
+    from hetdep.tagger.tagger import load_taggers
+
+    recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
+    folder = Path(model_dir) / TREEBANK_TAGGERS
+    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+    if (not isinstance(recorded, dict) or sorted(recorded) != found or not set(recorded) <= set(treebanks)
+            or not all(isinstance(columns, list) for columns in recorded.values())):
+        raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
+                             f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
+    loaded = {}
+    for name, columns in recorded.items():
+        taggers = load_taggers(folder / name)
+        if sorted(tagger.column for tagger in taggers) != sorted(columns):
+            raise ModelFileError(f"{folder / name}: its taggers are not the {', '.join(columns)} the model was trained with")
+        loaded[name] = {tagger.column: tagger for tagger in taggers}
+    return loaded
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: str | Path) -> list:

@@ -22,7 +22,7 @@ from hetdep.errors import HetdepError
 from hetdep.learn import checkpoint
 from hetdep.learn.clusters import WordClusters
 from hetdep.learn.perceptron import TrainOptions, TrainResult
-from hetdep.models import NEURAL
+from hetdep.models import NEURAL, TREEBANK_TAGGERS
 from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
@@ -230,8 +230,10 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
-    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns, helpers + morphology), stream,
-                         interactive)
+    separate_feats = treebanks is not None and len(treebanks) > 1 and "feats" in morphology
+    extra = [f"feats, {treebank.name}" for treebank in treebanks[1:]] if separate_feats else []
+    display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns,
+                                 helpers + morphology + extra), stream, interactive)
     for line in left_out:
         display.log(line)
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
@@ -265,29 +267,38 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     elif pipeline.tokenizer and not separate_treebanks:
         display.log(f"no tokenizer: {first_file} has no '# text' comments; the model parses tokenized input only")
     taggers = []
-    for column in columns + helpers + morphology:
-        stage = f"tagger ({column})"
+    jobs = [(column, f"tagger ({column})", state / "tagger" / column, train, dev) for column in columns + helpers + morphology]
+    if separate_feats:  # FEATS conventions differ between treebanks: a tagger each, the first's in tagger/
+        first = treebanks[0]
+        jobs = [(c, stage, where, first.train[0], first.dev[0]) if c == "feats" else (c, stage, where, t, d)
+                for c, stage, where, t, d in jobs]
+        jobs += [("feats", f"tagger (feats, {treebank.name})", state / TREEBANK_TAGGERS / treebank.name / "feats",
+                  treebank.train[0], treebank.dev[0]) for treebank in treebanks[1:]]
+    treebank_taggers: dict[str, list] = {}
+    for column, stage, where, tagger_train, tagger_dev in jobs:
         display.start(stage)
-        resumed = (state / "tagger" / column / "config.json").is_file()
+        resumed = (where / "config.json").is_file()
         if resumed:
-            tagger = Tagger.load(state / "tagger" / column)
+            tagger = Tagger.load(where)
         else:
-            result = train_tagger(train, dev, TaggerOptions(column=column, seed=options.seed,
-                                                            reads="upos" if column in morphology else None),
+            result = train_tagger(tagger_train, tagger_dev, TaggerOptions(column=column, seed=options.seed,
+                                                                          reads="upos" if column in morphology else None),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             if column in morphology:
                 result.parser.beam = MORPHOLOGY_BEAM
                 if result.parser.backward is not None:
                     result.parser.backward.beam = MORPHOLOGY_BEAM
-            result.parser.save(state / "tagger" / column, history=[vars(r) for r in result.history],
-                               best_iteration=result.best_iteration)
+            result.parser.save(where, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
             tagger = result.parser
-        taggers.append(tagger)
+        if where.parent.parent.name == TREEBANK_TAGGERS:
+            treebank_taggers.setdefault(where.parent.name, []).append(tagger)
+        else:
+            taggers.append(tagger)
         if tagger.reads and taggers[0].column == tagger.reads:  # dev as parsing will give it: the UPOS tagger's tags
-            accuracy = tag_accuracy(dev, tagger.tag(taggers[0].tag(dev)), column)
+            accuracy = tag_accuracy(tagger_dev, tagger.tag(taggers[0].tag(tagger_dev)), column)
             display.finish(stage, f"dev accuracy {accuracy:.2f}% (after the UPOS tagger)" + (RESUMED if resumed else ""))
         else:
-            accuracy = tag_accuracy(dev, tagger.tag(dev), column)
+            accuracy = tag_accuracy(tagger_dev, tagger.tag(tagger_dev), column)
             display.finish(stage, f"dev accuracy {accuracy:.2f}%" + (" (given the gold UPOS)" if tagger.reads else "")
                            + (RESUMED if resumed else ""))
     if columns:
@@ -329,6 +340,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
     record["taggers"] = [tagger.column for tagger in (load_taggers(pipeline.tagger) if given_tagger else taggers)]
+    if treebank_taggers:
+        record["treebank_taggers"] = {name: [tagger.column for tagger in own] for name, own in treebank_taggers.items()}
     facts = (treebanks_record(files.treebanks) if treebanks else
              training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes))
     facts["language"] = training_language(train)  # what the language guard compares parsed text with
@@ -336,13 +349,16 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        **({} if choice.parser == NEURAL else {"training_options": vars(options)}),
                        pipeline={**record, "choice": asdict(pipeline)}, **facts)
-    for part in ("tokenizer", "tagger"):
+    for part in ("tokenizer", "tagger", TREEBANK_TAGGERS):
         if (model_dir / part).is_dir():  # left by an earlier training in this directory: none of it may stay
             shutil.rmtree(model_dir / part)
     if tokenizer is not None:
         shutil.copytree(state / "tokenizer", model_dir / "tokenizer", dirs_exist_ok=True)
     for tagger in taggers:
         shutil.copytree(state / "tagger" / tagger.column, model_dir / "tagger" / tagger.column, dirs_exist_ok=True)
+    for name, own in treebank_taggers.items():
+        for tagger in own:
+            shutil.copytree(state / TREEBANK_TAGGERS / name / tagger.column, model_dir / TREEBANK_TAGGERS / name / tagger.column)
     if given_tagger:
         shutil.copytree(pipeline.tagger, model_dir / "tagger", dirs_exist_ok=True)
     interrupts.wrote()

@@ -258,6 +258,8 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     assert (model / "tokenizer").is_dir() and sorted(p.name for p in (model / "tagger").iterdir()) == ["feats", "lemma"] + helpers
     info = CliRunner().invoke(main, ["info", str(model)]).output
     assert "neural parser" in info and "tags: predicted by the network itself (upos)" in info
+    assert "pretrained vectors: the shipped model's" in result.output  # French text: its vectors by default
+    assert "pretrained vectors of 200,000 forms (100 dimensions)" in info
     assert ("helped by its bundled taggers (upos at weight" in info) == bool(weight)
     assert f"bundled taggers: {', '.join(helpers + ['feats', 'lemma'])}" in info
     assert json.loads((model / "tagger" / "lemma" / "config.json").read_text(encoding="utf-8"))["beam"] == 2

@@ -138,6 +138,7 @@ def _option(name: str, scheme: str, train, dev) -> list[str]:
     return ["--treebank", name, scheme, str(train), str(dev)]
 
 
+@pytest.mark.slow
 def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_path):
     train_other, dev_other = tmp_path / "other.conllu", tmp_path / "other-dev.conllu"
     dev = _read("dev", "ud")

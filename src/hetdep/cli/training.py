@@ -66,7 +66,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--workers", type=click.IntRange(1, 256), default=None, help="Train the parser (arc-standard or joint) by iterative parameter mixing on a local Dask cluster of this many worker processes: each epoch every shard of the training set trains from the mixed weights, then the weights are averaged (McDonald et al. 2010); the same model for a fixed seed and shard count.")
 @click.option("--scheduler", help="The same on an existing Dask cluster, reached at this address (tcp://HOST:PORT).")
 @click.option("--shards", type=click.IntRange(2, 1024), default=None, help="With --workers/--scheduler: shards of the training set  [default: the number of workers, at least 2]")
-@click.option("--embeddings", type=click.Path(dir_okay=False, exists=True), help="--parser neural: pretrained word vectors (word2vec or fastText text format: a word and its numbers a line), read beside the trained embeddings and kept as they are, so a form the treebank never had still has its vector; the model keeps them (bench/vectors_from_spacy.py writes such a file from a spaCy package). The tokenizer reads their words' clusters too (see 'hetdep train-tokenizer --embeddings').")
+@click.option("--embeddings", default=None, help="--parser neural: pretrained word vectors, read beside the trained embeddings and kept as they are, so a form the treebank never had still has its vector (the model keeps them; the tokenizer reads their words' clusters too): a word2vec or fastText text file (a word and its numbers a line; bench/vectors_from_spacy.py writes one from a spaCy package), or a neural model that carries such vectors (its directory or installed name), or 'none'  [default: the shipped model's vectors (French fastText, 200,000 forms) when the training text is in its language, else none]")
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
@@ -92,6 +92,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
     from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline, treebank_files
+    from hetdep.models.vectors import DEFAULT_VECTORS
     from hetdep.models.training import ModelChoice, check, check_schemes
 
     context = click.get_current_context()
@@ -172,7 +173,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tokenizer_texts=tokenizer_texts,
                               tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings, decoder=decoder, final_epochs=final_epochs, sharing=sharing,
+                              embeddings=embeddings or (DEFAULT_VECTORS if neural else None), decoder=decoder,
+                              final_epochs=final_epochs, sharing=sharing,
                               temperature=temperature)
     files = (TrainingFiles(None, None, treebanks=named) if treebanks
              else TrainingFiles(train_path, dev_path, train_b_path, dev_b_path))
@@ -217,7 +219,7 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
     if not context.meta.get(RESUMING, False):
         shutil.rmtree(state, ignore_errors=True)
         state.mkdir(parents=True)
-        params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value else
+        params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value and Path(value).exists() else
                          [str(Path(v).resolve()) for v in value] if name in PATH_LIST_OPTIONS else
                          [[name_, scheme, str(Path(t).resolve()), str(Path(d).resolve())] for name_, scheme, t, d in value]
                          if name == "treebanks" else value)

@@ -24,6 +24,7 @@ from hetdep.learn.clusters import WordClusters
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL, TREEBANK_TAGGERS
 from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
+from hetdep.models.vectors import DEFAULT_VECTORS, NO_VECTORS, default_vectors, read_vectors
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.feature_maps import FeatureMap
@@ -57,7 +58,9 @@ class PipelineChoice:
     threads: int = 0  # jackknifing folds trained at once (0: one), a neural model's threads (0: every core)
     cluster: object = None  # a ClusterChoice: the parser trained by parameter mixing there (hetdep.cluster.mixing)
     shards: int = 0  # its shards (0: as many as local workers, at least 2)
-    embeddings: str | None = None  # a neural model's pretrained word vectors
+    # A neural model's pretrained word vectors (hetdep.models.vectors): a vectors file or a neural
+    # model carrying them; DEFAULT_VECTORS: the shipped model's where the training text is in its language.
+    embeddings: str | None = None
     decoder: str | None = None  # a neural model's tree decoder (eisner or mst)
     final_epochs: int | None = None  # a neural model's epochs at a lower learning rate (None: its default)
     sharing: str | None = None  # a neural model of several treebanks: its scheme heads (hetdep.neural.treebanks)
@@ -242,6 +245,13 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     feats_b = FeatureMap.learn(paired) if paired and "feats" in morphology else None
     if feats_b is not None:  # scheme b's trees get scheme b's FEATS (hetdep.treebank.feature_maps)
         record["feats_b"] = feats_b.record()
+    source = pipeline.embeddings
+    if source == DEFAULT_VECTORS:  # the shipped model's, for a neural model of its language
+        source = default_vectors(training_language(train)) if neural else None
+        if source:
+            display.log(f"pretrained vectors: the shipped model's, {source} (--embeddings none trains without them)")
+    source = None if source == NO_VECTORS else source
+    vectors = read_vectors(source) if source else None
     tokenizer = None
     state = Path(model_dir) / checkpoint.STATE
     if with_tokenizer:
@@ -251,9 +261,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             tokenizer = Tokenizer.load(state / "tokenizer")
         else:
             texts = [sentence for path in pipeline.tokenizer_texts for sentence in read_conllu(path)]
-            clusters = WordClusters.read(pipeline.embeddings, options.seed) if pipeline.embeddings else None
+            clusters = WordClusters.from_vectors(*vectors, seed=options.seed) if vectors else None
             if clusters:
-                display.log(f"tokenizer: the clusters of {len(clusters)} words of {pipeline.embeddings}")
+                display.log(f"tokenizer: the clusters of {len(clusters)} words of {source}")
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
                                        step=lambda: display.advance("tokenizer"), clusters=clusters)
             tokenizer.save(state / "tokenizer")
@@ -327,7 +337,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     with checkpoint.kept_in(state / "parser"):
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
-                             embeddings=pipeline.embeddings, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
+                             embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
                              treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature)
     display.finish("parser", f"iteration {result.best_iteration} kept")
     if helpers and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once

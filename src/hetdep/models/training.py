@@ -84,12 +84,14 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
                 train_b: str | Path | list | None = None, dev_b: str | Path | list | None = None,
                 progress: Callable | None = None, cluster=None, shards: int = 0, threads: int = 0,
-                embeddings: str | None = None, decoder: str | None = None, final_epochs: int | None = None,
+                embeddings: str | None = None, vectors: tuple | None = None, decoder: str | None = None,
+                final_epochs: int | None = None,
                 treebanks: list | None = None, sharing: str | None = None, temperature: float | None = None) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
     ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores),
-    ``embeddings``: its pretrained word vectors (a word2vec / fastText text file), ``decoder``: its trees',
+    ``embeddings``: its pretrained word vectors (a word2vec / fastText text file, or what ``vectors``,
+    their words and vectors already read, came from), ``decoder``: its trees',
     ``final_epochs``: its epochs at a lower learning rate (None: the default); ``treebanks``: several
     named treebanks (:class:`hetdep.neural.treebanks.Treebank`) a neural model learns from instead of
     ``train``/``dev``, with ``sharing`` and ``temperature`` (None: the defaults)."""
@@ -149,9 +151,10 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                                final_epochs=default.final_epochs if final_epochs is None else final_epochs,
                                sharing=sharing or default.sharing, temperature=temperature or default.temperature)
         if treebanks is not None:
-            return train_treebanks(treebanks, neural, progress=progress)
+            return train_treebanks(treebanks, neural, progress=progress, vectors=vectors)
         files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])
-        return train_neural([read(t) for t, _ in files], [read(d) for _, d in files], neural, progress=progress)
+        return train_neural([read(t) for t, _ in files], [read(d) for _, d in files], neural, progress=progress,
+                            vectors=vectors)
     if choice.joint:
         from hetdep.joint.training import train_joint
 

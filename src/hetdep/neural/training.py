@@ -55,16 +55,17 @@ class NeuralOptions:
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
-                 progress: Callable | None = None) -> TrainResult:
+                 progress: Callable | None = None, vectors: tuple | None = None) -> TrainResult:
     """Train on each scheme's training sentences (the same sentences, one list per scheme); keep the
     epoch with the best mean dev LAS (``dev``: one list per scheme, may be empty)."""
-    return train_treebanks([Treebank("", tuple("ab"[:len(train)]), list(train), list(dev))], options, progress)
+    return train_treebanks([Treebank("", tuple("ab"[:len(train)]), list(train), list(dev))], options, progress, vectors)
 
 
 def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = NeuralOptions(),
-                    progress: Callable | None = None) -> TrainResult:
+                    progress: Callable | None = None, vectors: tuple | None = None) -> TrainResult:
     """Train one network on every treebank; a single unnamed one is the model of one treebank
-    (no treebank embedding, none recorded)."""
+    (no treebank embedding, none recorded). ``vectors``: the pretrained words and vectors, read
+    already (else from ``options.embeddings``, a vectors file)."""
     torch = torch_module()
 
     from hetdep.neural.network import Network
@@ -90,9 +91,11 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].train)))]
     vocabularies = (Vocabularies.learn_treebanks(treebanks, heads) if several else Vocabularies.learn(treebanks[0].train))
     table = None
-    if options.embeddings:
-        words, vectors = read_embeddings(options.embeddings)
-        table, rows = np.unique(vectors, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
+    if vectors is None and options.embeddings:
+        vectors = read_embeddings(options.embeddings)
+    if vectors is not None:
+        words, matrix = vectors
+        table, rows = np.unique(matrix, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
         table = table / max(float(table.std()), 1e-6)  # the scale of the trained embeddings (standard normal)
         vocabularies.pretrained = dict(zip(words, (rows.reshape(-1) + 1).tolist()))
     embedded_treebanks = len(treebanks) if len(treebanks) > 1 else 0

@@ -226,3 +226,28 @@ def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
     report = (out / "report.md").read_text()
     assert "training plain" not in result.output and f"predicted tags of {tmp_path / 'tagger'}" in report
     assert f"--tagger {tmp_path / 'tagger'}`" in report
+
+
+def test_treebanks_experiment_trains_alone_and_together_and_tests_each_on_its_own(tmp_path):
+    pytest.importorskip("torch", reason="the neural parser needs PyTorch")
+    from hetdep.experiments.consensus import Treebank
+    from hetdep.experiments.treebanks import run_treebanks_experiment
+    from hetdep.neural.training import NeuralOptions
+
+    ud, sud = list(read_conllu(SAMPLES / "train.ud.conllu")), list(read_conllu(SAMPLES / "train.sud.conllu"))
+    a = Treebank("ud half", ud[:80], ud[80:100], ud[100:120])
+    b = Treebank("sud half", sud[120:170], sud[170:185], sud[185:200])
+    options = NeuralOptions(epochs=2, final_epochs=0, hidden=32, layers=1, threads=1)
+    messages = []
+    report = run_treebanks_experiment("fr-gsd", tmp_path, tmp_path / "out", options, log=messages.append, treebanks=(a, b))
+    text = report.read_text(encoding="utf-8")
+    assert messages == ["training alone-a", "training alone-b", "training together"]
+    for name in ("ud half", "sud half"):
+        row = re.search(rf"^\| {name} \| \d+ \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", text, re.M)
+        assert row and all(0 <= float(value) <= 100 for value in row.groups())
+    scores = json.loads((tmp_path / "out" / "scores.json").read_text(encoding="utf-8"))
+    assert set(scores["significance"]) == {f"{name} {metric}" for name in ("ud half", "sud half") for metric in ("UAS", "LAS")}
+    assert scores["scores"]["ud half"]["alone"]["LAS"] == float(re.search(r"^\| ud half \| \d+ \| [\d.]+ \| ([\d.]+)", text, re.M)[1])
+    messages.clear()  # a rerun with the same options reuses every model
+    run_treebanks_experiment("fr-gsd", tmp_path, tmp_path / "out", options, log=messages.append, treebanks=(a, b))
+    assert messages == []

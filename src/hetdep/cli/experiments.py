@@ -115,3 +115,25 @@ def experiment_constituency(data, out, beam, iterations, patience, dependency_it
                                          log=lambda message: click.echo(message, err=True),
                                          tagger_model=Path(tagger_model) if tagger_model else None)
     click.echo(f"report written to {report}", err=True)
+
+
+@experiment_group.command("treebanks")
+@click.option("--setting", type=click.Choice(["fr-gsd", "fr-partut", "en"]), required=True, help="fr-gsd: fr-sequoia UD with fr-gsd SUD (its dev file split: 1276 sentences to train, 200 to tune); fr-partut: fr-sequoia UD with fr-partut UD (other conventions); en: en-ewt UD with the WSJ sample in Penn2Malt style (see 'hetdep.experiments.treebanks').")
+@click.option("--data", type=click.Path(file_okay=False, exists=True), default="../shared/data", show_default=True, help="Folder holding the treebanks.")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Folder for models, scores.json and report.md (rerunning with the same options reuses its models).")
+@click.option("--iterations", type=click.IntRange(1), default=30, show_default=True, help="Most epochs of each network.")
+@click.option("--threads", type=click.IntRange(1, 256), default=None, help="PyTorch's threads  [default: every core]")
+@click.option("--embeddings", default=None, help="Pretrained vectors for every network, as 'hetdep train --embeddings' takes them (a vectors file or a neural model carrying them)  [default: none]")
+def experiment_treebanks(setting, data, out, iterations, threads, embeddings):
+    """zhou-zhao2013's setting with the neural parser: two treebanks of different sentences and
+    guidelines trained together in one network against each alone, each scored on its own test set
+    with significance tests."""
+    from hetdep.experiments.treebanks import run_treebanks_experiment
+    from hetdep.neural import torch_module
+
+    torch_module()  # one line where PyTorch is missing
+    from hetdep.neural.training import NeuralOptions
+
+    options = NeuralOptions(epochs=iterations, embeddings=embeddings, **({"threads": threads} if threads else {}))
+    report = run_treebanks_experiment(setting, Path(data), Path(out), options, log=lambda message: click.echo(message, err=True))
+    click.echo(f"report written to {report}", err=True)

@@ -117,6 +117,8 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "neural_options": (_optional(lambda v: isinstance(v, dict)), "an object"),
     "language": (_optional(lambda v: isinstance(v, str) and 2 <= len(v) <= 3 and v.isalpha() and v.islower()),
                  "a language code (fr, en, zh) or null"),
+    "dictionary": (_optional(lambda v: isinstance(v, str) and 2 <= len(v) <= 3 and v.isalpha() and v.islower()),
+                   "a language code (fr, en) or null"),
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(

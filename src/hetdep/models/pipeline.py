@@ -21,6 +21,7 @@ from hetdep import interrupts
 from hetdep.errors import HetdepError
 from hetdep.learn import checkpoint
 from hetdep.learn.clusters import WordClusters
+from hetdep.learn.model_files import read_config
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL, TREEBANK_TAGGERS
 from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
@@ -200,7 +201,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.models.language import training_language
-    from hetdep.tagger.tagger import Tagger, TaggerOptions, jackknife, load_taggers, tag_accuracy, train_tagger
+    from hetdep.tagger.tagger import Tagger, TaggerOptions, fit_dictionary, jackknife, load_taggers, tag_accuracy, train_tagger
     from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, sentence_text
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
@@ -245,9 +246,10 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     feats_b = FeatureMap.learn(paired) if paired and "feats" in morphology else None
     if feats_b is not None:  # scheme b's trees get scheme b's FEATS (hetdep.treebank.feature_maps)
         record["feats_b"] = feats_b.record()
+    language = training_language(train)  # the guard's, the default vectors', the lemma dictionary's
     source = pipeline.embeddings
     if source == DEFAULT_VECTORS:  # the shipped model's, for a neural model of its language
-        source = default_vectors(training_language(train)) if neural else None
+        source = default_vectors(language) if neural else None
         if source:
             display.log(f"pretrained vectors: the shipped model's, {source} (--embeddings none trains without them)")
     source = None if source == NO_VECTORS else source
@@ -290,6 +292,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         resumed = (where / "config.json").is_file()
         if resumed:
             tagger = Tagger.load(where)
+            record_of = read_config(where)  # its training history, kept if the dictionary is fitted again below
+            history, best_iteration = record_of.get("history"), record_of.get("best_iteration")
         else:
             result = train_tagger(tagger_train, tagger_dev, TaggerOptions(column=column, seed=options.seed,
                                                                           reads="upos" if column in morphology else None),
@@ -298,8 +302,13 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                 result.parser.beam = MORPHOLOGY_BEAM
                 if result.parser.backward is not None:
                     result.parser.backward.beam = MORPHOLOGY_BEAM
-            result.parser.save(where, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
             tagger = result.parser
+            history, best_iteration = [vars(r) for r in result.history], result.best_iteration
+        if column == "lemma":  # unseen forms' lemmas from the language's dictionary, where dev says it helps
+            read = taggers[0].tag(tagger_dev) if tagger.reads and taggers and taggers[0].column == tagger.reads else tagger_dev
+            display.log(f"{stage}: " + fit_dictionary(tagger, list(read), language))
+        if column == "lemma" or not resumed:
+            tagger.save(where, history=history, best_iteration=best_iteration)
         if where.parent.parent.name == TREEBANK_TAGGERS:
             treebank_taggers.setdefault(where.parent.name, []).append(tagger)
         else:
@@ -354,7 +363,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         record["treebank_taggers"] = {name: [tagger.column for tagger in own] for name, own in treebank_taggers.items()}
     facts = (treebanks_record(files.treebanks) if treebanks else
              training_record(choice, files.train, files.dev, files.train_b, files.dev_b, schemes))
-    facts["language"] = training_language(train)  # what the language guard compares parsed text with
+    facts["language"] = language  # what the language guard compares parsed text with
     model_dir = Path(model_dir)
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        **({} if choice.parser == NEURAL else {"training_options": vars(options)}),

@@ -44,12 +44,12 @@ def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, 
         for other in np.argsort(-row, kind="stable"):
             if row[script] - row[other] > margin:  # log-probabilities differ as the scaled scores do
                 break
-            if _edits(form, scripts[other]) and lemma_of(form, scripts[other]) in known:
+            if edits(form, scripts[other]) and lemma_of(form, scripts[other]) in known:
                 chosen[i] = int(other)
                 break
     return chosen
 
 
-def _edits(form: str, script: str) -> bool:
+def edits(form: str, script: str) -> bool:
     """Whether a script makes its lemma from the form (keeps SHORTEST_KEPT of its characters, or all)."""
     return script != UNANNOTATED and kept_characters(form, script) >= min(SHORTEST_KEPT, len(form))

@@ -35,6 +35,7 @@ from hetdep.learn.perceptron import TrainResult, perceptron_loop
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights, Weights
 from hetdep.tagger import _search as _tagger
+from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, MARGINS, known_lemmas, prefer_known
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
@@ -152,7 +153,7 @@ class Tagger(SavedModel):
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
                  backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None,
                  known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN,
-                 templates: np.ndarray = _tagger.STATIC_TEMPLATES):
+                 templates: np.ndarray = _tagger.STATIC_TEMPLATES, dictionary: str | None = None):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -166,6 +167,7 @@ class Tagger(SavedModel):
         self.reads = reads
         self.known_lemmas = frozenset(known_lemmas)  # a lemma tagger's lexicon (hetdep.tagger.lemmas)
         self.lemma_margin = lemma_margin
+        self.dictionary = dictionary  # a lemma tagger's dictionary language (hetdep.tagger.dictionary), fitted on dev
         self.templates = templates  # a model trained before templates were appended keeps its set
         self.unknown_words = 0
         self.words = 0
@@ -202,16 +204,26 @@ class Tagger(SavedModel):
     def tag(self, sentences: Iterable[Sentence], beam: int | None = None, k: int = 0,
             threshold: float = 0.0) -> Iterator[Sentence]:
         """Each sentence with this tagger's column replaced; with ``k``, the k-best tags in MISC."""
+        dictionary = lemma_dictionary(self.dictionary)
+        known = self.known_lemmas | dictionary.lemmas if dictionary else self.known_lemmas
         for sentence in sentences:
-            best, scores = self.search(sentence.forms, beam, self.given(sentence))
-            if self.known_lemmas:
-                best = prefer_known(sentence.forms, best, scores / self.temperature, self.tags, self.known_lemmas,
-                                    self.lemma_margin)
-            tagged = with_word_classes(sentence, self.column, [self.tags[t] for t in best])
+            given = self.given(sentence)
+            best, scores = self.search(sentence.forms, beam, given)
+            if known:
+                best = prefer_known(sentence.forms, best, scores / self.temperature, self.tags, known, self.lemma_margin)
+            chosen = [self.tags[t] for t in best]
+            if dictionary:
+                chosen = dictionary.fill_unseen(sentence.forms, chosen, self.has_seen, known,
+                                                given if self.reads == "upos" else None)
+            tagged = with_word_classes(sentence, self.column, chosen)
             if k:
                 tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
+
+    def has_seen(self, form: str) -> bool:
+        """Whether training gave the form an atom of its own (else it is unseen to the tagger)."""
+        return f"w:{form}" in self.strings.index
 
     def log_probabilities(self, sentence: Sentence) -> np.ndarray:
         """(words, tags): each word's log-probability of each tag (the k-best's, all of them)."""
@@ -227,7 +239,8 @@ class Tagger(SavedModel):
         return {"kind": self.KIND, "column": self.column, "beam": self.beam, "temperature": self.temperature, "tags": self.tags,
                 "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
                 "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0,
-                "reads": self.reads, "known_lemmas": sorted(self.known_lemmas), "lemma_margin": self.lemma_margin}
+                "reads": self.reads, "known_lemmas": sorted(self.known_lemmas), "lemma_margin": self.lemma_margin,
+                **({"dictionary": self.dictionary} if self.dictionary else {})}
 
     def save(self, directory: str | Path, **training_record) -> None:
         """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
@@ -263,7 +276,7 @@ class Tagger(SavedModel):
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight, reads=reads,
                    known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
-                   templates=_tagger.STATIC_TEMPLATES[:len(templates)])
+                   templates=_tagger.STATIC_TEMPLATES[:len(templates)], dictionary=config.get("dictionary"))
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:
@@ -327,6 +340,20 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
     else:
         tagger.backward_weight = DEFAULT_BACKWARD_WEIGHT
     return result
+
+
+def fit_dictionary(tagger: Tagger, sentences: Sequence[Sentence], language: str | None) -> str:
+    """A lemma tagger given ``language``'s dictionary if that tags ``sentences`` (dev, with the
+    UPOS the tagger reads) better; the choice, in words, for the training log."""
+    tagger.dictionary = None
+    if tagger.column != "lemma" or lemma_dictionary(language) is None or not sentences:
+        return "no lemma dictionary" + (f" for {language}" if language and tagger.column == "lemma" else "")
+    without = tag_accuracy(sentences, tagger.tag(sentences), "lemma")
+    tagger.dictionary = language
+    with_it = tag_accuracy(sentences, tagger.tag(sentences), "lemma")
+    if with_it <= without:
+        tagger.dictionary = None
+    return f"the {language} lemma dictionary {'kept' if tagger.dictionary else 'left out'}: dev {with_it:.2f}% with it, {without:.2f}% without"
 
 
 def _accuracy_with_margin(tagger: Tagger, margin: float, sentences: Sequence[Sentence]) -> float:

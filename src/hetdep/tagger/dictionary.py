@@ -1,0 +1,69 @@
+"""A language's lemma dictionary beside the lemma tagger, for words its treebank never had.
+
+The tagger chooses edit scripts from the form and its context; on an unseen form it may make a
+lemma that is no word (``répète`` -> ``répèter``) or fall back on a frequent whole lemma
+(``suggérez`` -> ``faire``). simplemma's dictionary (MIT; 250,000 French forms in 160 KB)
+knows such forms but not their part of speech (``arrêtées`` -> ``arrêté``, the adjective, where
+the verb's lemma is ``arrêter``). So the dictionary's lemmas join the lemmas the tagger prefers
+(:func:`hetdep.tagger.lemmas.prefer_known`: the tagger still chooses among its scripts, and
+a script making a real lemma now wins), and only an unseen form that the tagger gives no real
+lemma, or a lemma not made from the form, takes the dictionary's, unless it is a proper noun.
+Whether a tagger uses it is fitted on dev. fr-sequoia from gold tokens with the shipped model's
+taggers: unseen words' lemmas 89.24% -> 91.59% on dev, 90.34% -> 92.62% on test; all words
+98.69% -> 98.89% and 98.71% -> 98.90%.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Sequence
+
+from hetdep.tagger.lemmas import edits
+from hetdep.treebank.lemma_scripts import edit_script
+from hetdep.treebank.tags import lemma_of
+
+PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dictionary's sense
+
+
+class LemmaDictionary:
+    """simplemma's lemma dictionary of one language: its lemmas, and each known form's lemma."""
+
+    def __init__(self, language: str):
+        import simplemma
+        from simplemma.strategies.dictionaries import DefaultDictionaryFactory
+
+        self.language = language
+        self.lemmas = frozenset(DefaultDictionaryFactory().get_dictionary(language).values())
+        self._simplemma = simplemma
+
+    def lemma(self, form: str) -> str | None:
+        """The dictionary's lemma of a form, or None if it does not know it."""
+        if not self._simplemma.is_known(form, lang=self.language):
+            return None
+        return self._simplemma.lemmatize(form, lang=self.language)
+
+    def fill_unseen(self, forms: Sequence[str], scripts: list[str], seen: Callable[[str], bool], known: frozenset[str],
+                    upos: Sequence[str] | None = None) -> list[str]:
+        """``scripts`` with the dictionary's lemma (as a script) for each unseen form it knows whose
+        chosen script makes no known lemma or is not made from the form (proper nouns kept)."""
+        out = list(scripts)
+        for i, (form, script) in enumerate(zip(forms, scripts)):
+            if seen(form) or (upos is not None and upos[i] == PROPER_NOUN):
+                continue
+            if edits(form, script) and lemma_of(form, script) in known:
+                continue
+            lemma = self.lemma(form)
+            if lemma is not None:
+                out[i] = edit_script(form, lemma)
+        return out
+
+
+@functools.cache
+def lemma_dictionary(language: str | None) -> LemmaDictionary | None:
+    """The dictionary of ``language`` (a two-letter code), or None where simplemma has none."""
+    if not language:
+        return None
+    try:
+        return LemmaDictionary(language)
+    except (ImportError, ValueError, KeyError, OSError):
+        return None

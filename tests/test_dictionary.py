@@ -1,0 +1,64 @@
+"""The lemma dictionary beside the lemma tagger (hetdep.tagger.dictionary): unseen forms get real
+lemmas, seen forms and proper nouns keep the tagger's, and dev decides whether a tagger uses it."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SAMPLES
+
+from hetdep.models.names import find_model
+from hetdep.tagger.dictionary import lemma_dictionary
+from hetdep.tagger.tagger import Tagger, fit_dictionary, tag_accuracy
+from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.lemma_scripts import edit_script
+from hetdep.treebank.tags import lemma_of
+
+FRENCH = lemma_dictionary("fr")
+
+
+@pytest.fixture(scope="module")
+def lemma_tagger() -> Tagger:
+    return Tagger.load(find_model(None) / "tagger" / "lemma")
+
+
+def test_the_french_dictionary_knows_forms_no_treebank_gave(lemma_tagger):
+    assert FRENCH.lemma("dort") == "dormir" and FRENCH.lemma("pleut") == "pleuvoir" and FRENCH.lemma("gares") == "gare"
+    assert FRENCH.lemma("xqzvw") is None and "dormir" in FRENCH.lemmas
+    assert not lemma_tagger.has_seen("suggérez") and lemma_tagger.has_seen("est")
+
+
+def test_no_dictionary_for_no_language_or_an_unknown_one():
+    assert lemma_dictionary(None) is None and lemma_dictionary("xx") is None
+
+
+def test_only_unseen_forms_without_a_real_lemma_take_the_dictionarys(lemma_tagger):
+    forms = ["est", "suggérez", "répète", "arrêtées", "Vitré"]
+    scripts = [edit_script(f, lemma) for f, lemma in
+               [("est", "être"), ("suggérez", "faire"), ("répète", "répèter"), ("arrêtées", "arrêter"), ("Vitré", "Vitré")]]
+    known = lemma_tagger.known_lemmas | FRENCH.lemmas
+    filled = FRENCH.fill_unseen(forms, scripts, lemma_tagger.has_seen, known, ["AUX", "VERB", "VERB", "VERB", "PROPN"])
+    assert [lemma_of(f, s) for f, s in zip(forms, filled)] == ["être", "suggérer", "répéter", "arrêter", "Vitré"]
+    # seen "est" keeps the tagger's; "suggérez" had a whole lemma, not made from the form; "répèter" is no
+    # lemma; "arrêter" is a real lemma made from the form (the dictionary's adjective "arrêté" would be
+    # wrong for the verb); a proper noun keeps its form
+
+
+def test_dev_decides_whether_a_tagger_uses_the_dictionary(lemma_tagger):
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    lemma_tagger.dictionary = None
+    without = tag_accuracy(dev, lemma_tagger.tag(dev), "lemma")
+    lemma_tagger.dictionary = "fr"
+    with_it = tag_accuracy(dev, lemma_tagger.tag(dev), "lemma")
+    said = fit_dictionary(lemma_tagger, dev, "fr")
+    assert (lemma_tagger.dictionary == "fr") == (with_it > without)
+    assert said.startswith(f"the fr lemma dictionary {'kept' if with_it > without else 'left out'}")
+    assert fit_dictionary(lemma_tagger, dev, "xx") == "no lemma dictionary for xx" and lemma_tagger.dictionary is None
+
+
+def test_a_saved_tagger_keeps_its_dictionary(lemma_tagger, tmp_path):
+    lemma_tagger.dictionary = "fr"
+    lemma_tagger.save(tmp_path / "lemma")
+    assert Tagger.load(tmp_path / "lemma").dictionary == "fr"
+    sentence = next(iter(read_conllu(SAMPLES / "dev.ud.conllu")))
+    assert [w for w in Tagger.load(tmp_path / "lemma").tag([sentence])][0].column(2) == \
+           [w for w in lemma_tagger.tag([sentence])][0].column(2)

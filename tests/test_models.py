@@ -86,8 +86,8 @@ def saved(tmp_path_factory):
 
 @pytest.mark.parametrize("model, choice, message", [
     ("arc", ParseChoice(given=0), "single-scheme .* --gold-a/--gold-b need a joint model"),
-    ("arc", ParseChoice(treebank="a"), "--treebank is for graph-based models"),
-    ("joint", ParseChoice(treebank="a"), "--treebank is for graph-based models"),
+    ("arc", ParseChoice(treebank="a"), "--treebank is for models trained on several treebanks"),
+    ("joint", ParseChoice(treebank="a"), "--treebank is for models trained on several treebanks"),
     ("arc", ParseChoice(helper=Path("dep1")), "needs two graph-based models"),
     ("dep1", ParseChoice(helper=Path("joint")), "needs two graph-based models"),
     ("dep1", ParseChoice(helper=Path("dep1"), treebank="a"), "do not combine"),

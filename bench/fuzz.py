@@ -761,8 +761,15 @@ def _one_case(kind: str, seed: int, work: Path) -> tuple[str, str, float]:
     return outcome, detail, time.perf_counter() - started
 
 
-def run_batch(kind: str, seed: int, count: int) -> tuple[str, Counter, list[str]]:
-    """``count`` cases of one generator, from ``seed``; outcome counts and the first few failures."""
+def native_threads() -> int:
+    """This process's threads as the system counts them (Python's and every library's), 0 where /proc is absent."""
+    tasks = Path("/proc/self/task")
+    return len(os.listdir(tasks)) if tasks.is_dir() else 0
+
+
+def run_batch(kind: str, seed: int, count: int) -> tuple[str, Counter, list[str], int]:
+    """``count`` cases of one generator, from ``seed``; outcome counts, the first few failures and
+    the worker's native threads after them (a leak of threads shows there before it exhausts the system)."""
     outcomes: Counter = Counter()
     examples: list[str] = []
     work = Path(tempfile.mkdtemp(prefix="hetdep-fuzz-"))
@@ -779,7 +786,7 @@ def run_batch(kind: str, seed: int, count: int) -> tuple[str, Counter, list[str]
                 examples.append(f"{kind} seed {seed} case {number}: {outcome}: {detail[:300]}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return kind, outcomes, examples
+    return kind, outcomes, examples, native_threads()
 
 
 def build_models(folder: Path) -> list[str]:
@@ -833,6 +840,7 @@ def main() -> None:
         totals: dict[str, Counter] = {kind: Counter() for kind in SHARES}
         examples: list[str] = []
         pending, attempts = list(tasks), Counter()
+        most_threads = 0
         while pending:  # a worker that dies breaks the pool: the tasks it took down run again in a new one
             # Workers are spawned, not forked: the models were trained in this process, and a child forked
             # after PyTorch's OpenMP threads ran starts new native threads at every parallel region without
@@ -843,7 +851,8 @@ def main() -> None:
                 pending = []
                 for future, task in futures:
                     try:
-                        kind, outcomes, found = future.result()
+                        kind, outcomes, found, threads = future.result()
+                        most_threads = max(most_threads, threads)
                     except BrokenProcessPool:
                         attempts[task] += 1
                         if attempts[task] < 2:
@@ -856,7 +865,8 @@ def main() -> None:
                     examples += found
         cases = sum(sum(c.values()) for c in totals.values())
         outcomes = sorted({o for c in totals.values() for o in c}, key=lambda o: (o != "ok", o))
-        print(f"{cases:,} cases in {time.perf_counter() - started:,.0f} s on {args.workers} processes (seed {args.seed})")
+        print(f"{cases:,} cases in {time.perf_counter() - started:,.0f} s on {args.workers} processes (seed {args.seed}); "
+              f"most native threads in a worker after a batch: {most_threads}")
         print(f"{'generator':12s}" + "".join(f"{o:>22s}" for o in outcomes))
         for kind, counts in totals.items():
             print(f"{kind:12s}" + "".join(f"{counts[o]:>22,}" for o in outcomes))

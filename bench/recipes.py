@@ -68,6 +68,7 @@ class Part:
     folder: str
     convert_ud: bool = False  # UD only: SUD made by hetdep convert
     split_dev: bool = False  # no training split: its dev file split, every TUNE_EVERY-th sentence to tune on
+    schemes: tuple[str, ...] = ("sud", "ud")  # in the model's order (a UD-only treebank: its own UD first)
 
     def home(self, out: Path) -> Path:
         return out / "data" / self.folder if self.convert_ud or self.split_dev else DATA / self.folder
@@ -89,10 +90,10 @@ class Part:
                                     ("dev", [b for k, b in enumerate(blocks) if k % TUNE_EVERY == TUNE_EVERY - 1])):
                     (home / f"{split}.{scheme}.conllu").write_text("\n\n".join(kept) + "\n\n", encoding="utf-8")
 
-    def files(self, out: Path, split: str) -> tuple[Path, Path]:
-        """Its (SUD, UD) files of a split; a split dev file's test is the treebank's own test."""
+    def files(self, out: Path, split: str) -> tuple[Path, ...]:
+        """Its files of a split, in its schemes' order; a split dev file's test is the treebank's own test."""
         home = DATA / self.folder if split == "test" and self.split_dev else self.home(out)
-        return home / f"{split}.sud.conllu", home / f"{split}.ud.conllu"
+        return tuple(home / f"{split}.{scheme}.conllu" for scheme in self.schemes)
 
 
 TUNE_EVERY = 10
@@ -111,13 +112,14 @@ class TreebanksRecipe:
         command = ["hetdep", "train", "--parser", "neural", "--model", str(out / self.folder), *self.options]
         for part in self.parts:
             part.prepare(out)
-            for scheme, train, dev in zip(("sud", "ud"), part.files(out, "train"), part.files(out, "dev")):
+            for scheme, train, dev in zip(part.schemes, part.files(out, "train"), part.files(out, "dev")):
                 command += ["--treebank", part.name, scheme, str(train), str(dev)]
         if self.vectors:
             command += ["--embeddings", str(vectors_file(self, vectors))]
         return command + (["--threads", str(threads)] if threads else [])
 
     def test_sets(self, out: Path) -> list[tuple[str, Path, Path, str | None]]:
+        """Each part's test files in the order the model writes its schemes, and the part's name."""
         return [(part.folder, *part.files(out, "test"), part.name) for part in self.parts]
 
 
@@ -143,7 +145,7 @@ RECIPES = {
     # All the French that may ship (fr-partut is non-commercial): one encoder, scheme heads per
     # treebank; fr-sequoia first, so the model's default output is what the shipped model gave.
     "fr": TreebanksRecipe("fr", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
-                                 Part("parisstories", "fr-parisstories", convert_ud=True)),
+                                 Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"))),
                           ("--iterations", "24"), vectors="fr-vectors.txt"),
 }
 
@@ -172,7 +174,7 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
 
 
 def test_sets(name: str, out: Path) -> list[tuple[str, Path, Path, str | None]]:
-    """The recipe's test sets: a label, the SUD and UD gold files, the treebank the model parses as."""
+    """The recipe's test sets: a label, the gold files of schemes a and b, the treebank the model parses as."""
     recipe = RECIPES[name]
     if isinstance(recipe, TreebanksRecipe):
         return recipe.test_sets(out)
@@ -181,12 +183,13 @@ def test_sets(name: str, out: Path) -> list[tuple[str, Path, Path, str | None]]:
 
 
 def score(name: str, model: Path, out: Path, threads: int | None) -> list[tuple[str, dict]]:
-    """bench/raw_text.py's figures for the model on each of the recipe's test sets (SUD, UD)."""
+    """bench/raw_text.py's figures for the model on each of the recipe's test sets (both schemes,
+    in the order the model writes them)."""
     scored = []
-    for label, sud, ud, treebank in test_sets(name, out):
+    for label, gold_a, gold_b, treebank in test_sets(name, out):
         figures = out / f"{name}.{label}.scores.json"
         subprocess.run([sys.executable, str(Path(__file__).parent / "raw_text.py"), "--model", str(model),
-                        "--gold", str(sud), "--gold-b", str(ud), "--json", str(figures)]
+                        "--gold", str(gold_a), "--gold-b", str(gold_b), "--json", str(figures)]
                        + (["--threads", str(threads)] if threads else [])
                        + (["--treebank", treebank] if treebank else []), check=True)
         scored.append((label, json.loads(figures.read_text(encoding="utf-8"))))

@@ -75,6 +75,10 @@ def test_models_lists_them_and_parse_takes_a_name(installed, monkeypatch, tmp_pa
     assert out.read_text(encoding="utf-8").count("# text") >= 2
 
 
+def test_the_shipped_model_answers_to_its_name_and_its_former_one():
+    assert names.find_model("fr") == names.find_model("fr-sequoia") == names.find_model(None) == names.shipped_model_path()
+
+
 def test_an_unknown_name_lists_the_installed_models(installed, monkeypatch):
     monkeypatch.syspath_prepend(str(installed[1]))
     result = CliRunner().invoke(main, ["info", "no-such-model"])
@@ -118,6 +122,7 @@ def test_a_broken_package_is_one_line(monkeypatch, tmp_path):
 def test_package_refuses_bad_names_versions_and_models(pipeline_model, tmp_path):
     for options, message in [(["--name", "Toy_FR"], "a model's name is lower-case letters"),
                              (["--name", names.SHIPPED_NAME], "is the model shipped with hetdep"),
+                             (["--name", "fr-sequoia"], "is the model shipped with hetdep"),  # its former name
                              (["--name", "toy", "--version", "one"], "is not a version number")]:
         result = CliRunner().invoke(main, ["package", str(pipeline_model), "--output", str(tmp_path), *options])
         assert result.exit_code == 2 and message in result.output, result.output

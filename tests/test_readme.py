@@ -22,7 +22,7 @@ RUN_ELSEWHERE = {"serve": "runs until stopped: tests/test_service.py runs the se
                  "train": "a whole training: the slow tests train every kind through the command line"}
 # Placeholders of the README's command forms, each given a concrete value in the main job's folder
 # (demo.ud.conllu is the main job's output; text.txt a copy of its raw input).
-CONCRETE = {"MODEL": "fr-sequoia", "FILE": "demo.ud.conllu", "GOLD": "demo.ud.conllu", "PRED": "demo.sud.conllu",
+CONCRETE = {"MODEL": "fr", "FILE": "demo.ud.conllu", "GOLD": "demo.ud.conllu", "PRED": "demo.sud.conllu",
             "A": "demo.ud.conllu", "B": "demo.sud.conllu", "OUT": "out.conllu", "OUT_B": "out_b.conllu",
             "IN": "demo.ud.conllu", "DIR": "small-dir", "SMALL": "small", "DIST": "dist", "NAME": "readme-model"}
 FORMS_ELSEWHERE = {"--from ptb": "bracketed trees in: tests/test_convert.py", "--const": "bracketed trees in: tests/test_evaluation.py",

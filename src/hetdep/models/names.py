@@ -16,7 +16,10 @@ import hetdep
 from hetdep.errors import HetdepError
 
 ENTRY_POINTS = "hetdep.models"
-SHIPPED_NAME = "fr-sequoia"  # French Sequoia, SUD + UD: bundled in the package (samples/model)
+SHIPPED_NAME = "fr"  # French, SUD + UD, from every French treebank that may ship: bundled in the package (samples/model)
+# Former names of the shipped model, still found: scripts that named it keep working (it parses as
+# fr-sequoia by default, what the model of that name did).
+SHIPPED_ALIASES = ("fr-sequoia",)
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # a model's name: also the package's (hetdep-model-NAME)
 
 
@@ -88,7 +91,7 @@ def find_model(name_or_path: str | Path | None) -> Path:
     path = Path(name_or_path)
     if path.exists() or not NAME.fullmatch(str(name_or_path)):
         return path  # a directory, or what cannot be a name: the model loaders say what is wrong with it
-    shipped = shipped_model() if name_or_path == SHIPPED_NAME else None
+    shipped = shipped_model() if name_or_path in (SHIPPED_NAME, *SHIPPED_ALIASES) else None
     if shipped is not None:
         return shipped.path
     for entry in metadata.entry_points(group=ENTRY_POINTS, name=str(name_or_path)):

@@ -32,13 +32,14 @@ def test_no_dictionary_for_no_language_or_an_unknown_one():
 
 
 def test_only_unseen_forms_without_a_real_lemma_take_the_dictionarys(lemma_tagger):
-    forms = ["est", "suggérez", "répète", "arrêtées", "Vitré"]
+    forms = ["est", "suggérez", "investit", "arrêtées", "Vitré"]
+    assert [lemma_tagger.has_seen(form) for form in forms] == [True, False, False, False, False]
     scripts = [edit_script(f, lemma) for f, lemma in
-               [("est", "être"), ("suggérez", "faire"), ("répète", "répèter"), ("arrêtées", "arrêter"), ("Vitré", "Vitré")]]
+               [("est", "être"), ("suggérez", "faire"), ("investit", "investire"), ("arrêtées", "arrêter"), ("Vitré", "Vitré")]]
     known = lemma_tagger.known_lemmas | FRENCH.lemmas
     filled = FRENCH.fill_unseen(forms, scripts, lemma_tagger.has_seen, known, ["AUX", "VERB", "VERB", "VERB", "PROPN"])
-    assert [lemma_of(f, s) for f, s in zip(forms, filled)] == ["être", "suggérer", "répéter", "arrêter", "Vitré"]
-    # seen "est" keeps the tagger's; "suggérez" had a whole lemma, not made from the form; "répèter" is no
+    assert [lemma_of(f, s) for f, s in zip(forms, filled)] == ["être", "suggérer", "investir", "arrêter", "Vitré"]
+    # seen "est" keeps the tagger's; "suggérez" had a whole lemma, not made from the form; "investire" is no
     # lemma; "arrêter" is a real lemma made from the form (the dictionary's adjective "arrêté" would be
     # wrong for the verb); a proper noun keeps its form
 

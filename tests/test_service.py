@@ -386,3 +386,17 @@ def test_turns_go_to_short_requests_first_and_a_cancelled_waiter_gives_its_turn_
         assert turns.free == 1 and turns.waiters == 0
 
     anyio.run(scenario)
+
+
+def test_the_shipped_model_is_served_under_each_of_its_treebanks_and_schemes():
+    """UDPipe 2's clients name a model: the shipped one answers as fr, and as each treebank it
+    learned from (fr-sequoia, its former name, parses as before) and each of their schemes."""
+    from fastapi.testclient import TestClient
+
+    client = TestClient(create_app({"fr": "fr"}))
+    names = set(client.get("/models").json()["models"])
+    assert {"fr", "fr-sud", "fr-ud", "fr-sequoia", "fr-sequoia-ud", "fr-gsd-sud", "fr-parisstories",
+            "fr-parisstories-ud", "fr-parisstories-sud"} <= names
+    spoken = client.post("/process", data={"data": "alors euh on est allés à la gare", "model": "fr-parisstories",
+                                           "tokenizer": "", "tagger": "", "parser": ""}).json()
+    assert spoken["model"] == "fr-parisstories" and "\tdiscourse\t" in spoken["result"]  # its UD scheme, first

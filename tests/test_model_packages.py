@@ -165,7 +165,7 @@ def test_the_shipped_model_parses_when_no_model_is_named(tmp_path):
     pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
     shipped = names.find_model(None)
     assert shipped == names.shipped_model_path() and (shipped / "README.md").is_file()
-    assert sum(p.stat().st_size for p in shipped.rglob("*") if p.is_file()) < 20e6
+    assert sum(p.stat().st_size for p in shipped.rglob("*") if p.is_file()) < 40e6  # bench/build_shipped_model.py's LIMIT_MB
     nlp = hetdep.load()
     assert nlp.schemes == ("sud", "ud")
     doc = nlp("Le conseil municipal s'est réuni hier soir. Les élus ont voté le budget.")

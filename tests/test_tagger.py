@@ -134,20 +134,24 @@ def test_a_model_of_other_feature_templates_is_refused(trained, tmp_path):
 
 
 def test_a_model_of_the_first_templates_keeps_them(tmp_path):
-    """Templates are appended; the shipped model's taggers, trained before, read only their own."""
+    """Templates are appended; a tagger trained before reads only its own (the shipped lemma
+    tagger's configuration cut to the first templates stands for one); fewer than any model had
+    are refused."""
     from hetdep.tagger._search import FIRST_TEMPLATES, STATIC_TEMPLATES
 
     shipped = SAMPLES.parent / "model" / "tagger" / "lemma"
-    tagger = Tagger.load(shipped)
-    assert tagger.templates.shape[0] == FIRST_TEMPLATES < STATIC_TEMPLATES.shape[0]
-    assert next(tagger.tag([DEV[0]])).column(LEMMA) != ["_"] * len(DEV[0].forms)
     config = json.loads((shipped / "config.json").read_text())
-    config["templates"] = config["templates"][:-1]  # fewer than any model had
-    (tmp_path / "t").mkdir()
-    (tmp_path / "t" / "config.json").write_text(json.dumps(config))
-    (tmp_path / "t" / "weights.npz").write_bytes((shipped / "weights.npz").read_bytes())
+    assert len(config["templates"]) == STATIC_TEMPLATES.shape[0] > FIRST_TEMPLATES
+    for name, templates in (("first", FIRST_TEMPLATES), ("fewer", FIRST_TEMPLATES - 1)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text(json.dumps({**config, "templates": config["templates"][:templates],
+                                                                  "backward_weight": 0.0}))
+        (tmp_path / name / "weights.npz").write_bytes((shipped / "weights.npz").read_bytes())
+    tagger = Tagger.load(tmp_path / "first")
+    assert tagger.templates.shape[0] == FIRST_TEMPLATES
+    assert next(tagger.tag([DEV[0]])).column(LEMMA) != ["_"] * len(DEV[0].forms)
     with pytest.raises(ModelFileError, match="feature templates"):
-        Tagger.load(tmp_path / "t")
+        Tagger.load(tmp_path / "fewer")
 
 
 def test_refuses_a_file_without_the_column():

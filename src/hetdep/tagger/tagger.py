@@ -205,7 +205,7 @@ class Tagger(SavedModel):
             threshold: float = 0.0) -> Iterator[Sentence]:
         """Each sentence with this tagger's column replaced; with ``k``, the k-best tags in MISC."""
         dictionary = lemma_dictionary(self.dictionary)
-        known = self.known_lemmas | dictionary.lemmas if dictionary else self.known_lemmas
+        known = self._known_with(dictionary)
         for sentence in sentences:
             given = self.given(sentence)
             best, scores = self.search(sentence.forms, beam, given)
@@ -220,6 +220,16 @@ class Tagger(SavedModel):
                 tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
+
+    def _known_with(self, dictionary) -> frozenset[str]:
+        """The lemmas this tagger prefers: its treebank's, and its dictionary's (their union made
+        once: tagging calls come a sentence at a time)."""
+        if dictionary is None:
+            return self.known_lemmas
+        cached = self.__dict__.get("_known_cache")
+        if cached is None or cached[0] is not dictionary or cached[1] is not self.known_lemmas:
+            cached = self._known_cache = (dictionary, self.known_lemmas, self.known_lemmas | dictionary.lemmas)
+        return cached[2]
 
     def has_seen(self, form: str) -> bool:
         """Whether training gave the form an atom of its own (else it is unseen to the tagger)."""

@@ -304,10 +304,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                     result.parser.backward.beam = MORPHOLOGY_BEAM
             tagger = result.parser
             history, best_iteration = [vars(r) for r in result.history], result.best_iteration
+        chosen = tagger.dictionary
         if column == "lemma":  # unseen forms' lemmas from the language's dictionary, where dev says it helps
             read = taggers[0].tag(tagger_dev) if tagger.reads and taggers and taggers[0].column == tagger.reads else tagger_dev
             display.log(f"{stage}: " + fit_dictionary(tagger, list(read), language))
-        if column == "lemma" or not resumed:
+        if not resumed or tagger.dictionary != chosen:  # a kept tagger is written again only if the choice changed
             tagger.save(where, history=history, best_iteration=best_iteration)
         if where.parent.parent.name == TREEBANK_TAGGERS:
             treebank_taggers.setdefault(where.parent.name, []).append(tagger)

@@ -72,8 +72,12 @@ class Model:
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
                                                           threads=threads, treebank=treebank))
         self.kind = self._models.kind
-        self.treebank = treebank  # a model of several treebanks parses as this one (None: its first)
         self.schemes = scheme_names(self.path, self.kind, self.helper, treebank)
+
+    @property
+    def treebank(self) -> str | None:
+        """The treebank a model of several parses as (None: its first)."""
+        return self._models.choice.treebank
 
     @property
     def treebanks(self) -> list[str]:
@@ -86,7 +90,6 @@ class Model:
             raise HetdepError(f"no treebank {name!r} in {self.path}: it has " + (", ".join(self.treebanks) or "one treebank"))
         chosen = copy.copy(self)
         chosen._models = self._models.for_treebank(name)
-        chosen.treebank = name
         chosen._options = {**self._options, "treebank": name}
         chosen.schemes = scheme_names(self.path, self.kind, self.helper, name)
         return chosen

@@ -77,6 +77,13 @@ def test_models_lists_them_and_parse_takes_a_name(installed, monkeypatch, tmp_pa
 
 def test_the_shipped_model_answers_to_its_name_and_its_former_one():
     assert names.find_model("fr") == names.find_model("fr-sequoia") == names.find_model(None) == names.shipped_model_path()
+    assert [model.name for model in names.shipped_models()][0] == names.SHIPPED_NAME
+
+
+def test_each_shipped_model_answers_to_its_language():
+    for model in names.shipped_models():
+        assert names.find_model(model.name) == model.path == names.shipped_model_path(model.name)
+        assert (model.path / "README.md").is_file()
 
 
 def test_an_unknown_name_lists_the_installed_models(installed, monkeypatch):
@@ -84,7 +91,7 @@ def test_an_unknown_name_lists_the_installed_models(installed, monkeypatch):
     result = CliRunner().invoke(main, ["info", "no-such-model"])
     assert result.exit_code == 2
     assert result.output.strip() == (f"hetdep: error: no model directory or installed model named 'no-such-model'; "
-                                     f"installed: {names.SHIPPED_NAME}, toy-fr")
+                                     f"installed: {', '.join(m.name for m in names.shipped_models())}, toy-fr")
 
 
 def test_a_package_of_another_hetdep_version_is_one_line(pipeline_model, monkeypatch, tmp_path):
@@ -121,8 +128,8 @@ def test_a_broken_package_is_one_line(monkeypatch, tmp_path):
 
 def test_package_refuses_bad_names_versions_and_models(pipeline_model, tmp_path):
     for options, message in [(["--name", "Toy_FR"], "a model's name is lower-case letters"),
-                             (["--name", names.SHIPPED_NAME], "is the model shipped with hetdep"),
-                             (["--name", "fr-sequoia"], "is the model shipped with hetdep"),  # its former name
+                             (["--name", names.SHIPPED_NAME], "is a model shipped with hetdep"),
+                             (["--name", "fr-sequoia"], "is a model shipped with hetdep"),  # its former name
                              (["--name", "toy", "--version", "one"], "is not a version number")]:
         result = CliRunner().invoke(main, ["package", str(pipeline_model), "--output", str(tmp_path), *options])
         assert result.exit_code == 2 and message in result.output, result.output
@@ -161,11 +168,25 @@ def test_compact_keeps_a_perceptron_models_parses_exactly(pipeline_model, tmp_pa
     assert again.exit_code == 2 and "exists" in again.output
 
 
+def test_compact_prunes_the_taggers_when_asked(pipeline_model, tmp_path):
+    size = lambda folder: sum(p.stat().st_size for p in (folder / "tagger").rglob("*") if p.is_file())  # noqa: E731
+    for share in ("0", "0.5"):
+        result = CliRunner().invoke(main, ["compact", str(pipeline_model), "--output", str(tmp_path / share), "--prune", share])
+        assert result.exit_code == 0, result.output
+    assert size(tmp_path / "0.5") < 0.8 * size(tmp_path / "0")
+    out = tmp_path / "pruned.conllu"
+    done = CliRunner().invoke(main, ["parse", "--model", str(tmp_path / "0.5"), "--input", str(PARAGRAPH), "--output", str(out)])
+    assert done.exit_code == 0 and out.read_text(encoding="utf-8").count("# text") >= 2, done.output
+    refused = CliRunner().invoke(main, ["compact", str(pipeline_model), "--output", str(tmp_path / "all"), "--prune", "1"])
+    assert refused.exit_code == 2 and "--prune" in refused.output and not (tmp_path / "all").exists()
+
+
 def test_the_shipped_model_parses_when_no_model_is_named(tmp_path):
     pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
     shipped = names.find_model(None)
     assert shipped == names.shipped_model_path() and (shipped / "README.md").is_file()
-    assert sum(p.stat().st_size for p in shipped.rglob("*") if p.is_file()) < 40e6  # bench/build_shipped_model.py's LIMIT_MB
+    every = names.shipped_model_path().parent
+    assert sum(p.stat().st_size for p in every.rglob("*") if p.is_file()) < 50e6  # bench/build_shipped_model.py's LIMIT_MB
     nlp = hetdep.load()
     assert nlp.schemes == ("sud", "ud")
     doc = nlp("Le conseil municipal s'est réuni hier soir. Les élus ont voté le budget.")

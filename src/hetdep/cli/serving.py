@@ -21,11 +21,11 @@ def serve_command(models, host, port, workers, max_bytes, max_words, timeout, ma
     /render for pictures of the trees, and a web page at / to type text and see both trees."""
     import uvicorn
 
-    from hetdep.models.names import SHIPPED_NAME, find_model
+    from hetdep.models.names import find_model, shipped_models
     from hetdep.service.app import Limits, create_app
 
     named = {}
-    for item in models or [SHIPPED_NAME]:
+    for item in models or [model.name for model in shipped_models()]:
         name, sep, path = item.partition("=")
         if not sep:  # a model known by name
             name, path = item, str(find_model(item))

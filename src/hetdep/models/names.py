@@ -1,6 +1,7 @@
 """Models found by name: a model directory, a model package installed with pip (``hetdep package``
-builds them; they announce themselves in the entry-point group ``hetdep.models``), or the model
-shipped inside hetdep, which parses when no model is named at all.
+builds them; they announce themselves in the entry-point group ``hetdep.models``), or one of the
+models shipped inside hetdep, named by their language; the first of them parses when no model is
+named at all.
 
 A path that exists always wins over a name, so scripts that name directories keep working.
 """
@@ -16,10 +17,13 @@ import hetdep
 from hetdep.errors import HetdepError
 
 ENTRY_POINTS = "hetdep.models"
-SHIPPED_NAME = "fr"  # French, SUD + UD, from every French treebank that may ship: bundled in the package (samples/model)
-# Former names of the shipped model, still found: scripts that named it keep working (it parses as
+# The models bundled in the package (samples/models/NAME), by language; the first is the default.
+# fr: SUD + UD from every French treebank that may ship; en: UD + SUD from en-ewt.
+SHIPPED_NAMES = ("fr", "en")
+SHIPPED_NAME = SHIPPED_NAMES[0]
+# Former names of shipped models, still found: scripts that named them keep working ("fr" parses as
 # fr-sequoia by default, what the model of that name did).
-SHIPPED_ALIASES = ("fr-sequoia",)
+SHIPPED_ALIASES = {"fr-sequoia": "fr"}
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # a model's name: also the package's (hetdep-model-NAME)
 
 
@@ -33,16 +37,26 @@ class NamedModel:
     hetdep_version: str  # the hetdep that built it
 
 
-def shipped_model_path() -> Path:
-    return Path(str(resources.files("hetdep") / "samples" / "model"))
+def is_shipped_name(name: object) -> bool:
+    """Whether ``name`` is a shipped model's name or one of their former names."""
+    return name in SHIPPED_NAMES or name in SHIPPED_ALIASES
 
 
-def shipped_model() -> NamedModel | None:
-    """The model inside hetdep's package, when this copy of hetdep carries it."""
-    path = shipped_model_path()
+def shipped_model_path(name: str = SHIPPED_NAME) -> Path:
+    return Path(str(resources.files("hetdep") / "samples" / "models" / SHIPPED_ALIASES.get(name, name)))
+
+
+def shipped_model(name: str = SHIPPED_NAME) -> NamedModel | None:
+    """A model inside hetdep's package (by default the default one), when this copy of hetdep carries it."""
+    path = shipped_model_path(name)
     if not (path / "config.json").is_file():
         return None
-    return NamedModel(SHIPPED_NAME, path, "shipped with hetdep", hetdep.__version__)
+    return NamedModel(SHIPPED_ALIASES.get(name, name), path, "shipped with hetdep", hetdep.__version__)
+
+
+def shipped_models() -> list[NamedModel]:
+    """The models this copy of hetdep carries, the default first."""
+    return [model for model in map(shipped_model, SHIPPED_NAMES) if model is not None]
 
 
 def installed_models() -> list[NamedModel]:
@@ -76,9 +90,8 @@ def _minor(version: str) -> tuple[str, ...]:
 
 
 def available_models() -> list[NamedModel]:
-    """What ``hetdep models`` lists: the shipped model first, then the installed packages."""
-    shipped = shipped_model()
-    return ([shipped] if shipped else []) + installed_models()
+    """What ``hetdep models`` lists: the shipped models first, then the installed packages."""
+    return shipped_models() + installed_models()
 
 
 def find_model(name_or_path: str | Path | None) -> Path:
@@ -91,7 +104,7 @@ def find_model(name_or_path: str | Path | None) -> Path:
     path = Path(name_or_path)
     if path.exists() or not NAME.fullmatch(str(name_or_path)):
         return path  # a directory, or what cannot be a name: the model loaders say what is wrong with it
-    shipped = shipped_model() if name_or_path in (SHIPPED_NAME, *SHIPPED_ALIASES) else None
+    shipped = shipped_model(str(name_or_path)) if is_shipped_name(name_or_path) else None
     if shipped is not None:
         return shipped.path
     for entry in metadata.entry_points(group=ENTRY_POINTS, name=str(name_or_path)):

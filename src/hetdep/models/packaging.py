@@ -12,7 +12,7 @@ from pathlib import Path
 import hetdep
 from hetdep.errors import HetdepError
 from hetdep.learn.checkpoint import STATE
-from hetdep.models.names import ENTRY_POINTS, NAME, SHIPPED_ALIASES, SHIPPED_NAME
+from hetdep.models.names import ENTRY_POINTS, NAME, is_shipped_name
 
 DEFAULT_VERSION = "1.0.0"
 
@@ -33,8 +33,8 @@ def build_wheel(model_dir: str | Path, name: str, output_dir: str | Path, versio
 
     if not NAME.fullmatch(name):
         raise HetdepError(f"--name {name!r}: a model's name is lower-case letters, digits and '-' (at most 64)")
-    if name in (SHIPPED_NAME, *SHIPPED_ALIASES):
-        raise HetdepError(f"--name {name!r} is the model shipped with hetdep: give another name")
+    if is_shipped_name(name):
+        raise HetdepError(f"--name {name!r} is a model shipped with hetdep: give another name")
     try:
         version = str(Version(version))
     except InvalidVersion:

@@ -43,14 +43,12 @@ def read_vectors(source: str | Path) -> tuple[list[str], np.ndarray]:
 
 
 def default_vectors(language: str | None) -> str | None:
-    """The shipped model, as a source of vectors, when it was trained on ``language`` and carries
-    them (else None): what ``hetdep train`` reads when no --embeddings is given."""
-    from hetdep.models.names import shipped_model
+    """The shipped model trained on ``language`` that carries vectors, as their source (else
+    None): what ``hetdep train`` reads when no --embeddings is given."""
+    from hetdep.models.names import shipped_models
 
-    shipped = shipped_model()
-    if language is None or shipped is None:
-        return None
-    config = read_config(shipped.path)
-    if config.get("language") != language or not (config.get("network") or {}).get("pretrained"):
-        return None
-    return str(shipped.path)
+    for shipped in shipped_models() if language else []:
+        config = read_config(shipped.path)
+        if config.get("language") == language and (config.get("network") or {}).get("pretrained"):
+            return str(shipped.path)
+    return None

@@ -72,6 +72,21 @@ def test_a_model_stored_with_narrow_dense_rows_reads_them_as_packed_entries_and_
     assert TrainedWeights.from_stored(*loaded.stored().values()).dense_rows(n_actions).keys() == before.keys()
 
 
+def test_pruning_drops_the_smallest_weights_and_features_left_without_any():
+    rng = np.random.default_rng(5)
+    keys = np.repeat(np.arange(1, 201, dtype=np.uint64), 3)
+    actions = np.tile(np.array([0, 4, 9]), 200)
+    values = rng.normal(size=600).astype(np.float32)
+    values[:30] = 1e-4  # the first ten features hold only tiny weights
+    full = Weights.trained(10, keys, actions, values)
+    pruned = full.pruned(0.5)
+    before, after = full.dense_rows(10), pruned.dense_rows(10)
+    cut = np.quantile(np.abs(values), 0.5)
+    assert set(after) == {key for key, row in before.items() if (np.abs(row) > cut).any()} and len(after) < len(before)
+    assert all(np.array_equal(after[key], np.where(np.abs(before[key]) > cut, before[key], 0)) for key in after)
+    assert full.pruned(0.0) is full and pruned.nbytes < full.nbytes
+
+
 def test_search_matches_reference_scores_and_actions(trained):
     parser, sentences = trained
     moves = Moves(parser.labels)

@@ -10,13 +10,15 @@ from hetdep.cli.app import MODEL
 @click.command("compact")
 @click.argument("model_dir", metavar="MODEL", type=MODEL)
 @click.option("--output", "output_dir", required=True, type=click.Path(file_okay=False), help="New folder for the compact model.")
-def compact_command(model_dir, output_dir):
+@click.option("--prune", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+              help="Leave out this share of each perceptron tagger's weights, the smallest (the shipped French model: 0.5 takes it from 36.6 to 29.1 MB; fr-sequoia dev from gold tokens, UFeats 97.17 -> 96.91, Lemmas 99.03 -> 98.95).")
+def compact_command(model_dir, output_dir, prune):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), every part's weights compressed (the shipped model of three French
     treebanks with its tokenizer and taggers: 100 to 36.5 MB, test LAS within 0.04)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
-    compact_model(model_dir, output_dir)
+    compact_model(model_dir, output_dir, prune=prune)
     size = folder_bytes(output_dir)
     click.echo(f"wrote {output_dir} ({size / 1e6:.1f} MB)", err=True)
 

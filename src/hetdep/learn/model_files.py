@@ -90,6 +90,14 @@ def compress_weights(directory: Path) -> None:
     write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
+def prune_weights(directory: Path, kind: str, share: float) -> None:
+    """Rewrite a perceptron part's weights without the ``share`` smallest in magnitude,
+    compressed (:meth:`TrainedWeights.pruned`), and its config.json with the new sha256."""
+    config, weights = load_model(directory, kind)
+    np.savez_compressed(directory / "weights.npz", **weights.pruned(share).stored())
+    write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
+
+
 def write_config(directory: Path, config: dict) -> None:
     """A model part's config.json (written after its weights.npz, whose sha256 it holds)."""
     (Path(directory) / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")

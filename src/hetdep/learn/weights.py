@@ -67,6 +67,18 @@ class TrainedWeights(NamedTuple):
     def nbytes(self) -> int:
         return sum(array.nbytes for array in self)
 
+    def pruned(self, share: float) -> "TrainedWeights":
+        """The same weights without the ``share`` of them smallest in magnitude (a feature left
+        with none is dropped): a shipped model's perceptron parts, smaller (hetdep.models.compact)."""
+        n_actions = self.dense.shape[1]
+        keys, full = _weights.unpack(self.table, self.rows, n_actions)
+        magnitudes = np.abs(full[full != 0])
+        if not magnitudes.size or share <= 0:
+            return self
+        cut = np.quantile(magnitudes, share)
+        rows, actions = np.nonzero(np.abs(full) > cut)
+        return Weights.trained(n_actions, keys[rows], actions, full[rows, actions])
+
 
 def packed_narrow_rows(features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> tuple[np.ndarray, ...]:
     """A stored model's (features, packed, dense) with each dense row of at most

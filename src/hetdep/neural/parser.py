@@ -59,13 +59,6 @@ class NeuralParser:
         """The treebanks of a model trained on several, in training order ([]: one treebank)."""
         return [treebank["name"] for treebank in self.vocabularies.treebanks]
 
-    @property
-    def scheme_names(self) -> list[str] | None:
-        """The schemes the parser writes, where its model records them per treebank (else None)."""
-        if not self.vocabularies.treebanks:
-            return None
-        return list(self.vocabularies.treebanks[self.treebank_index]["schemes"])
-
     def for_treebank(self, name: str) -> "NeuralParser":
         """The same network parsing as the treebank ``name`` (its schemes, its heads, its embedding)."""
         names = self.treebank_names

@@ -212,3 +212,17 @@ def test_the_last_full_stop_is_a_word_without_a_final_newline(entry, tmp_path):
         assert done.exit_code == 0, done.output
         forms = [line.split("\t")[1] for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()]
     assert forms[-2:] == ["Paris", "."]
+
+
+def test_serve_serves_every_shipped_model_by_default(monkeypatch):
+    import uvicorn
+
+    import hetdep.service.app as service
+
+    served = {}
+    monkeypatch.setattr(service, "create_app", lambda models, limits: served.update(models))
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 0, result.output
+    assert list(served) == [model.name for model in names.shipped_models()] and list(served)[0] == names.SHIPPED_NAME
+    assert all(served[model.name] == str(model.path) for model in names.shipped_models())

@@ -8,7 +8,7 @@ from hetdep.errors import HetdepError
 
 
 @click.command("serve")
-@click.option("--model", "models", multiple=True, metavar="NAME=DIR|MODEL", help="A model to serve under a name (NAME=DIR), or an installed model under its own name; repeat for several (the first is the default). Without it: the model shipped with hetdep.")
+@click.option("--model", "models", multiple=True, metavar="NAME=DIR|MODEL", help="A model to serve under a name (NAME=DIR), or an installed model under its own name; repeat for several (the first is the default). Without it: every model shipped with hetdep (fr, the default, and en), each loaded at start.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8001, show_default=True, help="Port to listen on.")
 @click.option("--workers", type=click.IntRange(1), default=2, show_default=True, help="Parses run at most this many at a time, in threads beside the server's event loop.")

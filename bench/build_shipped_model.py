@@ -21,10 +21,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from recipes import DATA, score, train
+from recipes import DATA, RECIPES, TreebanksRecipe, score, train
 
 from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
+from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
+from hetdep.treebank.conllu import read_conllu
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "hetdep" / "samples" / "models"
 TOLERANCE = 0.3  # LAS the compact model may lose against the full one, per scheme
@@ -86,6 +88,18 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def with_treebank_biases(name: str, model: Path, out: Path) -> None:
+    """Each treebank's sentence-end bias in the model's tokenizer, fitted on its dev file as
+    ``hetdep train`` now does, for a model trained before it did (the French one)."""
+    recipe = RECIPES[name]
+    tokenizer = Tokenizer.load(model / "tokenizer")
+    if not isinstance(recipe, TreebanksRecipe) or len(recipe.parts) < 2 or TREEBANK_BIASES in tokenizer.record:
+        return
+    biases = tokenizer.fit_treebank_biases({part.name: list(read_conllu(part.files(out, "dev")[0])) for part in recipe.parts})
+    tokenizer.save(model / "tokenizer")
+    print(f"{model}: each treebank's sentence-end bias fitted on its dev file: {biases}")
+
+
 def without_tag_helpers(model: Path) -> None:
     """The model's network tags alone: its helper taggers (hetdep.models.tag_mixing) left out, so
     it stays under LIMIT_MB (fr-sequoia's UPOS tagger weighs 2.8 MB compact; with it, test UPOS from
@@ -114,6 +128,7 @@ def main() -> None:
     name = args.language
     readme, licenses = SHIPPED_MODELS[name]
     full, _ = train(name, args.out, args.threads, args.vectors)
+    with_treebank_biases(name, full, args.out)
     compact = args.out / f"{name}-compact"
     if compact.exists():
         shutil.rmtree(compact)

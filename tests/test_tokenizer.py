@@ -18,6 +18,7 @@ from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.tokenizer import (
     MAX_TOKENS,
     SENTENCE_END_BIASES,
+    TREEBANK_BIASES,
     Tokenizer,
     TokenizerOptions,
     gold_text,
@@ -232,6 +233,28 @@ def test_a_tokenizer_of_other_boundary_features_is_refused(sample_tokenizer, tmp
     del config["templates"]  # as an earlier hetdep wrote it, with 33 templates
     (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ModelFileError, match="earlier hetdep.*train it again"):
+        Tokenizer.load(tmp_path / "tok")
+
+
+def test_each_treebank_s_sentence_end_bias_is_fitted_on_its_dev_and_a_damaged_one_refused(sample_tokenizer, tmp_path):
+    import copy
+
+    tokenizer = copy.deepcopy(sample_tokenizer)
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    biases = tokenizer.fit_treebank_biases({"a": dev[:100], "b": dev[100:], "none": []})
+    assert set(biases) == {"a", "b"}  # a treebank without dev text gets no bias of its own
+    tokenizer.save(tmp_path / "tok")
+    loaded = Tokenizer.load(tmp_path / "tok")
+    assert loaded.record[TREEBANK_BIASES] == biases and loaded.for_treebank("none") is loaded
+    text = _raw(SAMPLES / "dev.ud.conllu")[:2000]
+    for name, bias in biases.items():
+        assert (loaded.for_treebank(name) is loaded) == (bias == 0)
+        assert ([s.to_text() for s in loaded.for_treebank(name).tokenize(text)]
+                == [s.to_text() for s in tokenizer.for_treebank(name).tokenize(text)])
+    config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
+    config[TREEBANK_BIASES] = {"a": "high"}
+    (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=TREEBANK_BIASES):
         Tokenizer.load(tmp_path / "tok")
 
 

@@ -17,6 +17,8 @@ import hetdep
 from hetdep.cli import main
 from hetdep.errors import HetdepError
 from hetdep.neural.treebanks import Treebank, epoch_batches, scheme_heads
+from hetdep.tokenizer._boundaries import SENTENCE_END, constant_row
+from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
 from hetdep.treebank.conllu import read_conllu
 
 torch = pytest.importorskip("torch", reason="the neural parser needs PyTorch ('hetdep[neural]')")
@@ -173,6 +175,12 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     other, first = hetdep.load(model).for_treebank("other")._models, hetdep.load(model)._models
     own = other.treebank_taggers["other"]["feats"]
     assert own in other.taggers and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
+    biases = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_BIASES]
+    assert set(biases) == {"seq", "other"}  # each treebank's sentence ends, fitted on its dev text
+    for name, tokenizer in [("other", other.tokenizer), ("seq", first.tokenizer)]:  # the first's by default
+        row = int(constant_row(tokenizer.weights.shape[0]))
+        pooled = Tokenizer.load(model / "tokenizer").weights[row, SENTENCE_END]
+        assert tokenizer.weights[row, SENTENCE_END] == pytest.approx(pooled + biases[name])
     from hetdep.service.app import served_names
 
     assert {"m", "m-sud", "m-ud", "m-seq", "m-seq-ud", "m-other"} <= set(served_names({"m": hetdep.load(model)}))

@@ -66,7 +66,8 @@ class OpenModels:
         treebank's heads, embedding and own taggers (FEATS), the rest shared."""
         own = self.treebank_taggers.get(name, {})
         return replace(self, parser=self.parser.for_treebank(name), choice=replace(self.choice, treebank=name),
-                       taggers=[own.get(tagger.column, tagger) for tagger in self.taggers])
+                       taggers=[own.get(tagger.column, tagger) for tagger in self.taggers],
+                       tokenizer=self.tokenizer.for_treebank(name) if self.tokenizer is not None else None)
 
     @cached_property
     def guard(self) -> LanguageGuard:
@@ -266,7 +267,11 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, taggers, config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
-        return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
+        if choice.treebank is not None:
+            return opened.for_treebank(choice.treebank)
+        if opened.tokenizer is not None and opened.parser.treebank_names:  # the first treebank's sentence ends
+            opened.tokenizer = opened.tokenizer.for_treebank(opened.parser.treebank_names[0])
+        return opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)
         if choice.given is not None and opened.parser.t == (-INFINITE if choice.given == 0 else INFINITE):

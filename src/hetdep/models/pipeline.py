@@ -202,7 +202,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.models.language import training_language
     from hetdep.tagger.tagger import Tagger, TaggerOptions, fit_dictionary, jackknife, load_taggers, tag_accuracy, train_tagger
-    from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions, sentence_text
+    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer, TokenizerOptions, sentence_text
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
     if given_tagger:
@@ -269,6 +269,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
                                        step=lambda: display.advance("tokenizer"), clusters=clusters)
             tokenizer.save(state / "tokenizer")
+        if treebanks is not None and len(treebanks) > 1 and TREEBANK_BIASES not in tokenizer.record:
+            biases = tokenizer.fit_treebank_biases({treebank.name: treebank.dev[0] for treebank in treebanks if treebank.dev})
+            tokenizer.save(state / "tokenizer")
+            display.log("tokenizer: each treebank's sentence-end bias on its dev text, beside the pooled one: "
+                        + ", ".join(f"{name} {bias:+g}" for name, bias in biases.items()))
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
         share = tokenizer.record.get("unpunctuated", 0.0)
         record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev"),

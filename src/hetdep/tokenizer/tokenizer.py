@@ -35,6 +35,8 @@ from hetdep.tokenizer.characters import CharArrays, char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander, Token
 from hetdep.treebank.conllu import FORM, ID, MISC, NO_HEAD, Sentence
 
+TREEBANK_BIASES = "treebank_sentence_end_bias"  # its record's per-treebank moves (Tokenizer.fit_treebank_biases)
+
 KIND = "tokenizer"
 MAX_TOKENS = 250
 MAX_BUCKETS_LOG2 = 26
@@ -446,7 +448,36 @@ class Tokenizer:
             raise ModelFileError(f"{directory / 'config.json'}: damaged multiword lexicon ({error!r})") from None
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "templates", "multiword")}
+        biases = record.get(TREEBANK_BIASES, {})
+        if not (isinstance(biases, dict) and all(isinstance(name, str) and isinstance(bias, (int, float))
+                                                 and not isinstance(bias, bool) and np.isfinite(bias)
+                                                 for name, bias in biases.items())):
+            raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_BIASES} is not a treebank name -> number mapping")
         return cls(weights, multiword, record, words)
+
+    # several treebanks
+
+    def fit_treebank_biases(self, devs: dict[str, Sequence[Sentence]]) -> dict[str, float]:
+        """For a tokenizer of several treebanks' text, each treebank's own move of the sentence-end
+        bias, fitted on its dev sentences as training fits the pooled one (treebanks end sentences
+        differently: Sequoia's headings, ParisStories' speech turns), recorded for
+        :meth:`for_treebank`; a treebank without dev text gets none."""
+        biases = {}
+        for name, dev in devs.items():
+            gold = gold_text(list(dev))
+            if gold.tokens:
+                _, biases[name], _ = _fit_sentence_end_bias(self.weights, self.words.arrays(gold.text), gold, self.words)
+        self.record[TREEBANK_BIASES] = biases
+        return biases
+
+    def for_treebank(self, name: str) -> "Tokenizer":
+        """The tokenizer ending sentences as the treebank ``name`` does (its fitted bias), or itself."""
+        bias = (self.record.get(TREEBANK_BIASES) or {}).get(name, 0.0)
+        if not bias:
+            return self
+        weights = self.weights.copy()
+        weights[int(_boundaries.constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
+        return Tokenizer(weights, self.multiword, self.record, self.words)
 
     # tokenizing
 

@@ -100,6 +100,19 @@ def with_treebank_biases(name: str, model: Path, out: Path) -> None:
     print(f"{model}: each treebank's sentence-end bias fitted on its dev file: {biases}")
 
 
+CARD = "card.json"  # a shipped model's figures, the one source README and docs are checked against (tests/test_figures.py)
+CARD_METRICS = ("Sentences", "Words", "UPOS", "UFeats", "Lemmas", "LAS")
+
+
+def write_card(model: Path, name: str, scored: list[tuple[str, dict]], prune: float) -> None:
+    """The model's card: its scores on each test set from raw text (bench/raw_text.py's, rounded as
+    the scorer prints them) and how it was built; its size is the folder's, measured by the test."""
+    card = {"name": name, "built_by": f"python bench/build_shipped_model.py --language {name} --prune {prune:g}",
+            "from_raw_text": {label: {gold.split(".")[1]: {metric: round(scores[metric], 2) for metric in CARD_METRICS}
+                                      for gold, scores in figures["schemes"].items()} for label, figures in scored}}
+    (model / CARD).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+
+
 def without_tag_helpers(model: Path) -> None:
     """The model's network tags alone: its helper taggers (hetdep.models.tag_mixing) left out, so
     it stays under LIMIT_MB (fr-sequoia's UPOS tagger weighs 2.8 MB compact; with it, test UPOS from
@@ -141,9 +154,10 @@ def main() -> None:
 
     las = {}
     for which, model in [("full", full), ("compact", compact)]:
-        las[which] = {(label, gold): scores["LAS"] for label, figures in score(name, model, args.out, args.threads)
-                      for gold, scores in figures["schemes"].items()}
+        scored = score(name, model, args.out, args.threads)
+        las[which] = {(label, gold): scores["LAS"] for label, figures in scored for gold, scores in figures["schemes"].items()}
         print(f"{which}: LAS {las[which]}")
+    write_card(compact, name, scored, args.prune)
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     target = SHIPPED / name
     others = sum(folder_bytes(folder) for folder in SHIPPED.iterdir() if folder.is_dir() and folder != target) / 1e6

@@ -63,3 +63,11 @@ def test_a_saved_tagger_keeps_its_dictionary(lemma_tagger, tmp_path):
     sentence = next(iter(read_conllu(SAMPLES / "dev.ud.conllu")))
     assert [w for w in Tagger.load(tmp_path / "lemma").tag([sentence])][0].column(2) == \
            [w for w in lemma_tagger.tag([sentence])][0].column(2)
+
+
+def test_its_lemmas_are_simplemmas_own():
+    import simplemma
+
+    forms = sorted({form for sentence in read_conllu(SAMPLES / "dev.ud.conllu") for form in sentence.forms})
+    assert [FRENCH.lemma(form) for form in forms] == [
+        simplemma.lemmatize(form, lang="fr") if simplemma.is_known(form, lang="fr") else None for form in forms]

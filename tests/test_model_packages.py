@@ -214,6 +214,23 @@ def test_the_last_full_stop_is_a_word_without_a_final_newline(entry, tmp_path):
     assert forms[-2:] == ["Paris", "."]
 
 
+def test_the_english_model_parses_english_by_its_name(tmp_path):
+    pytest.importorskip("torch", reason="the shipped models are neural ones: they need PyTorch ('hetdep[neural]')")
+    assert "en" in [model.name for model in names.shipped_models()]
+    nlp = hetdep.load("en")
+    assert nlp.schemes == ("ud", "sud")
+    doc = nlp("The committee met on Tuesday. Most members agreed with the plan")
+    assert [len(sentence.words) for sentence in doc.sentences] == [6, 6]
+    words = {w.form: w for w in doc.sentences[0].words}
+    assert (words["met"].lemma, words["met"].upos, words["met"].deprel["ud"]) == ("meet", "VERB", "root")
+    assert words["committee"].deprel["ud"] == "nsubj" and doc.warnings == ()
+    text, out = tmp_path / "en.txt", tmp_path / "en.conllu"
+    text.write_text("The cat sleeps on the sofa.", encoding="utf-8")
+    done = CliRunner().invoke(main, ["parse", "--model", "en", "--input", str(text), "--output", str(out)])
+    assert done.exit_code == 0 and "look like another language" not in done.output, done.output
+    assert [line.split("\t")[7] for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()][2] == "root"
+
+
 def test_serve_serves_every_shipped_model_by_default(monkeypatch):
     import uvicorn
 

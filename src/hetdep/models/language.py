@@ -96,16 +96,8 @@ class LanguageGuard:
         language = f" ({self.language})" if self.language else ""
         warning = (f"{100 * foreign / words:.0f}% of the {words:,} words are in sentences that look like another language "
                    f"than the model's{language} and are mostly unknown to it: is the text in the language it was trained on?")
-        shipped = shipped_model_of(looks) if looks else None
-        return warning + (f" They look like {looks}: hetdep ships a model of {looks}, --model {shipped} (hetdep.load({shipped!r}))" if shipped else "")
+        from hetdep.models.names import shipped_model_of
 
-
-def shipped_model_of(language: str) -> str | None:
-    """The name of a model shipped with hetdep whose training text is in ``language``, if one is."""
-    from hetdep.learn.model_files import read_config
-    from hetdep.models.names import shipped_models
-
-    for model in shipped_models():
-        if read_config(model.path).get("language") == language:
-            return model.name
-    return None
+        shipped = shipped_model_of(looks)
+        return warning + (f" They look like {looks}: hetdep ships a model of {looks}, --model {shipped.name} "
+                          f"(hetdep.load({shipped.name!r}))" if shipped else "")

@@ -59,6 +59,16 @@ def shipped_models() -> list[NamedModel]:
     return [model for model in map(shipped_model, SHIPPED_NAMES) if model is not None]
 
 
+def shipped_model_of(language: str | None) -> NamedModel | None:
+    """The shipped model whose training text is in ``language`` (as its config records it), if one is."""
+    from hetdep.learn.model_files import read_config
+
+    for model in shipped_models() if language else []:
+        if read_config(model.path).get("language") == language:
+            return model
+    return None
+
+
 def installed_models() -> list[NamedModel]:
     """Every model package installed, by name; a broken or foreign one is refused in one line."""
     found = []

@@ -45,10 +45,9 @@ def read_vectors(source: str | Path) -> tuple[list[str], np.ndarray]:
 def default_vectors(language: str | None) -> str | None:
     """The shipped model trained on ``language`` that carries vectors, as their source (else
     None): what ``hetdep train`` reads when no --embeddings is given."""
-    from hetdep.models.names import shipped_models
+    from hetdep.models.names import shipped_model_of
 
-    for shipped in shipped_models() if language else []:
-        config = read_config(shipped.path)
-        if config.get("language") == language and (config.get("network") or {}).get("pretrained"):
-            return str(shipped.path)
-    return None
+    shipped = shipped_model_of(language)
+    if shipped is None or not (read_config(shipped.path).get("network") or {}).get("pretrained"):
+        return None
+    return str(shipped.path)

@@ -1,6 +1,6 @@
-"""What a sentence-end bias fitted per treebank would give a tokenizer shared by several: for each
-treebank, the bias fitted on its dev file (as training fits one on the pooled dev) and its test
-Sentences F1 before and after (the tokenizer's own boundary scorer, paragraph breaks ending sentences).
+"""Each treebank's own sentence-end bias in a tokenizer shared by several (what `hetdep train
+--treebank` fits): for each treebank, the bias fitted on its dev file and its test Sentences F1
+before and after (the tokenizer's own boundary scorer, paragraph breaks ending sentences).
 
     python bench/sentence_end_bias.py --model MODEL NAME=DEV:TEST [NAME=DEV:TEST ...]
 

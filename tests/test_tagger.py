@@ -139,7 +139,7 @@ def test_a_model_of_the_first_templates_keeps_them(tmp_path):
     are refused."""
     from hetdep.tagger._search import FIRST_TEMPLATES, STATIC_TEMPLATES
 
-    shipped = SAMPLES.parent / "model" / "tagger" / "lemma"
+    shipped = SAMPLES.parent / "models" / "fr" / "tagger" / "lemma"
     config = json.loads((shipped / "config.json").read_text())
     assert len(config["templates"]) == STATIC_TEMPLATES.shape[0] > FIRST_TEMPLATES
     for name, templates in (("first", FIRST_TEMPLATES), ("fewer", FIRST_TEMPLATES - 1)):

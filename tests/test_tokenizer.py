@@ -347,7 +347,7 @@ def test_any_text_comes_back_whole_as_valid_conllu(sample_tokenizer, tmp_path, t
 def test_the_end_of_a_text_is_split_as_if_a_line_end_followed(text):
     """A string or a file without a final newline keeps no full stop on its last word."""
     assume(not text.endswith("\n"))
-    tokenizer = Tokenizer.load(SAMPLES.parent / "model" / "tokenizer")
+    tokenizer = Tokenizer.load(SAMPLES.parent / "models" / "fr" / "tokenizer")
     sentences = tokenizer.tokenize(text)
     assert [s.forms for s in sentences] == [s.forms for s in tokenizer.tokenize(text + "\n")]
     assert rebuild_text(sentences) == (text if text.strip() else "")

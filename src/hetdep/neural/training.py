@@ -119,23 +119,24 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     final_from = None  # the first of the final epochs, once they have begun
     epoch = 0
     while True:
-        epoch += 1
-        if final_from is None and (epoch > options.epochs or (best is not None and epoch - best[1] > options.patience)):
-            if not options.final_epochs:
-                break
-            final_from = epoch
-            network.load_state_dict(best[2])
-            optimizer.load_state_dict(best[3])
-            for group in optimizer.param_groups:
-                group["lr"] = options.learning_rate * FINAL_RATE
-        if final_from is not None and epoch >= final_from + options.final_epochs:
-            break
-        started = time.perf_counter()
-        network.train()
-        drawn = epoch_batches(batches, options.temperature, rng)
-        bar = progress(total=sum(len(chosen) for _, chosen in drawn), desc=f"epoch {epoch}", unit="sent") if progress else None
-        total_loss = 0.0
+        bar = None
         try:
+            epoch += 1
+            if final_from is None and (epoch > options.epochs or (best is not None and epoch - best[1] > options.patience)):
+                if not options.final_epochs:
+                    break
+                final_from = epoch
+                network.load_state_dict(best[2])
+                optimizer.load_state_dict(best[3])
+                for group in optimizer.param_groups:
+                    group["lr"] = options.learning_rate * FINAL_RATE
+            if final_from is not None and epoch >= final_from + options.final_epochs:
+                break
+            started = time.perf_counter()
+            network.train()
+            drawn = epoch_batches(batches, options.temperature, rng)
+            bar = progress(total=sum(len(chosen) for _, chosen in drawn), desc=f"epoch {epoch}", unit="sent") if progress else None
+            total_loss = 0.0
             for k, chosen in drawn:
                 batch = encoder.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
                                       options.word_dropout, generator, outputs=heads[k], treebank=k).tensors()
@@ -151,25 +152,28 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder)
             scores = treebank_scores(parser, treebanks) if several else (
                 dev_scores(parser, treebanks[0].dev) if treebanks[0].dev and treebanks[0].dev[0] else {})
+            las = [value for key, value in scores.items() if key.startswith("LAS")]
+            uas = [value for key, value in scores.items() if key.startswith("UAS")]
+            report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
+                                     float(np.mean(las)) if las else None,
+                                     {**scores, "loss": round(total_loss / sentences_per_epoch, 4),
+                                      "learning_rate": optimizer.param_groups[0]["lr"]})
+            if bar:
+                if report.dev_las is not None:
+                    bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
+                bar.close()
+            score = report.dev_las if report.dev_las is not None else float(epoch)
+            # Kept whole or not at all: an interrupt while the best state is copied (the moment an
+            # epoch's line has been printed) leaves the previous best, which is then written.
+            if best is None or score > best[0]:
+                best = (score, epoch, copy.deepcopy(network.state_dict()), copy.deepcopy(optimizer.state_dict()))
+            history.append(report)
         except BaseException as error:
             if bar:
                 bar.close()
             if best is None or not is_interrupt(error):
                 raise
             return _result(network, vocabularies, best, history, options, interrupted=True)
-        las = [value for key, value in scores.items() if key.startswith("LAS")]
-        uas = [value for key, value in scores.items() if key.startswith("UAS")]
-        report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
-                                 float(np.mean(las)) if las else None, {**scores, "loss": round(total_loss / sentences_per_epoch, 4),
-                                                            "learning_rate": optimizer.param_groups[0]["lr"]})
-        history.append(report)
-        if bar:
-            if report.dev_las is not None:
-                bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
-            bar.close()
-        score = report.dev_las if report.dev_las is not None else float(epoch)
-        if best is None or score > best[0]:
-            best = (score, epoch, copy.deepcopy(network.state_dict()), copy.deepcopy(optimizer.state_dict()))
     return _result(network, vocabularies, best, history, options)
 
 

@@ -249,6 +249,7 @@ def test_each_treebank_s_sentence_end_bias_is_fitted_on_its_dev_and_a_damaged_on
     text = _raw(SAMPLES / "dev.ud.conllu")[:2000]
     for name, bias in biases.items():
         assert (loaded.for_treebank(name) is loaded) == (bias == 0)
+        assert loaded.for_treebank(name).for_treebank("none") is loaded  # each move starts from the trained tokenizer
         assert ([s.to_text() for s in loaded.for_treebank(name).tokenize(text)]
                 == [s.to_text() for s in tokenizer.for_treebank(name).tokenize(text)])
     config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))

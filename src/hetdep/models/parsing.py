@@ -211,13 +211,17 @@ def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = N
 
 def load_tokenizer(model_dir: str | Path):
     """The tokenizer bundled in a model directory (or the directory itself, a tokenizer), else None;
-    one the model was trained with (its record ``pipeline.tokenizer``) must be there."""
+    one the model was trained with (its record ``pipeline.tokenizer``) must be there. A model of
+    several treebanks: ending sentences as its first treebank does (``OpenModels.for_treebank``: another's)."""
     from hetdep.tokenizer.tokenizer import KIND, Tokenizer
 
     directory = Path(model_dir)
-    if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
-        return Tokenizer.load(directory / "tokenizer")
     config = read_config(directory) if (directory / "config.json").is_file() else {}
+    if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
+        tokenizer = Tokenizer.load(directory / "tokenizer")
+        treebanks = (config.get("vocabularies") or {}).get("treebanks") or []
+        first = treebanks[0].get("name") if isinstance(treebanks, list) and isinstance(treebanks[0], dict) else None
+        return tokenizer.for_treebank(first) if isinstance(first, str) else tokenizer
     if config.get("kind") == KIND:
         return Tokenizer.load(directory)
     if (config.get("pipeline") or {}).get("tokenizer"):
@@ -267,11 +271,7 @@ def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, taggers, config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
-        if choice.treebank is not None:
-            return opened.for_treebank(choice.treebank)
-        if opened.tokenizer is not None and opened.parser.treebank_names:  # the first treebank's sentence ends
-            opened.tokenizer = opened.tokenizer.for_treebank(opened.parser.treebank_names[0])
-        return opened
+        return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
     if kind == "joint":
         opened.parser = JointParser.load(model_dir)
         if choice.given is not None and opened.parser.t == (-INFINITE if choice.given == 0 else INFINITE):

@@ -363,6 +363,7 @@ class Tokenizer:
         self.multiword = multiword
         self.record = record or {}
         self.words = words or WordFeatures()  # without word clusters unless given
+        self.pooled = self  # the tokenizer as trained, whose bias :meth:`for_treebank` moves
 
     # training
 
@@ -471,13 +472,17 @@ class Tokenizer:
         return biases
 
     def for_treebank(self, name: str) -> "Tokenizer":
-        """The tokenizer ending sentences as the treebank ``name`` does (its fitted bias), or itself."""
-        bias = (self.record.get(TREEBANK_BIASES) or {}).get(name, 0.0)
+        """The tokenizer ending sentences as the treebank ``name`` does (its fitted bias moving the
+        trained one's), or the trained one where it has no bias of its own."""
+        pooled = self.pooled
+        bias = (pooled.record.get(TREEBANK_BIASES) or {}).get(name, 0.0)
         if not bias:
-            return self
-        weights = self.weights.copy()
+            return pooled
+        weights = pooled.weights.copy()
         weights[int(_boundaries.constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
-        return Tokenizer(weights, self.multiword, self.record, self.words)
+        moved = Tokenizer(weights, pooled.multiword, pooled.record, pooled.words)
+        moved.pooled = pooled
+        return moved
 
     # tokenizing
 

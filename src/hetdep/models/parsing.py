@@ -220,7 +220,7 @@ def load_tokenizer(model_dir: str | Path):
     if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
         tokenizer = Tokenizer.load(directory / "tokenizer")
         treebanks = (config.get("vocabularies") or {}).get("treebanks") or []
-        first = treebanks[0].get("name") if isinstance(treebanks, list) and isinstance(treebanks[0], dict) else None
+        first = treebanks[0].get("name") if isinstance(treebanks, list) and treebanks and isinstance(treebanks[0], dict) else None
         return tokenizer.for_treebank(first) if isinstance(first, str) else tokenizer
     if config.get("kind") == KIND:
         return Tokenizer.load(directory)

@@ -26,9 +26,9 @@ def test_the_shipped_models_table_is_a_source_of_vectors():
     assert cosine(chat, chien) > cosine(chat, maison)  # real vectors, not noise
 
 
-def test_the_default_is_the_shipped_models_vectors_for_its_language_only():
-    assert default_vectors("fr") == str(find_model(None))
-    assert default_vectors("en") is None and default_vectors(None) is None
+def test_the_default_is_the_shipped_model_of_the_language_s_vectors():
+    assert default_vectors("fr") == str(find_model(None)) and default_vectors("en") == str(find_model("en"))
+    assert default_vectors("zh") is None and default_vectors(None) is None  # no Chinese model ships
 
 
 def test_a_vectors_file_reads_as_before(tmp_path):

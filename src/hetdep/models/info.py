@@ -6,6 +6,7 @@ from pathlib import Path
 
 from hetdep.constituency.features import recorded_template_set
 from hetdep.learn.model_files import read_config
+from hetdep.models.parsing import open_models, recorded_treebanks
 from hetdep.treebank.tags import WORD_COLUMNS
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
@@ -18,7 +19,6 @@ def check_parts(directory: Path, kind: str) -> None:
     """Load every part of a model directory as parsing would, so that ``info`` describes only a
     model that passes the same checks (each part's config fields, its weights' sha256 and arrays)."""
     from hetdep.models import CONSTITUENCY
-    from hetdep.models.parsing import open_models
     from hetdep.tagger.tagger import Tagger
     from hetdep.tokenizer.tokenizer import KIND as TOKENIZER
     from hetdep.tokenizer.tokenizer import Tokenizer
@@ -60,7 +60,7 @@ def summary(model_dir: str | Path) -> dict:
     facts = {
         "model": str(directory), "kind": kind, "description": DESCRIPTIONS.get(kind, kind),
         "language": config.get("language"),
-        "treebanks": {t["name"]: t["schemes"] for t in (config.get("vocabularies") or {}).get("treebanks", [])} if neural else None,
+        "treebanks": {t["name"]: t["schemes"] for t in recorded_treebanks(config)} if neural else None,
         "schemes": config.get("schemes") or (["a", "b"] if kind == "joint" or len(labels) == 2 and neural else []),
         "tag_column": None if neural else config.get("tag_column", config.get("column")), "labels": labels,
         "tag_heads": (config.get("vocabularies") or {}).get("tag_columns") if neural else None,

@@ -190,6 +190,14 @@ class OpenModels:
         return self.parser.parse(sentences, choice.beam)
 
 
+def recorded_treebanks(config: dict) -> list[dict]:
+    """The treebanks a neural model of several treebanks records in its config (each a dict with
+    its ``name`` and ``schemes``, the first the default output), else none; the one reading of that
+    record for the schemes, the tokenizer and ``info``."""
+    treebanks = (config.get("vocabularies") or {}).get("treebanks") or []
+    return [t for t in treebanks if isinstance(t, dict)] if isinstance(treebanks, list) else []
+
+
 def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = None,
                  treebank: str | None = None) -> tuple[str, ...]:
     """The names of the schemes a model writes, in order (``train --schemes``, else from the training
@@ -197,7 +205,7 @@ def scheme_names(model_dir: str | Path, kind: str, helper: str | Path | None = N
     treebanks: those of ``treebank`` (default: its first)."""
     config = read_config(model_dir)
     vocabularies = config.get("vocabularies", {})
-    treebanks = vocabularies.get("treebanks") or []
+    treebanks = recorded_treebanks(config)
     if kind == NEURAL and treebanks:
         chosen = next((t for t in treebanks if t.get("name") == treebank), treebanks[0])
         return tuple(chosen.get("schemes", ["a"]))[:2]
@@ -219,8 +227,8 @@ def load_tokenizer(model_dir: str | Path):
     config = read_config(directory) if (directory / "config.json").is_file() else {}
     if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
         tokenizer = Tokenizer.load(directory / "tokenizer")
-        treebanks = (config.get("vocabularies") or {}).get("treebanks") or []
-        first = treebanks[0].get("name") if isinstance(treebanks, list) and treebanks and isinstance(treebanks[0], dict) else None
+        treebanks = recorded_treebanks(config)
+        first = treebanks[0].get("name") if treebanks else None
         return tokenizer.for_treebank(first) if isinstance(first, str) else tokenizer
     if config.get("kind") == KIND:
         return Tokenizer.load(directory)

@@ -33,7 +33,7 @@ def main() -> None:
     for name, language in SETS.items():
         sentences = [s for s in read_conllu(args.data / name / "test.ud.conllu") if len(s) >= 3]
         started = time.perf_counter()
-        flagged = sum(guard.foreign(sentence) for sentence in sentences)
+        flagged = sum(guard.looks_like(sentence) is not None for sentence in sentences)
         seconds = time.perf_counter() - started
         same = language == guard.language
         total = pooled.setdefault(same, [0, 0])

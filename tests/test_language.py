@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import hetdep
-from hetdep.models.language import LanguageGuard
+from hetdep.models.language import UNDETERMINED, LanguageGuard
 from hetdep.models.names import shipped_model_of
 from hetdep.treebank.conllu import Sentence
 
@@ -55,6 +55,15 @@ def test_the_warning_proposes_the_shipped_model_of_the_text_s_language(nlp):
     assert hetdep.load("en", quiet=True)(OTHERS["en"]).warnings == ()
 
 
+def test_each_parse_proposes_the_language_of_its_own_text(nlp):
+    """The guard keeps no count between calls (the service's requests share it): English text read
+    by other callers meanwhile does not make German text's warning propose the English model."""
+    english = nlp(OTHERS["en"] * 3)
+    assert english.foreign == {"en": len(english.words)}
+    assert sum(nlp._models.guard.foreign_words(nlp.tokenize(OTHERS["en"] * 3)).values()) > 0
+    assert "They look like" not in nlp(OTHERS["de"]).warnings[0]
+
+
 @pytest.mark.parametrize("text", ["", "   \n\n ", "!!! ... ?!", "x" * 5000, "Ceci est du 中文 mélangé avec English, ok ?",
                                   "١٢٣ ٤٥٦", "\u200b\u200b"])
 def test_no_input_makes_the_guard_fail(nlp, text):
@@ -67,6 +76,7 @@ def test_a_model_of_no_recorded_language_is_judged_by_its_unknown_words():
     guard = LanguageGuard(None, lambda form: form.lower() in known)
     sentence = lambda forms: Sentence([], [[str(k + 1), form] + ["_"] * 8 for k, form in enumerate(forms)],  # noqa: E731
                                       list(range(len(forms))), [-1] * len(forms))
-    assert not guard.foreign(sentence(["Le", "chat", "dort", "."]))
-    assert guard.foreign(sentence(["The", "cat", "sleeps", "."]))
-    assert guard.warning(3, 4) and guard.warning(1, 4) is None
+    assert guard.looks_like(sentence(["Le", "chat", "dort", "."])) is None
+    assert guard.looks_like(sentence(["The", "cat", "sleeps", "."])) == UNDETERMINED
+    assert guard.warning({UNDETERMINED: 3}, 4) and guard.warning({UNDETERMINED: 1}, 4) is None
+    assert "They look like" not in guard.warning({UNDETERMINED: 3}, 4)

@@ -7,6 +7,7 @@ those sentences, so ``to_conllu(scheme)`` writes exactly what ``hetdep parse`` w
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
@@ -84,12 +85,18 @@ class Document:
     """Sentences parsed together, in input order, all with the same schemes."""
 
     def __init__(self, sentences: Sequence[Sentence], schemes: Sequence[str], warnings: Sequence[str] = (),
-                 unknown_words: int = 0, foreign_words: int = 0):
+                 unknown_words: int = 0, foreign: Mapping[str, int] | None = None):
         self.sentences: tuple[Sentence, ...] = tuple(sentences)
         self.schemes: tuple[str, ...] = tuple(schemes)
         self.warnings: tuple[str, ...] = tuple(warnings)  # e.g. most words in sentences of another language
         self.unknown_words = unknown_words  # words the model never saw in training
-        self.foreign_words = foreign_words  # words of sentences that look like another language (hetdep.models.language)
+        # Words of sentences that look like another language than the model's, by that language (hetdep.models.language).
+        self.foreign: Counter[str] = Counter(foreign or {})
+
+    @property
+    def foreign_words(self) -> int:
+        """How many words are in sentences that look like another language than the model's."""
+        return sum(self.foreign.values())
 
     def __len__(self) -> int:
         return len(self.sentences)

@@ -13,7 +13,7 @@ import copy
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from hetdep.api.document import Document, Sentence
 from hetdep.errors import HetdepError
@@ -141,7 +141,7 @@ class Model:
         firsts = [pair[0] if self._models.pairs else pair for pair in parsed]
         words = sum(map(len, firsts))
         unknown = sum(not self._models.is_known(form) for sentence in firsts for form in sentence.forms)
-        foreign = self._models.guard.foreign_words(firsts)
+        foreign = self._models.guard.foreign_words(firsts)  # counted here: one guard serves concurrent calls
         warning = self._models.guard.warning(foreign, words)
         found = [warning] if warning else []
         if warning and not self.quiet:
@@ -150,10 +150,11 @@ class Model:
                      else [Sentence({self.schemes[0]: tree}) for tree in parsed])
         return Document(sentences, self.schemes if self._models.pairs else self.schemes[:1], found, unknown, foreign)
 
-    def foreign_text_warning(self, foreign_words: int, words: int) -> str | None:
-        """The warning parsing gives when that many of so many words are in sentences that look like
-        another language than the model's (what a caller that parses in parts adds up)."""
-        return self._models.guard.warning(foreign_words, words)
+    def foreign_text_warning(self, foreign: Mapping[str, int], words: int) -> str | None:
+        """The warning parsing gives when so many words are in sentences that look like another
+        language than the model's (``foreign``: their words by that language, what a caller that
+        parses in parts adds up from each :attr:`Document.foreign`)."""
+        return self._models.guard.warning(foreign, words)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 64, n_process: int = 1) -> Iterator[Document]:
         """One document per text, in order; ``n_process`` > 1 parses batches of ``batch_size``

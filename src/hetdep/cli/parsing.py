@@ -180,7 +180,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         _say_empty(sources[0])
         return
     if not quiet:
-        warning = models.guard.warning(stats.foreign_words, stats.words)
+        warning = models.guard.warning(stats.foreign, stats.words)
         if warning:
             click.echo(f"warning: {warning} (--quiet leaves this out)", err=True)
     taggers = models.taggers

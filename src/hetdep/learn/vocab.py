@@ -64,7 +64,8 @@ class ParseStats:
     unknown_tag_examples: set = field(default_factory=set)
     first_order_only: int = 0  # dep2: sentences too long for the second-order decoder
     lattice_words: int = 0  # tag lattices: words with more than one candidate tag
-    foreign_words: int = 0  # words of sentences that look like another language than the model's (hetdep.models.language)
+    # Words of sentences that look like another language than the model's, by that language (hetdep.models.language).
+    foreign: Counter = field(default_factory=Counter)
 
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -85,21 +86,30 @@ class ParseStats:
             for name, increment in increments.items():
                 setattr(self, name, getattr(self, name) + increment)
 
+    def count_foreign(self, language: str, words: int) -> None:
+        """Count a sentence of ``words`` words that looks like ``language``, safely from any thread."""
+        with self._lock:
+            self.foreign[language] += words
+
+    @property
+    def foreign_words(self) -> int:
+        return sum(self.foreign.values())
+
     def add(self, other: "ParseStats") -> None:
         """Add another run's counts (a chunk parsed elsewhere)."""
         self.count(**{name: getattr(other, name) for name in COUNTERS})
         with self._lock:
             self.unknown_tag_examples.update(other.unknown_tag_examples)
+            self.foreign.update(other.foreign)
 
     def __getstate__(self) -> dict:  # the lock stays behind when the counts travel to another process
-        return {name: getattr(self, name) for name in (*COUNTERS, "unknown_tag_examples")}
+        return {name: getattr(self, name) for name in (*COUNTERS, "unknown_tag_examples", "foreign")}
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(**state)
 
 
-COUNTERS = ("sentences", "words", "unknown_words", "unknown_tags", "unknown_labels", "first_order_only", "lattice_words",
-            "foreign_words")
+COUNTERS = ("sentences", "words", "unknown_words", "unknown_tags", "unknown_labels", "first_order_only", "lattice_words")
 
 
 def vocabularies(sentences: Sequence[Sentence], options: TrainOptions) -> tuple[Vocab, Vocab]:

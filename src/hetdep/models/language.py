@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 MARGIN = 3.0  # log-probability by which the identifier must put another language ahead of the model's
 UNKNOWN = 0.3  # share of a sentence's words, unknown to the model, above which it may be foreign
 UNKNOWN_ALONE = 0.4  # above UNKNOWN: the same for a model of no recorded language, judged by its unknown words alone (as before)
 WARN_SHARE = 0.4  # share of the input's words in foreign-looking sentences above which parsing warns
 SAMPLE = 400  # training sentences the model's language is told from
+UNDETERMINED = "und"  # ISO 639's code: what a sentence looks like to a model of no recorded language, by its unknown words
 
 
 def _identifier():
@@ -46,15 +47,13 @@ def training_language(sentences: Sequence) -> str | None:
 
 
 class LanguageGuard:
-    """Counts the words of sentences that look foreign to a model of ``language`` whose known words
-    ``is_known`` tells."""
+    """Tells the sentences that look foreign to a model of ``language`` whose known words
+    ``is_known`` tells. It keeps no count of its own: callers add up what it tells (one guard
+    serves the service's concurrent requests)."""
 
     def __init__(self, language: str | None, is_known: Callable[[str], bool]):
         self.language = language
         self.is_known = is_known
-        # Words of the foreign-looking sentences since the last warning asked, by the language the
-        # identifier put first: the warning proposes the shipped model of the most frequent one.
-        self.seen: Counter[str] = Counter()
 
     @functools.cached_property
     def _languages(self) -> set[str]:
@@ -62,42 +61,45 @@ class LanguageGuard:
         that text of the model's language never loads its model (0.2 to 0.7 s of a short parse)."""
         return {name for name, _ in _identifier().rank(" ")} if self.language else set()
 
-    def foreign(self, sentence) -> bool:
-        """Whether a sentence (:class:`hetdep.treebank.conllu.Sentence`) looks like another language
-        than the model's; its text as written (``# text``) is what the identifier reads."""
+    def looks_like(self, sentence) -> str | None:
+        """The other language than the model's that a sentence
+        (:class:`hetdep.treebank.conllu.Sentence`) looks like (``UNDETERMINED`` when only its unknown
+        words tell), or None; its text as written (``# text``) is what the identifier reads."""
         from hetdep.tokenizer.tokenizer import sentence_text
 
         forms = sentence.forms
         words = [form for form in forms if any(char.isalpha() for char in form)]
         unknown = sum(not self.is_known(form) for form in words) / len(words) if words else 0.0
         if unknown <= UNKNOWN:  # below both thresholds (UNKNOWN < UNKNOWN_ALONE)
-            return False
+            return None
         if self.language not in self._languages:  # no identifier to ask: unknown words decide, as they did alone
-            return unknown > UNKNOWN_ALONE
+            return UNDETERMINED if unknown > UNKNOWN_ALONE else None
         scores = dict(_identifier().rank(sentence_text(sentence) or " ".join(forms)))
         best = max(scores, key=scores.__getitem__)
-        if scores[best] - scores[self.language] <= MARGIN:
-            return False
-        self.seen[best] += len(forms)
-        return True
+        return best if scores[best] - scores[self.language] > MARGIN else None
 
-    def foreign_words(self, sentences: Iterable) -> int:
-        """How many words are in the sentences that look foreign."""
-        return sum(len(sentence) for sentence in sentences if self.foreign(sentence))
+    def foreign_words(self, sentences: Iterable) -> Counter[str]:
+        """The words of the sentences that look foreign, by the language each looks like."""
+        foreign: Counter[str] = Counter()
+        for sentence in sentences:
+            language = self.looks_like(sentence)
+            if language is not None:
+                foreign[language] += len(sentence)
+        return foreign
 
-    def warning(self, foreign: int, words: int) -> str | None:
-        """The warning when more than ``WARN_SHARE`` of the input's words are in foreign-looking
-        sentences, proposing the shipped model of the language most of them look like, if one is
-        (the languages counted since the last call: each parse asks once)."""
-        looks = self.seen.most_common(1)[0][0] if self.seen else None
-        self.seen.clear()
-        if not words or foreign / words <= WARN_SHARE:
+    def warning(self, foreign: Mapping[str, int], words: int) -> str | None:
+        """The warning when more than ``WARN_SHARE`` of the input's ``words`` are in foreign-looking
+        sentences (``foreign``: their words by the language they look like, as :meth:`foreign_words`
+        counts), proposing the shipped model of the language most of them look like, if one is."""
+        total = sum(foreign.values())
+        if not words or total / words <= WARN_SHARE:
             return None
         language = f" ({self.language})" if self.language else ""
-        warning = (f"{100 * foreign / words:.0f}% of the {words:,} words are in sentences that look like another language "
+        warning = (f"{100 * total / words:.0f}% of the {words:,} words are in sentences that look like another language "
                    f"than the model's{language} and are mostly unknown to it: is the text in the language it was trained on?")
         from hetdep.models.names import shipped_model_of
 
+        looks = max(foreign, key=foreign.__getitem__)
         shipped = shipped_model_of(looks)
         return warning + (f" They look like {looks}: hetdep ships a model of {looks}, --model {shipped.name} "
                           f"(hetdep.load({shipped.name!r}))" if shipped else "")

@@ -147,12 +147,13 @@ class OpenModels:
             yield sentence
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
-        """:meth:`parse_trees`, counting in ``stats.foreign_words`` the words of sentences that look
-        like another language than the model's."""
+        """:meth:`parse_trees`, counting in ``stats.foreign`` the words of sentences that look like
+        another language than the model's."""
         for parsed in self.parse_trees(sentences):
             first = parsed[0] if isinstance(parsed, tuple) else parsed
-            if self.guard.foreign(first):
-                self.parser.stats.count(foreign_words=len(first))
+            language = self.guard.looks_like(first)
+            if language is not None:
+                self.parser.stats.count_foreign(language, len(first))
             yield parsed
 
     def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:

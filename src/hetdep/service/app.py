@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote, unquote_to_bytes
@@ -210,7 +211,7 @@ class Done:
 
     texts: list[str]
     unknown_words: int
-    foreign_words: int
+    foreign: Counter  # words of foreign-looking sentences, by the language they look like
     sentences: list
 
 
@@ -218,10 +219,10 @@ def _work(job: Job, batch: list[Sentence], drawn: bool) -> Done:
     """One batch of a request's sentences tagged or parsed and written out (run in a worker thread)."""
     model = job.served.model
     if not job.parser:
-        return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, 0, [])
+        return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, Counter(), [])
     document = model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
     texts = [_written([sentence.tree(scheme) for sentence in document], job.output) for scheme in model.schemes]
-    return Done(texts, document.unknown_words, document.foreign_words, list(document) if drawn else [])
+    return Done(texts, document.unknown_words, document.foreign, list(document) if drawn else [])
 
 
 def batches(sentences: list[Sentence], words: int | None = None) -> list[list[Sentence]]:
@@ -307,14 +308,15 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
         schemes = job.served.model.schemes if job.parser else job.served.model.schemes[:1]
         texts: dict[str, list[str]] = {scheme: [] for scheme in schemes}
         kept: list = []
-        words = unknown = foreign = 0
+        words = unknown = 0
+        foreign: Counter = Counter()
         for k in range(len(parts)):
             batch, parts[k] = parts[k], []  # the input's sentences go with their batch
             if await request.is_disconnected():
                 return None
             done = await in_thread(len(job.data), _work, job, batch, drawn)
             words, unknown = words + sum(len(sentence) for sentence in batch), unknown + done.unknown_words
-            foreign += done.foreign_words
+            foreign += done.foreign
             for scheme, text in zip(schemes, done.texts):
                 texts[scheme].append(text)
             kept += done.sentences

@@ -173,6 +173,36 @@ def test_a_fixed_seed_gives_the_same_model():
         assert (a == b).all(), name
 
 
+def test_an_interrupted_training_resumes_after_its_last_finished_epoch(tmp_path):
+    """Kept after each epoch (network, Adam, every random generator, the best epoch), the training
+    goes on to the very model and history of an uninterrupted run, final epochs included."""
+    from hetdep.learn import checkpoint
+
+    options = NeuralOptions(epochs=3, final_epochs=1, hidden=16, layers=1, threads=1, batch_words=300)
+    train, dev = _pair("train", 40), _pair("dev", 20)
+    whole = train_neural(train, dev, options)
+
+    def interrupting(total, desc, unit):  # the progress bar of epoch 3 is never made: Ctrl-C
+        if desc == "epoch 3":
+            raise KeyboardInterrupt
+        return None
+
+    with checkpoint.kept_in(tmp_path / "parser"):
+        cut = train_neural(train, dev, options, progress=interrupting)
+        assert cut.interrupted and len(cut.history) == 2
+        started = []
+        resumed = train_neural(train, dev, options, progress=lambda total, desc, unit: started.append(desc))
+    assert started == ["epoch 3", "epoch 4"]  # only those the interrupted run had not finished
+    assert [r.iteration for r in resumed.history] == [1, 2, 3, 4]
+    strip = lambda history: [(r.iteration, r.dev_uas, r.dev_las, r.dev_detail) for r in history]  # noqa: E731
+    assert strip(resumed.history) == strip(whole.history) and resumed.best_iteration == whole.best_iteration
+    for (name, a), (_, b) in zip(whole.parser.arrays.items(), resumed.parser.arrays.items()):
+        assert (a == b).all(), name
+    with checkpoint.kept_in(tmp_path / "parser"):  # the state of other options is refused in one line
+        with pytest.raises(ModelFileError, match="kept training state is damaged.*other options"):
+            train_neural(train, dev, NeuralOptions(epochs=4, final_epochs=1, hidden=16, layers=1, threads=1, batch_words=300))
+
+
 def test_the_final_epochs_run_at_a_tenth_of_the_rate_once_dev_stops_rising():
     options = NeuralOptions(epochs=12, patience=1, final_epochs=2, learning_rate=0.02, hidden=16, layers=1, threads=1,
                             batch_words=300)  # a high rate, so dev stops rising early

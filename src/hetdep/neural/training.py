@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import os
+import pickle
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
@@ -23,6 +24,8 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.interrupts import is_interrupt
+from hetdep.learn import checkpoint
+from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.learn.vectors import read_embeddings
 from hetdep.neural import torch_module
@@ -32,6 +35,7 @@ from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS
 
 FINAL_RATE = 0.1  # the learning rate of the final epochs, as a share of the first one
+EPOCH_STATE = "epoch.pt"  # in the pipeline's state folder: the training after its last finished epoch
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,9 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     best: tuple[float, int, dict, dict] | None = None  # dev score, epoch, the network's and Adam's state
     final_from = None  # the first of the final epochs, once they have begun
     epoch = 0
+    kept = checkpoint.active()  # set by the pipeline: each finished epoch is kept there for --resume
+    if kept is not None and (kept / EPOCH_STATE).is_file():
+        epoch, history, best, final_from = _restore(kept / EPOCH_STATE, options, network, optimizer, rng, generator)
     while True:
         bar = None
         try:
@@ -168,6 +175,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             if best is None or score > best[0]:
                 best = (score, epoch, copy.deepcopy(network.state_dict()), copy.deepcopy(optimizer.state_dict()))
             history.append(report)
+            if kept is not None:
+                _keep(kept / EPOCH_STATE, options, network, optimizer, rng, generator, epoch, history, best, final_from)
         except BaseException as error:
             if bar:
                 bar.close()
@@ -175,6 +184,42 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                 raise
             return _result(network, vocabularies, best, history, options, interrupted=True)
     return _result(network, vocabularies, best, history, options)
+
+
+def _keep(path, options: NeuralOptions, network, optimizer, rng, generator, epoch: int, history: list, best: tuple,
+          final_from: int | None) -> None:
+    """Keep the training after a finished epoch: the network, Adam, every random generator, the
+    history and the best epoch, so that ``--resume`` goes on to the model an uninterrupted run gives.
+    Written beside the last one, then renamed: an interrupt while saving leaves the epoch before."""
+    torch = torch_module()
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = path.with_suffix(".partial")
+    torch.save({"options": asdict(options), "epoch": epoch, "history": [asdict(report) for report in history],
+                "best": list(best), "final_from": final_from, "network": network.state_dict(),
+                "optimizer": optimizer.state_dict(), "rng": rng.bit_generator.state, "generator": generator.get_state(),
+                "torch_rng": torch.get_rng_state()}, fresh)
+    os.replace(fresh, path)
+
+
+def _restore(path, options: NeuralOptions, network, optimizer, rng, generator) -> tuple:
+    """Set the training back to the kept epoch (:func:`_keep`); its epoch, history, best and first
+    final epoch. A state of other options or another network is refused."""
+    torch = torch_module()
+
+    try:
+        state = torch.load(path, weights_only=True)
+        if state["options"] != asdict(options):
+            raise ValueError("it was kept by a training with other options")
+        network.load_state_dict(state["network"])
+        optimizer.load_state_dict(state["optimizer"])
+        rng.bit_generator.state = state["rng"]
+        generator.set_state(state["generator"])
+        torch.set_rng_state(state["torch_rng"])
+        history = [IterationReport(**report) for report in state["history"]]
+        return int(state["epoch"]), history, tuple(state["best"]), state["final_from"]
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError) as error:
+        raise ModelFileError(f"{path}: the kept training state is damaged ({error}); train again without --resume") from None
 
 
 def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,

@@ -5,6 +5,8 @@ arrays (its ``state_dict``), equal within float32 rounding (tests/test_neural.py
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from hetdep.neural.data import Batch
@@ -18,28 +20,30 @@ def _leaky_relu(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, x, np.float32(0.1) * x)
 
 
-def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """One direction of PyTorch's LSTM over padded rows (``name``: its weights' names, with
-    ``_reverse`` for the backward one): the outputs, 0 past each row's length, and each row's
-    last state (after its last word, or its first for the backward direction). As PyTorch's packed
-    sequences do, each step computes only the rows still running: with the rows sorted longest
-    first, those are a prefix at every position, and the backward direction walks the positions
-    from the last, a row starting (from a zero state) at its own last word."""
-    w_ih_t = np.ascontiguousarray(arrays["weight_ih_" + name].T)
-    w_hh_t = np.ascontiguousarray(arrays["weight_hh_" + name].T)
-    bias = arrays["bias_ih_" + name] + arrays["bias_hh_" + name]
+def lstm(x: np.ndarray, lengths: np.ndarray, w_ih_t: np.ndarray, bias: np.ndarray, w_hh_t: np.ndarray,
+         reverse: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One direction of PyTorch's LSTM over padded rows (its weights transposed, its two biases
+    summed): the outputs, 0 past each row's length, and each row's last state (after its last
+    word, or its first for the backward direction). As PyTorch's packed sequences do, each step
+    computes only the rows still running: with the rows sorted longest first, those are a prefix
+    at every position, and the backward direction walks the positions from the last, a row
+    starting (from a zero state) at its own last word. The input's part of every step is one
+    matrix product before the steps."""
     order = np.argsort(-lengths, kind="stable")
-    x, running = x[order], lengths[order]
-    rows, steps, _ = x.shape
+    running = lengths[order]
+    projected = _matmul(x[order], w_ih_t)
+    projected += bias
+    rows, steps, _ = projected.shape
     hidden = w_hh_t.shape[0]
     h = np.zeros((rows, hidden), dtype=np.float32)
     c = np.zeros((rows, hidden), dtype=np.float32)
     out = np.zeros((rows, steps, hidden), dtype=np.float32)
     active = (running[None, :] > np.arange(int(running[0]))[:, None]).sum(1)  # rows still running at each position
-    positions = range(len(active) - 1, -1, -1) if name.endswith("_reverse") else range(len(active))
+    positions = range(len(active) - 1, -1, -1) if reverse else range(len(active))
     for t in positions:
         k = int(active[t])
-        gates = x[:k, t] @ w_ih_t + h[:k] @ w_hh_t + bias
+        gates = projected[:k, t]
+        gates += h[:k] @ w_hh_t
         i, f = _sigmoid(gates[:, :hidden]), _sigmoid(gates[:, hidden:2 * hidden])
         g, o = np.tanh(gates[:, 2 * hidden:3 * hidden]), _sigmoid(gates[:, 3 * hidden:])
         c[:k] = f * c[:k] + i * g
@@ -50,14 +54,33 @@ def lstm(x: np.ndarray, lengths: np.ndarray, arrays: dict, name: str) -> tuple[n
     return unsorted_out, unsorted_h
 
 
-def _bidirectional(x: np.ndarray, lengths: np.ndarray, arrays: dict, layer: int):
-    forward, last_forward = lstm(x, lengths, arrays, f"l{layer}")
-    backward, last_backward = lstm(x, lengths, arrays, f"l{layer}_reverse")
-    return np.concatenate([forward, backward], -1), np.concatenate([last_forward, last_backward], -1)
+class BiLSTMLayer(NamedTuple):
+    """One bidirectional layer's arrays as the forward pass uses them, each direction's weights
+    transposed and its two biases summed."""
+
+    forward: tuple[np.ndarray, np.ndarray, np.ndarray]  # W_ih.T, bias, W_hh.T
+    backward: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @classmethod
+    def of(cls, arrays: dict, layer: int) -> "BiLSTMLayer":
+        return cls(*((np.ascontiguousarray(arrays["weight_ih_" + name].T), arrays["bias_ih_" + name] + arrays["bias_hh_" + name],
+                      np.ascontiguousarray(arrays["weight_hh_" + name].T)) for name in (f"l{layer}", f"l{layer}_reverse")))
+
+    def __call__(self, x: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Both directions' outputs side by side, and their last states."""
+        forward, last_forward = lstm(x, lengths, *self.forward, reverse=False)
+        backward, last_backward = lstm(x, lengths, *self.backward, reverse=True)
+        return np.concatenate([forward, backward], -1), np.concatenate([last_forward, last_backward], -1)
+
+
+def _matmul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w`` for ``x`` of any number of leading dimensions, as one 2-D product (NumPy's
+    stacked product of a 3-D array by a 2-D one takes twice as long)."""
+    return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[-1:])
 
 
 def _linear(x: np.ndarray, arrays: dict, name: str) -> np.ndarray:
-    return x @ arrays[name + ".weight"].T + arrays[name + ".bias"]
+    return _matmul(x, arrays[name + ".weight"].T) + arrays[name + ".bias"]
 
 
 class NumpyNetwork:
@@ -67,16 +90,16 @@ class NumpyNetwork:
     def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
         self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
         self.layers, self.tag_heads, self.schemes = layers, tag_heads, schemes
-        self._chars = {name.removeprefix("chars.lstm."): array for name, array in self.arrays.items()
-                       if name.startswith("chars.lstm.")}
-        self._encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items()
-                         if name.startswith("encoder.")}
+        self._chars = BiLSTMLayer.of({name.removeprefix("chars.lstm."): array for name, array in self.arrays.items()
+                                      if name.startswith("chars.lstm.")}, 0)
+        encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items() if name.startswith("encoder.")}
+        self._encoder = [BiLSTMLayer.of(encoder, layer) for layer in range(layers)]
 
     def encode(self, batch: Batch) -> np.ndarray:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""
         a = self.arrays
         lengths = np.maximum(batch.char_lengths, 1)
-        _, last = _bidirectional(a["chars.embedding.weight"][batch.chars], lengths, self._chars, 0)
+        _, last = self._chars(a["chars.embedding.weight"][batch.chars], lengths)
         spelled = _linear(last, a, "chars.out")[batch.types]
         read = [a["words.weight"][batch.words], spelled]
         if "pretrained.weight" in a:
@@ -85,8 +108,8 @@ class NumpyNetwork:
             rows = a["treebanks.weight"][batch.treebank]
             read.append(np.broadcast_to(rows[:, None, :], batch.words.shape + rows.shape[-1:]))
         x = np.concatenate(read, -1)
-        for layer in range(self.layers):
-            x, _ = _bidirectional(x, batch.lengths, self._encoder, layer)
+        for layer in self._encoder:
+            x, _ = layer(x, batch.lengths)
         return x
 
     def tags(self, encoded: np.ndarray) -> list[np.ndarray]:

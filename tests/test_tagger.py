@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES, SHARED_DATA, needs_shared
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hetdep.cli import main
 from hetdep.errors import HetdepError
@@ -271,3 +273,16 @@ def test_a_lemma_tagger_prefers_known_lemmas_within_its_margin():
     assert prefer_known(["dis"], [0], scores, others, frozenset({"être", "di"}), margin=2.0) == [0]  # no edit of "dis"
     tagger = train_tagger(TRAIN, DEV, TaggerOptions(column="lemma", iterations=3)).parser
     assert "le" in tagger.known_lemmas and tagger.lemma_margin in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+@given(st.lists(st.sampled_from([-1.5, 0.0, 0.25, 2.0, 7.0]) | st.floats(-10, 10), min_size=1, max_size=60),
+       st.integers(1, 8))
+def test_the_beam_s_top_candidates_are_those_a_stable_sort_puts_first(values, k):
+    """The compiled selection against its reference, NumPy's stable sort (ties, with repeated
+    values drawn often, keep their order)."""
+    from hetdep.tagger._search import top
+
+    values = np.array(values, dtype=np.float64)
+    order = np.zeros(k, dtype=np.int64)
+    size = top(values, len(values), k, order)
+    assert order[:size].tolist() == np.argsort(-values, kind="stable")[:k].tolist()

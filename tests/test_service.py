@@ -250,9 +250,10 @@ def test_long_inputs_are_parsed_in_batches_and_answered_whole(server, pipeline_m
     text = " ".join([TEXT] * 100)  # 200 sentences, 1,400 words: 28 batches of 50 words
     assert app.batches([s for s in hetdep.load(pipeline_model).tokenize(text)], 50)[0] != []
     seen = []
-    work = app._work
+    work, together = app._work, app._work_together
     monkeypatch.setattr(app, "BATCH_WORDS", 50)
     monkeypatch.setattr(app, "_work", lambda job, batch, drawn: seen.append(len(batch)) or work(job, batch, drawn))
+    monkeypatch.setattr(app, "_work_together", lambda units: seen.extend(len(batch) for _, batch, _ in units) or together(units))
     status, answer = _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "", "parser": ""})
     assert status == 200 and len(seen) >= 25 and sum(seen) == 200
     expected = hetdep.load(pipeline_model, quiet=True)(text).to_conllu("sud")
@@ -400,3 +401,64 @@ def test_the_shipped_model_is_served_under_each_of_its_treebanks_and_schemes():
     spoken = client.post("/process", data={"data": "alors euh on est allés à la gare", "model": "fr-parisstories",
                                            "tokenizer": "", "tagger": "", "parser": ""}).json()
     assert spoken["model"] == "fr-parisstories" and "\tdiscourse\t" in spoken["result"]  # its UD scheme, first
+
+
+def test_small_requests_that_wait_together_are_parsed_as_one_batch_each_answered_its_own(server, pipeline_model,
+                                                                                         monkeypatch):
+    """30 concurrent requests on 2 workers: the units that waited joined groups, and each answer is
+    exactly what its own text parses to alone."""
+    from hetdep.service import app
+
+    groups = []
+    together = app._work_together
+    monkeypatch.setattr(app, "_work_together", lambda units: groups.append(len(units)) or together(units))
+    texts = [f"Le ministre {k} parle du budget au public." for k in range(30)]
+    nlp = hetdep.load(pipeline_model, quiet=True)
+    with ThreadPoolExecutor(30) as pool:
+        answers = list(pool.map(lambda text: _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "",
+                                                                            "parser": ""}), texts))
+    assert all(status == 200 for status, _ in answers)
+    assert [json.loads(answer)["result"] for _, answer in answers] == [nlp(text).to_conllu("sud") for text in texts]
+    assert sum(groups) == 30 and max(groups) > 1
+
+
+def test_a_unit_whose_work_fails_fails_alone():
+    """The group's work fails: each unit is worked alone, the failing one gets its own error; a
+    busy answer (the group never ran) is every unit's."""
+    import anyio
+
+    from hetdep.service.gather import Gatherer
+
+    async def scenario(busy: bool):
+        gatherer, gate, calls, answers = Gatherer(100), anyio.Event(), [], {}
+
+        def work(units):
+            calls.append(list(units))
+            if "bad" in units:
+                raise ValueError("bad unit")
+            return [unit.upper() for unit in units]
+
+        async def in_thread(function):
+            await gate.wait()  # the leader waits for a worker: the others join its group meanwhile
+            if busy:
+                raise TimeoutError("busy")
+            return await anyio.to_thread.run_sync(function)
+
+        async def one(unit):
+            try:
+                answers[unit] = await gatherer.run("model", unit, 1, work, in_thread)
+            except Exception as error:  # noqa: BLE001 - the answer under test
+                answers[unit] = type(error).__name__
+
+        async with anyio.create_task_group() as tasks:
+            for unit in ("a", "bad", "c"):
+                tasks.start_soon(one, unit)
+            await anyio.sleep(0.05)
+            gate.set()
+        return answers, calls
+
+    answers, calls = anyio.run(scenario, False)
+    assert answers == {"a": "A", "bad": "ValueError", "c": "C"}
+    assert calls[0] == ["a", "bad", "c"] and sorted(map(tuple, calls[1:])) == [("a",), ("bad",), ("c",)]
+    answers, calls = anyio.run(scenario, True)
+    assert answers == {"a": "TimeoutError", "bad": "TimeoutError", "c": "TimeoutError"} and calls == []

@@ -129,15 +129,27 @@ class Model:
         """Parse CoNLL-U sentences (:mod:`hetdep.treebank.conllu`), tagged first by the model's
         tagger; ``keep_tags``: the trees keep the input's UPOS, XPOS, FEATS and LEMMA (as UDPipe 2
         does when no tagger is asked for; the parse still reads the model's own tags)."""
-        if not keep_tags:
-            return self._parse(sentences)
-        sentences = list(sentences)
-        return self._parse(sentences, kept=sentences)
+        return self.parse_parts([list(sentences)], keep_tags)[0]
 
-    def _parse(self, sentences: Iterable[TreebankSentence], kept: list[TreebankSentence] | None = None) -> Document:
-        parsed = list(self._models.parse_trees(sentences))  # the language guard is asked below, once
-        if kept is not None:
-            parsed = [_with_columns_of(given, result) for given, result in zip(kept, parsed, strict=True)]
+    def parse_parts(self, parts: Sequence[Sequence[TreebankSentence]], keep_tags: bool = False) -> list[Document]:
+        """:meth:`parse_sentences` of several documents at once, one Document each, with its own
+        warnings and counts: their sentences share the network's batches (the service parses the
+        small requests that arrive together this way)."""
+        sentences = [sentence for part in parts for sentence in part]
+        parsed = list(self._models.parse_trees(sentences))  # the language guard is asked below, per part
+        if keep_tags:
+            parsed = [_with_columns_of(given, result) for given, result in zip(sentences, parsed, strict=True)]
+        documents, start = [], 0
+        for part in parts:
+            documents.append(self._document(parsed[start:start + len(part)]))
+            start += len(part)
+        return documents
+
+    def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
+        return self._document(list(self._models.parse_trees(sentences)))
+
+    def _document(self, parsed: list) -> Document:
+        """The Document of parses (trees, or pairs of trees), with the language guard's warning."""
         firsts = [pair[0] if self._models.pairs else pair for pair in parsed]
         words = sum(map(len, firsts))
         unknown = sum(not self._models.is_known(form) for sentence in firsts for form in sentence.forms)
@@ -145,7 +157,7 @@ class Model:
         warning = self._models.guard.warning(foreign, words)
         found = [warning] if warning else []
         if warning and not self.quiet:
-            warnings.warn(warning, UnknownWordsWarning, stacklevel=3)
+            warnings.warn(warning, UnknownWordsWarning, stacklevel=4)
         sentences = ([Sentence(dict(zip(self.schemes, pair))) for pair in parsed] if self._models.pairs
                      else [Sentence({self.schemes[0]: tree}) for tree in parsed])
         return Document(sentences, self.schemes if self._models.pairs else self.schemes[:1], found, unknown, foreign)

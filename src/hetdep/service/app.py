@@ -11,7 +11,8 @@ page (a plain form, no script) where a person types text, sees both trees and do
 Models are loaded once, at start. A request's sentences are parsed in batches of about
 BATCH_WORDS words, each a unit of work for one of ``workers`` threads, short requests' first
 (:mod:`hetdep.service.turns`), so a short request waits for the batches already running, never
-for a long request; ``timeout`` bounds each
+for a long request; the small batches of requests that wait together are parsed as one
+(:mod:`hetdep.service.gather`); ``timeout`` bounds each
 batch, a request whose client went away stops between batches, and no more than ``max_queued``
 batches wait at once (503 beyond). The body is counted while it is read (413 past
 ``max_bytes``). Every error is the same JSON (or the page, for the page) with a 4xx/5xx status.
@@ -37,6 +38,7 @@ from starlette.exceptions import HTTPException
 from hetdep.api.document import Document
 from hetdep.api.model import Model
 from hetdep.errors import HetdepError
+from hetdep.service.gather import Gatherer
 from hetdep.service.turns import Turns
 from hetdep.tokenizer.tokenizer import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
@@ -220,8 +222,19 @@ def _work(job: Job, batch: list[Sentence], drawn: bool) -> Done:
     model = job.served.model
     if not job.parser:
         return Done([_written(model.tag(batch) if job.tagger else batch, job.output)], 0, Counter(), [])
-    document = model.parse_sentences(batch, keep_tags=not job.tagger)  # no tagger asked for: the input's tags stay
-    texts = [_written([sentence.tree(scheme) for sentence in document], job.output) for scheme in model.schemes]
+    return _done(job, model.parse_sentences(batch, keep_tags=not job.tagger), drawn)  # no tagger asked for: the input's tags stay
+
+
+def _work_together(units: list[tuple[Job, list[Sentence], bool]]) -> list[Done]:
+    """Batches of several requests to parse with one model and the same tagger choice, parsed as
+    one (:mod:`hetdep.service.gather`), each written out as its request asks."""
+    first = units[0][0]
+    documents = first.served.model.parse_parts([batch for _, batch, _ in units], keep_tags=not first.tagger)
+    return [_done(job, document, drawn) for (job, _, drawn), document in zip(units, documents, strict=True)]
+
+
+def _done(job: Job, document: Document, drawn: bool) -> Done:
+    texts = [_written([sentence.tree(scheme) for sentence in document], job.output) for scheme in job.served.model.schemes]
     return Done(texts, document.unknown_words, document.foreign, list(document) if drawn else [])
 
 
@@ -248,6 +261,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     default = next(iter(loaded))
     turns = Turns(limits.workers)  # short requests' units of work first (hetdep.service.turns)
     queued = [0]  # batches waiting for a thread
+    gatherer = Gatherer(BATCH_WORDS)  # small batches of concurrent requests parsed as one (hetdep.service.gather)
     app = FastAPI(title="hetdep", description="Heterogeneous dependency parsing; UDPipe 2's REST interface.")
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"])
 
@@ -314,15 +328,20 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
             batch, parts[k] = parts[k], []  # the input's sentences go with their batch
             if await request.is_disconnected():
                 return None
-            done = await in_thread(len(job.data), _work, job, batch, drawn)
-            words, unknown = words + sum(len(sentence) for sentence in batch), unknown + done.unknown_words
+            batch_words = sum(len(sentence) for sentence in batch)
+            if job.parser and batch_words < BATCH_WORDS:  # a small batch joins those of other requests that wait
+                done = await gatherer.run((id(job.served.model), job.tagger), (job, batch, drawn), batch_words,
+                                          _work_together, lambda work: in_thread(len(job.data), work))
+            else:
+                done = await in_thread(len(job.data), _work, job, batch, drawn)
+            words, unknown = words + batch_words, unknown + done.unknown_words
             foreign += done.foreign
             for scheme, text in zip(schemes, done.texts):
                 texts[scheme].append(text)
             kept += done.sentences
         warning = job.served.model.foreign_text_warning(foreign, words) if job.parser else None
         warnings = [warning] if warning else []
-        document = Document(kept, schemes, warnings, unknown) if drawn and job.parser else None
+        document = Document(kept, schemes, warnings, unknown, foreign) if drawn and job.parser else None
         return Outcome({scheme: "".join(pieces) for scheme, pieces in texts.items()}, document, warnings)
 
     def error_response(error: Exception, status: int = 400) -> JSONResponse:

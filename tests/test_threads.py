@@ -62,3 +62,14 @@ def test_the_input_is_read_lazily_and_work_stops_with_the_consumer():
     assert len(read) <= AHEAD * 2 + 5  # bounded look-ahead, not the whole input
     stream.close()  # the consumer stops: what was not started is cancelled
     assert len(done) <= AHEAD * 2 + 5
+
+
+def test_blas_threads_are_limited_from_then_on():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from hetdep.threads import limit_blas_threads
+
+    with threadpool_limits(limits=2, user_api="blas"):  # the process's setting is put back afterwards
+        limit_blas_threads(0)  # a share of no cores is one thread
+        blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+        assert blas and set(blas) == {1}

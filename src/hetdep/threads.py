@@ -40,3 +40,13 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
             yield pending.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def limit_blas_threads(threads: int) -> None:
+    """At most ``threads`` threads in NumPy's BLAS (the neural network's matrix products) from now on:
+    its default, one per core, oversubscribes the cores when several threads each run products
+    (the service's workers, or a parse beside other work)."""
+    import numpy  # noqa: F401 - its BLAS is limited only once loaded
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=max(1, threads), user_api="blas")

@@ -40,6 +40,7 @@ from hetdep.api.model import Model
 from hetdep.errors import HetdepError
 from hetdep.service.gather import Gatherer
 from hetdep.service.turns import Turns
+from hetdep.threads import limit_blas_threads
 from hetdep.tokenizer.tokenizer import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
 
@@ -257,6 +258,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     if not models:
         raise HetdepError("give at least one model: --model NAME=DIR")
     loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
+    limit_blas_threads((os.cpu_count() or 1) // limits.workers)  # each worker's products on its share of the cores
     served = served_names(loaded)
     default = next(iter(loaded))
     turns = Turns(limits.workers)  # short requests' units of work first (hetdep.service.turns)

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
+from hetdep.models.names import find_model
 from hetdep.models.parsing import load_tokenizer
 from hetdep.tokenizer.tokenizer import document_text
 from hetdep.treebank.conllu import read_conllu
@@ -59,7 +60,7 @@ def main() -> None:
             scores = evaluate_conll18(gold, output)
             figures["schemes"][Path(gold).name] = {name: round(score.f1, 2) for name, score in scores.items()}
 
-    tokenizer = load_tokenizer(args.model)
+    tokenizer = load_tokenizer(find_model(args.model))  # a path or a name (fr, en)
     runs, started = 0, time.perf_counter()
     while runs < 3 or time.perf_counter() - started < 2.0:
         tokenizer.tokenize(text)

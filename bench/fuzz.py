@@ -229,7 +229,7 @@ def random_text(rng: random.Random) -> str:
 
 def case_raw_text(rng: random.Random, work: Path, setup: dict) -> None:
     from hetdep.errors import HetdepError
-    from hetdep.tokenizer.tokenizer import rebuild_text, sentence_text
+    from hetdep.tokenizer.text import rebuild_text, sentence_text
     from hetdep.treebank.conllu import read_conllu, write_conllu
 
     roll = rng.random()
@@ -392,10 +392,10 @@ def damage_model(rng: random.Random, model: Path) -> str:
 
 
 def case_model_dirs(rng: random.Random, work: Path, setup: dict) -> None:
+    import warnings
+
     from hetdep.errors import HetdepError
     from hetdep.models.info import summary
-
-    import warnings
 
     source = Path(rng.choice(setup["models"]))
     model = work / "model"

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import hetdep
-from hetdep.tokenizer.tokenizer import sentence_text
+from hetdep.tokenizer.text import sentence_text
 from hetdep.treebank.conllu import read_conllu
 
 

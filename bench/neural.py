@@ -27,7 +27,7 @@ from pathlib import Path
 
 from hetdep.evaluation.attachment import evaluate
 from hetdep.evaluation.conll18 import evaluate_conll18
-from hetdep.tokenizer.tokenizer import document_text
+from hetdep.tokenizer.text import document_text
 from hetdep.treebank.conllu import read_conllu
 
 HETDEP = [sys.executable, "-m", "hetdep"]

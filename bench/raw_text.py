@@ -25,7 +25,7 @@ from pathlib import Path
 from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
 from hetdep.models.names import find_model
 from hetdep.models.parsing import load_tokenizer
-from hetdep.tokenizer.tokenizer import document_text
+from hetdep.tokenizer.text import document_text
 from hetdep.treebank.conllu import read_conllu
 
 

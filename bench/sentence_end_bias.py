@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 
 from hetdep.models.names import find_model
-from hetdep.tokenizer.tokenizer import Tokenizer, _dev_scores, _fit_sentence_end_bias, gold_text
+from hetdep.tokenizer.text import gold_text
+from hetdep.tokenizer.tokenizer import Tokenizer, _dev_scores, _fit_sentence_end_bias
 from hetdep.treebank.conllu import read_conllu
 
 

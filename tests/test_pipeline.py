@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import SAMPLES, write
 
 from hetdep.cli import main
-from hetdep.tokenizer.tokenizer import rebuild_text, sentence_text
+from hetdep.tokenizer.text import rebuild_text, sentence_text
 from hetdep.treebank.conllu import read_conllu
 
 TEXT = ("Le ministre parle du budget au public. Les élèves de l'école visitent le musée.\n\n"

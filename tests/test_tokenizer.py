@@ -15,17 +15,8 @@ from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference
 from hetdep.tokenizer.multiword import MultiwordExpander
-from hetdep.tokenizer.tokenizer import (
-    MAX_TOKENS,
-    SENTENCE_END_BIASES,
-    TREEBANK_BIASES,
-    Tokenizer,
-    TokenizerOptions,
-    gold_text,
-    rebuild_text,
-    sentence_text,
-    without_final_punctuation,
-)
+from hetdep.tokenizer.text import gold_text, rebuild_text, sentence_text, without_final_punctuation
+from hetdep.tokenizer.tokenizer import MAX_TOKENS, SENTENCE_END_BIASES, TREEBANK_BIASES, Tokenizer, TokenizerOptions
 from hetdep.treebank.conllu import FORM, MISC, read_conllu, write_conllu
 
 

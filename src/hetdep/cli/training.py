@@ -92,8 +92,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
     from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline, treebank_files
-    from hetdep.models.vectors import DEFAULT_VECTORS
     from hetdep.models.training import ModelChoice, check, check_schemes
+    from hetdep.models.vectors import DEFAULT_VECTORS
 
     context = click.get_current_context()
     if resume_dir:

@@ -39,11 +39,10 @@ def run_treebanks_experiment(setting: str, data: Path, out: Path, options, log: 
     """Train A alone, B alone and A + B in one network (``options``: a NeuralOptions), score each
     on its own test set, and write ``out/report.md``; models are kept under ``out/models`` and
     reused by a rerun with the same options. ``treebanks`` replaces the setting's own (tests run it small)."""
+    from hetdep.models.vectors import read_vectors
     from hetdep.neural.parser import NeuralParser
     from hetdep.neural.training import train_neural, train_treebanks
     from hetdep.neural.treebanks import Treebank as Named
-
-    from hetdep.models.vectors import read_vectors
 
     a, b = treebanks or treebanks_setting(setting, data)
     schemes = SETTINGS[setting][1]

@@ -65,7 +65,7 @@ class LanguageGuard:
         """The other language than the model's that a sentence
         (:class:`hetdep.treebank.conllu.Sentence`) looks like (``UNDETERMINED`` when only its unknown
         words tell), or None; its text as written (``# text``) is what the identifier reads."""
-        from hetdep.tokenizer.tokenizer import sentence_text
+        from hetdep.tokenizer.text import sentence_text
 
         forms = sentence.forms
         words = [form for form in forms if any(char.isalpha() for char in form)]

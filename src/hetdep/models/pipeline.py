@@ -202,7 +202,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.models.language import training_language
     from hetdep.tagger.tagger import Tagger, TaggerOptions, fit_dictionary, jackknife, load_taggers, tag_accuracy, train_tagger
-    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer, TokenizerOptions, sentence_text
+    from hetdep.tokenizer.text import sentence_text
+    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer, TokenizerOptions
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
     if given_tagger:

@@ -140,9 +140,7 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
         from hetdep.neural import torch_module
 
         torch_module()  # one clear line where PyTorch is not installed
-        from hetdep.neural.training import NeuralOptions, train_neural
-
-        from hetdep.neural.training import train_treebanks
+        from hetdep.neural.training import NeuralOptions, train_neural, train_treebanks
 
         default = NeuralOptions()
         neural = NeuralOptions(epochs=options.iterations, patience=options.patience, seed=options.seed,

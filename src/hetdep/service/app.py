@@ -41,7 +41,7 @@ from hetdep.errors import HetdepError
 from hetdep.service.gather import Gatherer
 from hetdep.service.turns import Turns
 from hetdep.threads import limit_blas_threads
-from hetdep.tokenizer.tokenizer import rebuild_text
+from hetdep.tokenizer.text import rebuild_text
 from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
 
 INPUTS = ("conllu", "horizontal", "vertical")  # UDPipe 2's names: CoNLL-U, one sentence a line, one word a line

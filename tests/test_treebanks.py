@@ -181,7 +181,7 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
         row = int(constant_row(tokenizer.weights.shape[0]))
         pooled = Tokenizer.load(model / "tokenizer").weights[row, SENTENCE_END]
         assert tokenizer.weights[row, SENTENCE_END] == pytest.approx(pooled + biases[name])
-    from hetdep.service.app import served_names
+    from hetdep.service.requests import served_names
 
     assert {"m", "m-sud", "m-ud", "m-seq", "m-seq-ud", "m-other"} <= set(served_names({"m": hetdep.load(model)}))
     shutil.rmtree(model / "treebank-taggers" / "other")

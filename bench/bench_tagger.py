@@ -13,7 +13,8 @@ import argparse
 import time
 from pathlib import Path
 
-from hetdep.tagger.tagger import COLUMNS, TaggerOptions, tag_accuracy, train_tagger
+from hetdep.tagger.tagger import COLUMNS
+from hetdep.tagger.training import TaggerOptions, tag_accuracy, train_tagger
 from hetdep.treebank.conllu import read_conllu
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-ewt"

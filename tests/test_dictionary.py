@@ -8,7 +8,8 @@ from conftest import SAMPLES
 
 from hetdep.models.names import find_model
 from hetdep.tagger.dictionary import lemma_dictionary
-from hetdep.tagger.tagger import Tagger, fit_dictionary, tag_accuracy
+from hetdep.tagger.tagger import Tagger
+from hetdep.tagger.training import fit_dictionary, tag_accuracy
 from hetdep.treebank.conllu import read_conllu
 from hetdep.treebank.lemma_scripts import edit_script
 from hetdep.treebank.tags import lemma_of

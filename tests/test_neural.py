@@ -315,7 +315,7 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
 
 @pytest.fixture(scope="module")
 def upos_tagger():
-    from hetdep.tagger.tagger import TaggerOptions, train_tagger
+    from hetdep.tagger.training import TaggerOptions, train_tagger
 
     return train_tagger(_pair("train")[1], _pair("dev", 60)[1], TaggerOptions(column="upos", iterations=3)).parser
 

@@ -15,18 +15,8 @@ from hypothesis import strategies as st
 from hetdep.cli import main
 from hetdep.errors import HetdepError
 from hetdep.learn.model_files import ModelFileError
-from hetdep.tagger.tagger import (
-    BACKWARD,
-    BACKWARD_WEIGHTS,
-    Tagger,
-    TaggerOptions,
-    ambiguity_classes,
-    casing,
-    jackknife,
-    shape,
-    tag_accuracy,
-    train_tagger,
-)
+from hetdep.tagger.tagger import BACKWARD, BACKWARD_WEIGHTS, Tagger, ambiguity_classes, casing, shape
+from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
 from hetdep.treebank.conllu import LEMMA, UPOS, read_conllu
 from hetdep.treebank.tags import parse_kbest
 

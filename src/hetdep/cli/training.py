@@ -281,7 +281,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, reads, beam, 
     """Train a tagger (averaged perceptron, beam search) for UPOS, XPOS, FEATS and/or LEMMA."""
     from tqdm import tqdm
 
-    from hetdep.tagger.tagger import TaggerOptions, tag_accuracy, train_tagger
+    from hetdep.tagger.training import TaggerOptions, tag_accuracy, train_tagger
 
     train_sentences = read_all(train_path)
     dev_sentences = read_all(dev_path) if dev_path else []
@@ -315,7 +315,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, reads, beam, 
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Folds trained at once (the same output for any number).")
 def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed, kbest, threshold, threads):
     """Tag a training file by jackknifing: each fold by a tagger trained on the others."""
-    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy
+    from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy
 
     sentences = read_all(train_path)
     tagged = jackknife(sentences, folds, list(dict.fromkeys(columns)), TaggerOptions(beam=beam, iterations=iterations, seed=seed),

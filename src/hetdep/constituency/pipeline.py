@@ -87,7 +87,7 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
                              lattice_k: int = 3, stream: TextIO | None = None, interactive: bool | None = None,
                              templates: str = DEFAULT_TEMPLATES, tagger_model: str | Path | None = None) -> TrainResult:
     """Train (the tagger, jackknifing and) the parser on bracketed treebank files, and write the model."""
-    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+    from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
     table = load_table(head_table)  # refuse an unknown table before reading anything
     train_trees, dev_trees = read_treebank(train_path), read_treebank(dev_path)

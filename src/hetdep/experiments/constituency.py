@@ -75,7 +75,7 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
     """The experiment's models (trained or reused) and its report; ``tagger_model``: a model that
     tags XPOS (a neural model trained on the Penn2Malt conversion of the training trees), whose
     test tags the predicted-tags parser reads in one more row."""
-    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+    from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
     splits = wsj_splits(data)
     train_items, dev_items, test_items = splits["train"], splits["dev"], splits["test"]

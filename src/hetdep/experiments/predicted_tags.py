@@ -57,7 +57,7 @@ def run_predicted_tags_experiment(treebank: Path, out: Path, *, scheme_a: str = 
     """
     from dataclasses import replace
 
-    from hetdep.tagger.tagger import TaggerOptions, jackknife, tag_accuracy, train_tagger
+    from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
     from hetdep.treebank.conllu import MISC, UPOS, write_conllu
     from hetdep.treebank.tags import parse_kbest
 

@@ -177,7 +177,7 @@ def _fit_tag_weights(parser, helpers: list, dev: Sequence[Sentence], log: Callab
 
 def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
             tokenizer: bool, columns: list[str], morphology: list[str]) -> list[Stage]:
-    from hetdep.tagger.tagger import TaggerOptions
+    from hetdep.tagger.training import TaggerOptions
     from hetdep.tokenizer.tokenizer import TokenizerOptions
 
     stages = [Stage("tokenizer", TokenizerOptions().passes_with_dev, "iterations", fine=False)] if tokenizer else []
@@ -201,7 +201,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.models.language import training_language
-    from hetdep.tagger.tagger import Tagger, TaggerOptions, fit_dictionary, jackknife, load_taggers, tag_accuracy, train_tagger
+    from hetdep.tagger.tagger import Tagger, load_taggers
+    from hetdep.tagger.training import TaggerOptions, fit_dictionary, jackknife, tag_accuracy, train_tagger
     from hetdep.tokenizer.text import sentence_text
     from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer, TokenizerOptions
 

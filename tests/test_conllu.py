@@ -181,7 +181,7 @@ def test_reading_streams(tmp_path):
 
 
 def test_tokenized_text_reader(tmp_path):
-    from hetdep.treebank.conllu import read_tokenized_text
+    from hetdep.treebank.inputs import read_tokenized_text
 
     path = write(tmp_path, "t.txt", "Un deux\n\n trois  quatre cinq \n")
     sentences = list(read_tokenized_text(path))

@@ -16,7 +16,8 @@ from hetdep.graph import _eisner, _grandparent, _kbest, _sibling
 from hetdep.graph.parser import SECOND_ORDER_MAX_WORDS, GraphParser, train_concatenated, train_graph
 from hetdep.learn.model_files import ModelFileError
 from hetdep.learn.perceptron import TrainOptions
-from hetdep.treebank.conllu import find_cycle, read_conllu, read_tokenized_text
+from hetdep.treebank.conllu import find_cycle, read_conllu
+from hetdep.treebank.inputs import read_tokenized_text
 from hetdep.treebank.projectivity import is_projective
 
 TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))

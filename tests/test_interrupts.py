@@ -11,7 +11,7 @@ import pytest
 from conftest import SAMPLES
 
 from hetdep import interrupts
-from hetdep.treebank.conllu import output_files
+from hetdep.treebank.outputs import output_files
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from conftest import SAMPLES
 
 from hetdep.cli import main
 from hetdep.errors import OutputError
-from hetdep.treebank.conllu import output_files
+from hetdep.treebank.outputs import output_files
 
 DEV = SAMPLES / "dev.ud.conllu"
 

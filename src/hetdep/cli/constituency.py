@@ -11,7 +11,8 @@ from typing import Iterable, Iterator
 import click
 
 from hetdep.errors import HetdepError, InputError
-from hetdep.treebank.conllu import XPOS, Sentence, output_files
+from hetdep.treebank.conllu import XPOS, Sentence
+from hetdep.treebank.outputs import output_files
 
 
 def train_constituency(model_dir: str, train_path: str, dev_path: str, options, rules: str, gold_tags: bool, folds: int,

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from hetdep.treebank.conllu import output_files, read_conllu, write_conllu
+from hetdep.treebank.conllu import read_conllu, write_conllu
+from hetdep.treebank.outputs import output_files
 
 
 @click.command("convert")

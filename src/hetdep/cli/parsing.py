@@ -12,16 +12,9 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.treebank.conllu import (
-    MISC,
-    Sentence,
-    output_files,
-    read_conllu,
-    read_raw_text,
-    read_tokenized_text,
-    sniff_format,
-    write_conllu,
-)
+from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
+from hetdep.treebank.inputs import read_raw_text, read_tokenized_text, sniff_format
+from hetdep.treebank.outputs import output_files
 from hetdep.treebank.urls import fetched, is_url, temporary_file
 
 INPUT_FORMAT = click.option(

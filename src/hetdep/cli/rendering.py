@@ -8,7 +8,7 @@ import click
 
 from hetdep.cli.app import read_all
 from hetdep.errors import HetdepError
-from hetdep.treebank.conllu import output_files
+from hetdep.treebank.outputs import output_files
 
 
 @click.command("render")

@@ -38,7 +38,8 @@ from typing import Callable, Iterable, Iterator
 from hetdep.cluster.connect import ClusterChoice, connect, worker_peak_memory
 from hetdep.errors import HetdepError
 from hetdep.learn.vocab import ParseStats
-from hetdep.treebank.conllu import Sentence, output_files
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.outputs import output_files
 
 CHUNK_WORDS = 10_000  # a few seconds of parsing on one thread: coarse enough to keep scheduling cheap
 FIRST_CHUNK_WORDS = 500  # the first chunk's size; each next one twice the last, up to CHUNK_WORDS

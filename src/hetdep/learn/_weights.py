@@ -1,5 +1,8 @@
 """Compiled storage of the perceptron's weights: feature key -> the scores of its actions.
 
+(Over 450 lines: one table's layout and every compiled operation on it, which numba inlines
+into each other and into the searches; apart, the layout's bit fields would be read in two places.)
+
 One open-addressing table, ``table[slot] = (key, payload)``, two 64-bit words in one cache
 line, so a feature costs one probe. Most features are updated for one or two actions
 (against 100-200 actions), so a feature's scores are sparse; a frequent feature collects many

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
 from hetdep.api.model import Model
-from hetdep.treebank.conllu import Sentence, read_conllu, read_tokenized_text
+from hetdep.treebank.conllu import Sentence, read_conllu
+from hetdep.treebank.inputs import read_tokenized_text
 
 INPUTS = ("conllu", "horizontal", "vertical")  # UDPipe 2's names: CoNLL-U, one sentence a line, one word a line
 OUTPUTS = ("conllu", "horizontal", "vertical", "plaintext")

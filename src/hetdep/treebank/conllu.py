@@ -12,24 +12,18 @@ Reading streams one sentence at a time, so memory follows the longest sentence, 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import sys
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from hetdep import interrupts
-from hetdep.errors import InputError, OutputError
-from hetdep.treebank.urls import check_writable, is_url, send
+from hetdep.errors import InputError
+from hetdep.treebank.outputs import output_files
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 NO_HEAD = -1  # a word whose HEAD is "_" (unannotated input)
-_CONLLU_ID = re.compile(r"[0-9]+([-.][0-9]+)?")
+CONLLU_ID = re.compile(r"[0-9]+([-.][0-9]+)?")
 COLUMNS_NOT_PROSE = 6  # tab-separated fields in a line from which sniffing takes a file for CoNLL-U
 
 
@@ -148,11 +142,11 @@ def read_conllu(
     callback sees them all, and sentences with problems are then not yielded. ``name`` is how
     messages call the file (``<stdin>`` for a copy of standard input).
     """
-    with _open(str(path), name) as handle:
+    with open_input(str(path), name) as handle:
         yield from _parse(handle, name or str(path), single_root, require_heads, on_problem)
 
 
-def _open(path: str, name: str | None = None):
+def open_input(path: str, name: str | None = None):
     """The file opened for binary reading, or an InputError naming it (as ``name``, if given)."""
     try:
         return open(path, "rb")
@@ -404,64 +398,6 @@ def find_cycle(heads: list[int]) -> list[int]:
     return []
 
 
-def read_tokenized_text(path: str | Path, name: str | None = None) -> Iterator[Sentence]:
-    """Sentences of a plain tokenized text: one sentence a line, tokens separated by spaces.
-
-    Blank lines separate nothing and are skipped; a tab (the text is probably CoNLL-U, or
-    columns) or bytes that are not UTF-8 are an error naming the line. Each sentence gets
-    ``# sent_id = LINE`` and ``# text``; every column but ID and FORM is ``_``.
-    """
-    with _open(str(path), name) as handle:
-        path = name or str(path)
-        for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise InputError(path, number, "not UTF-8 (text must be UTF-8)") from None
-            if "\t" in line:
-                raise InputError(path, number, "a tab in tokenized text: give CoNLL-U files with --format conllu")
-            tokens = line.split()
-            if not tokens:
-                continue
-            rows = [[str(i), token, "_", "_", "_", "_", "_", "_", "_", "_"] for i, token in enumerate(tokens, 1)]
-            yield Sentence([f"# sent_id = {number}", "# text = " + " ".join(tokens)], rows, list(range(len(rows))),
-                           [NO_HEAD] * len(rows), path, number)
-
-
-def read_raw_text(path: str | Path, name: str | None = None) -> str:
-    """A raw text file's text (UTF-8, a byte-order mark dropped); bytes that are not UTF-8 are an error naming the line."""
-    with _open(str(path), name) as handle:
-        data = handle.read()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(name or str(path), line, f"not UTF-8 (byte {data[error.start]:#04x}); text must be UTF-8") from None
-
-
-def sniff_format(path: str | Path) -> str:
-    """'conllu' when the file's first line that is neither blank nor a comment is columns (six
-    tab-separated fields or more: CoNLL-U has ten, prose hardly five tabs in a line) or a word ID
-    and a tab, or the file holds nothing but comments; else 'text'.
-
-    A byte-order mark is dropped (at the start of the file, or of a comment line) and lines are split on LF alone (a CR, a form feed, U+2028 or
-    U+0085 inside a comment does not end its line, as it does not for the CoNLL-U reader), so a
-    CoNLL-U file is never taken for text: a bad line of it is then named by the reader.
-    """
-    with _open(str(path)) as handle:
-        head = handle.read(1 << 16)
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    text = head.decode("utf-8", "replace")
-    for line in text.split("\n"):
-        line = line.removesuffix("\r")
-        if line.strip() and not line.lstrip("\ufeff").startswith("#"):  # a stray byte-order mark before a comment: the reader names its line
-            fields = line.split("\t")
-            columns = len(fields) >= COLUMNS_NOT_PROSE or (len(fields) > 1 and _CONLLU_ID.fullmatch(fields[0]))
-            return "conllu" if columns else "text"
-    return "conllu" if text.strip() else "text"
-
-
 def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write sentences to a file (streaming, whole or not at all, see :func:`output_files`); returns how many."""
     count = 0
@@ -470,68 +406,6 @@ def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
             out.write(sentence.to_text())
             count += 1
     return count
-
-
-@contextmanager
-def output_files(*paths: str | Path | None) -> Iterator[list]:
-    """Text files written whole or not at all: each goes to a temporary file beside its path and is
-    renamed into place only when the block ends without an error, so a failed or interrupted
-    command leaves what the path held before (and no partial output). ``None``: a file whose
-    text is discarded; ``"-"``: standard output, and an fsspec URL (:mod:`hetdep.treebank.urls`): written in
-    one go once the block has succeeded. A folder that does not exist or cannot be written is an :class:`OutputError`."""
-    handles, temporaries = [], []
-    try:
-        for path in paths:
-            if path is None:
-                handles.append(open(os.devnull, "w", encoding="utf-8"))
-                temporaries.append(None)
-                continue
-            if str(path) == "-" or is_url(path):  # standard output, a URL: sent whole once everything succeeded
-                if str(path) != "-":
-                    check_writable(str(path))  # before any work
-                descriptor, temporary = tempfile.mkstemp(prefix=".hetdep-output.", suffix=".part")
-                temporaries.append(temporary)
-                handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
-                continue
-            path = Path(path)
-            if path.is_dir():
-                raise OutputError(str(path), "is a folder: give a file to write")
-            if not path.parent.is_dir():
-                raise OutputError(str(path), f"cannot be written: the folder {path.parent} does not exist")
-            try:
-                descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-            except OSError as error:
-                raise OutputError(str(path), f"cannot be written ({error.strerror})") from None
-            temporaries.append(temporary)
-            handles.append(os.fdopen(descriptor, "w", encoding="utf-8", newline="\n"))
-        yield handles
-        interrupts.check()  # a signal that reached no code able to stop (it ran in compiled code's last instant)
-    except BaseException:
-        for handle in handles:
-            handle.close()
-        for temporary in temporaries:
-            if temporary is not None and os.path.exists(temporary):
-                os.unlink(temporary)
-        raise
-    for handle in handles:
-        handle.close()
-    umask = os.umask(0)
-    os.umask(umask)
-    for temporary, path in zip(temporaries, paths):
-        if temporary is not None and str(path) == "-":
-            with open(temporary, "rb") as whole:
-                shutil.copyfileobj(whole, sys.stdout.buffer)
-            sys.stdout.buffer.flush()
-            os.unlink(temporary)
-        elif temporary is not None and is_url(path):
-            try:
-                send(temporary, str(path))
-            finally:
-                os.unlink(temporary)
-        elif temporary is not None:
-            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would have made it
-            os.replace(temporary, path)
-    interrupts.wrote()
 
 
 def collect_problems(path: str | Path, *, single_root: bool = True, require_heads: bool = False) -> tuple[int, list[Problem]]:

@@ -339,6 +339,7 @@ def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_lin
     (".", lambda c: c["pipeline"].update(tokenizer="yes"), "pipeline .* is not"),
     (".", lambda c: c.update(kind="parser9"), "kind 'parser9' is not a kind of model this hetdep knows"),
     ("tagger/upos", lambda c: c.update(column="deprel"), "column 'deprel' is not"),
+    ("tagger/feats", lambda c: c.update(reads=["upos"]), r"reads \['upos'\] is not a column or null"),  # found by bench/fuzz.py
     ("tokenizer", lambda c: c.update(multiword={"lexicon": 3, "weights": {}}), "damaged multiword lexicon"),
     ("tokenizer", lambda c: c.update(history=[{"iteration": 1, "dev": {"token_ends": "x"}}]), "history .* is not"),
 ])

@@ -104,7 +104,7 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "lattice": (lambda v: isinstance(v, bool), "true or false"), "dp": (lambda v: isinstance(v, bool), "true or false"),
     "lattice_weight": (_number, "a number"), "temperature": (_number, "a number"),
     "sentence_end_bias": (_number, "a number"), "lemma_margin": (_number, "a number"),
-    "known_lemmas": (_strings, "a list of strings"), "reads": (lambda v: v is None or v in WORD_COLUMNS, "a column or null"),
+    "known_lemmas": (_strings, "a list of strings"), "reads": (lambda v: v is None or (isinstance(v, str) and v in WORD_COLUMNS), "a column or null"),
     "templates": (lambda v: _whole(0)(v) or isinstance(v, list), "a whole number or a list"),
     "history": (_records(_HISTORY_FIELDS), "a list of objects with numeric scores"),
     "best_iteration": (_optional(_whole(1)), "a whole number from 1"),

@@ -262,6 +262,22 @@ def test_a_scale_past_float32_is_refused_without_a_warning(joint_result, tmp_pat
             NeuralParser.load(tmp_path / "m")
 
 
+def test_scales_that_quantizing_cannot_give_are_refused(joint_result, tmp_path):
+    """A row of zeros has scale 0 (the padding rows of embeddings): one with another scale, finite
+    or not, changes no weight but is not a whole model (found by bench/fuzz.py: a zero row's scale
+    set to 3e38 was accepted)."""
+    joint_result.parser.save(tmp_path / "m", quantize=True)
+    with np.load(tmp_path / "m" / "weights.npz") as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    arrays["encoder.weight_ih_l0"][0] = 0  # its scale stays that of the row it was
+    np.savez(tmp_path / "m" / "weights.npz", **arrays)
+    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
+    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="scales are not those quantizing gives"):
+        NeuralParser.load(tmp_path / "m")
+
+
 def test_batches_and_long_or_unseen_words():
     vocabularies = Vocabularies.learn(_pair("train", 20))
     encoder = Encoder(vocabularies)

@@ -292,6 +292,10 @@ def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.n
     if values.dtype != np.int8 or scale.shape != values.shape[:-1]:
         raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array and its scales do not fit ({values.dtype}, "
                              f"{values.shape}, scales {scale.shape})")
+    zero_rows = ~values.any(axis=-1)
+    if not np.isfinite(scale).all() or (scale < 0).any() or (scale[zero_rows] != 0).any():  # as _quantized writes them
+        raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array's scales are not those quantizing gives "
+                             "(finite, not negative, 0 exactly for a row of zeros)")
     with np.errstate(over="ignore", invalid="ignore"):  # a damaged scale's infinities are refused by the caller, in one line
         return values.astype(np.float32) * scale[..., None]
 

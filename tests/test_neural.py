@@ -96,16 +96,21 @@ def test_quantized_it_is_a_quarter_the_size_and_parses_nearly_the_same(joint_res
     assert same / total > 0.97
 
 
-def test_a_quantized_array_that_does_not_fit_its_scales_is_refused(joint_result, tmp_path):
+def _quantized_with(result, directory, change) -> None:
+    """The model saved quantized, ``change`` made to its arrays, and the digest made to match."""
+    result.parser.save(directory, quantize=True)
+    with np.load(directory / "weights.npz") as archive:
+        arrays = {name: archive[name].copy() for name in archive.files}
+    change(arrays)
+    np.savez(directory / "weights.npz", **arrays)
+    config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    config["weights_sha256"] = file_sha256(directory / "weights.npz")
+    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
 
-    joint_result.parser.save(tmp_path / "m", quantize=True)
-    with np.load(tmp_path / "m" / "weights.npz") as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    arrays["encoder.weight_ih_l0.scale"] = arrays["encoder.weight_ih_l0.scale"][:-1]
-    np.savez(tmp_path / "m" / "weights.npz", **arrays)
-    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
-    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
-    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+
+def test_a_quantized_array_that_does_not_fit_its_scales_is_refused(joint_result, tmp_path):
+    _quantized_with(joint_result, tmp_path / "m", lambda arrays: arrays.update(
+        {"encoder.weight_ih_l0.scale": arrays["encoder.weight_ih_l0.scale"][:-1]}))
     with pytest.raises(ModelFileError, match="a quantized array and its scales do not fit"):
         NeuralParser.load(tmp_path / "m")
 
@@ -248,14 +253,7 @@ def test_a_damaged_neural_model_is_refused_in_one_line(joint_result, tmp_path, d
 
 
 def test_a_scale_past_float32_is_refused_without_a_warning(joint_result, tmp_path):
-    joint_result.parser.save(tmp_path / "m", quantize=True)
-    with np.load(tmp_path / "m" / "weights.npz") as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    arrays["encoder.weight_ih_l0.scale"][0] = 3e38
-    np.savez(tmp_path / "m" / "weights.npz", **arrays)
-    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
-    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
-    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    _quantized_with(joint_result, tmp_path / "m", lambda arrays: arrays["encoder.weight_ih_l0.scale"].__setitem__(0, 3e38))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(ModelFileError, match="'encoder.weight_ih_l0' holds values that are not finite numbers"):
@@ -266,14 +264,8 @@ def test_scales_that_quantizing_cannot_give_are_refused(joint_result, tmp_path):
     """A row of zeros has scale 0 (the padding rows of embeddings): one with another scale, finite
     or not, changes no weight but is not a whole model (found by bench/fuzz.py: a zero row's scale
     set to 3e38 was accepted)."""
-    joint_result.parser.save(tmp_path / "m", quantize=True)
-    with np.load(tmp_path / "m" / "weights.npz") as archive:
-        arrays = {name: archive[name] for name in archive.files}
-    arrays["encoder.weight_ih_l0"][0] = 0  # its scale stays that of the row it was
-    np.savez(tmp_path / "m" / "weights.npz", **arrays)
-    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
-    config["weights_sha256"] = file_sha256(tmp_path / "m" / "weights.npz")
-    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    # its scale stays that of the row it was
+    _quantized_with(joint_result, tmp_path / "m", lambda arrays: arrays["encoder.weight_ih_l0"].__setitem__(0, 0))
     with pytest.raises(ModelFileError, match="scales are not those quantizing gives"):
         NeuralParser.load(tmp_path / "m")
 

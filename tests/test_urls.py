@@ -16,7 +16,8 @@ DEV = SAMPLES / "dev.ud.conllu"
 
 
 @pytest.mark.parametrize("url", ["ftp://::", "ftp://127.0.0.1:1/a.conllu", "zip://a.conllu", "tar://a.conllu",
-                                 "reference://a.conllu", "dir://a.conllu", "data://out", "nosuchfs://bucket/a.conllu"])
+                                 "reference://a.conllu", "dir://a.conllu", "data://out", "nosuchfs://bucket/a.conllu",
+                                 "dask://a.zip::file://x", "file://a::dask://b"])  # found by bench/fuzz.py: threads without end
 @pytest.mark.parametrize("role", ["--input", "--output"])
 def test_a_url_that_cannot_serve_a_file_is_one_line(pipeline_model, tmp_path, capfd, url, role):
     files = {"--input": str(DEV), "--output": str(tmp_path / "out.conllu"), role: url}

@@ -17,6 +17,11 @@ import uuid
 
 from hetdep.errors import HetdepError, InputError, OutputError
 
+# fsspec's protocols that reach files through a Dask cluster: outside a worker and with no client,
+# dask:// hands each read back to itself through Dask's threads, without end (found by
+# bench/fuzz.py: 22,000 threads in one process within a minute, the machine's limit).
+THROUGH_A_CLUSTER = ("dask",)
+
 
 def is_url(path: object) -> bool:
     """Whether a path names a place through a protocol (``s3://...``, ``file://...`` too) rather than a local file."""
@@ -31,6 +36,10 @@ def filesystem(url: str):
     import fsspec
 
     protocol = url.split("://", 1)[0]
+    chained = [part.split("://", 1)[0] for part in url.split("::")]  # file://a::dask://b too
+    for through in set(chained) & set(THROUGH_A_CLUSTER):
+        raise HetdepError(f"{url}: '{through}://' reaches files through a Dask cluster's workers; give the URL they "
+                          "read (s3://..., file://...), which hetdep's own --workers and --scheduler send as needed")
     hook, sys.unraisablehook = sys.unraisablehook, _dropped  # a half-made filesystem's __del__ fails as it goes
     try:
         try:

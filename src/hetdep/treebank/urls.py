@@ -36,9 +36,9 @@ def filesystem(url: str):
     import fsspec
 
     protocol = url.split("://", 1)[0]
-    chained = [part.split("://", 1)[0] for part in url.split("::")]  # file://a::dask://b too
-    for through in set(chained) & set(THROUGH_A_CLUSTER):
-        raise HetdepError(f"{url}: '{through}://' reaches files through a Dask cluster's workers; give the URL they "
+    through = [part.split("://", 1)[0] for part in url.split("::") if part.split("://", 1)[0] in THROUGH_A_CLUSTER]
+    if through:  # file://a::dask://b too
+        raise HetdepError(f"{url}: '{through[0]}://' reaches files through a Dask cluster's workers; give the URL they "
                           "read (s3://..., file://...), which hetdep's own --workers and --scheduler send as needed")
     hook, sys.unraisablehook = sys.unraisablehook, _dropped  # a half-made filesystem's __del__ fails as it goes
     try:

@@ -707,8 +707,9 @@ def case_signals(rng: random.Random, work: Path, setup: dict) -> None:
     try:
         stderr = process.communicate(timeout=60)[1].decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
+        stacks = _stacks(process.pid)
         process.kill()
-        raise Verdict("hang", "no end within 60 s of the signal") from None
+        raise Verdict("hang", f"no end within 60 s of the signal{stacks}") from None
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     if process.returncode < 0:
@@ -717,6 +718,22 @@ def case_signals(rng: random.Random, work: Path, setup: dict) -> None:
         raise Verdict("traceback", f"exit {process.returncode}: {stderr.strip()[-300:]!r}")
     if process.returncode == 130 and (out.exists() or not stderr.strip().splitlines()[-1].startswith("hetdep: interrupted")):
         raise Verdict("lost data", "an interrupted parse left an output, or did not say so last")
+
+
+def _stacks(pid: int) -> str:
+    """Where a hung process's threads are, written by py-spy (when installed) to a file kept for
+    the report: '; stacks in PATH', or '' without py-spy."""
+    import subprocess
+
+    if shutil.which("py-spy") is None:
+        return ""
+    kept = Path(tempfile.gettempdir()) / "hetdep-fuzz-hangs"
+    kept.mkdir(exist_ok=True)
+    target = kept / f"{pid}.txt"
+    with open(target, "wb") as out:
+        subprocess.run(["py-spy", "dump", "--native", "--pid", str(pid)], stdout=out, stderr=subprocess.STDOUT, timeout=60,
+                       check=False)
+    return f"; stacks in {target}"
 
 
 CASES = {"conllu": case_conllu, "sniffing": case_sniffing, "raw-text": case_raw_text, "brackets": case_brackets,

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from hetdep.evaluation.attachment import evaluate
-from hetdep.models.parsing import ParseChoice, open_models
+from hetdep.models.opening import open_models
+from hetdep.models.parsing import ParseChoice
 from hetdep.treebank.conllu import read_conllu
 
 

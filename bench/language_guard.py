@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from hetdep.models.names import find_model
-from hetdep.models.parsing import open_models
+from hetdep.models.opening import open_models
 from hetdep.treebank.conllu import read_conllu
 
 SETS = {"fr-sequoia": "fr", "fr-gsd": "fr", "fr-parisstories": "fr", "en-ewt": "en", "zh-beginner": "zh"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from hetdep.models.names import find_model
-from hetdep.models.parsing import open_models
+from hetdep.models.opening import open_models
 from hetdep.treebank.conllu import LEMMA, UPOS, read_conllu
 
 

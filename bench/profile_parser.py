@@ -43,7 +43,7 @@ t0 = time.perf_counter()
 import numpy as np
 from hetdep.cli import main  # what every command imports
 t1 = time.perf_counter()
-from hetdep.models.parsing import open_models
+from hetdep.models.opening import open_models
 from hetdep.treebank.conllu import read_conllu
 t2 = time.perf_counter()
 models = open_models(sys.argv[1])

@@ -22,7 +22,8 @@ from hetdep.cli import main
 from hetdep.cluster.chunks import chunks_of, model_files, run_on_cluster
 from hetdep.cluster.connect import ClusterChoice, connect
 from hetdep.errors import HetdepError, OutputError
-from hetdep.models.parsing import ParseChoice, ParseJob
+from hetdep.models.opening import ParseJob
+from hetdep.models.parsing import ParseChoice
 from hetdep.treebank.conllu import read_conllu
 
 DEV = SAMPLES / "dev.ud.conllu"

@@ -13,6 +13,7 @@ from conftest import SAMPLES, SHARED_DATA, needs_shared, write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import hetdep
 from hetdep.cli import main
 from hetdep.constituency import _search, reference
 from hetdep.constituency import features as F
@@ -21,9 +22,11 @@ from hetdep.constituency.parser import template_array
 from hetdep.constituency.system import Actions, State, apply, oracle, to_tree, valid
 from hetdep.constituency.training import TaggedTree, inventory, read_treebank, train
 from hetdep.convert.headrules import load_table
+from hetdep.errors import HetdepError
 from hetdep.evaluation.brackets import score
 from hetdep.learn.perceptron import DECODE, TrainOptions
 from hetdep.learn.weights import Weights
+from hetdep.treebank.conllu import read_conllu
 from hetdep.treebank.ptb import Tree, clean, parse_trees
 
 WSJ = SHARED_DATA / "en-wsj-sample" / "treebank.zip"
@@ -266,6 +269,15 @@ def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
     assert result.exit_code == 0, result.output
     result = run("eval", tmp_path / "dev.conllu", tmp_path / "dev.dep.conllu", "--json")
     assert result.exit_code == 0 and json.loads(result.output)["UAS"] > 50.0
+    # the same door for every entry point: Dask, and hetdep.load with the head rules named
+    result = run("parse", "--model", model, "--input", untagged, "--output", tmp_path / "dask.mrg", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "dask.mrg").read_text() == (tmp_path / "dev.pred.mrg").read_text()
+    with pytest.raises(HetdepError, match="constituency model: hetdep.load gives dependency trees"):
+        hetdep.load(model)
+    document = hetdep.load(model, to_dependency="penn2malt").parse_sentences(read_conllu(tmp_path / "dev.conllu"))
+    assert [sentence.tree("penn2malt").heads for sentence in document] == [
+        tree.heads for tree in read_conllu(tmp_path / "dev.dep.conllu")]
 
 
 @needs_shared

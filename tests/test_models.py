@@ -13,7 +13,8 @@ from conftest import SAMPLES
 
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import TrainOptions
-from hetdep.models.parsing import ParseChoice, open_models
+from hetdep.models.opening import open_models
+from hetdep.models.parsing import ParseChoice
 from hetdep.models.training import ModelChoice, check, train_model
 
 REFUSED = [
@@ -85,10 +86,13 @@ def saved(tmp_path_factory):
 
 
 @pytest.mark.parametrize("model, choice, message", [
-    ("arc", ParseChoice(given=0), "single-scheme .* --gold-a/--gold-b need a joint model"),
+    ("arc", ParseChoice(given=0), "'arc-standard' model: --gold-a/--gold-b is for a joint model"),
     ("arc", ParseChoice(treebank="a"), "--treebank is for models trained on several treebanks"),
+    ("arc", ParseChoice(to_dependency="penn2malt"), "--to-dependency is for constituency models"),
+    ("dep1", ParseChoice(lattice_weight=1.0), "--lattice-weight is for a model trained with --lattice"),
+    ("arc", ParseChoice(lattice_weight=1.0), "--lattice-weight is for a model trained with --lattice; .* was not"),
     ("joint", ParseChoice(treebank="a"), "--treebank is for models trained on several treebanks"),
-    ("arc", ParseChoice(helper=Path("dep1")), "needs two graph-based models"),
+    ("arc", ParseChoice(helper=Path("dep1")), "--with .* is for two graph-based models"),
     ("dep1", ParseChoice(helper=Path("joint")), "needs two graph-based models"),
     ("dep1", ParseChoice(helper=Path("dep1"), treebank="a"), "do not combine"),
 ])
@@ -97,6 +101,16 @@ def test_parse_options_a_model_lacks_are_refused(saved, model, choice, message):
         choice = replace(choice, helper=saved / choice.helper)
     with pytest.raises(HetdepError, match=message):
         open_models(saved / model, choice)
+
+
+def test_every_parser_kind_has_a_room_behind_the_one_door():
+    from hetdep.models import PARSER_KINDS
+    from hetdep.models.opening import KINDS
+    from hetdep.models.parsing import OpenModels
+
+    assert set(KINDS) == {*PARSER_KINDS, "joint"}  # train --parser's kinds, and the joint model of two schemes
+    assert all(issubclass(room, OpenModels) and room.open is not OpenModels.open and room.parse_trees
+               is not OpenModels.parse_trees for room in KINDS.values())
 
 
 @pytest.mark.parametrize("model, choice, second_output, message", [

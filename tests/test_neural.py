@@ -361,7 +361,7 @@ def test_a_helper_gives_log_probabilities_in_the_networks_tag_order(upos_tagger)
 
 
 def test_a_model_with_damaged_tag_weights_is_refused_in_one_line(joint_result, upos_tagger, tmp_path):
-    from hetdep.models.parsing import open_models
+    from hetdep.models.opening import open_models
 
     model = tmp_path / "m"
     joint_result.parser.save(model, pipeline={"tag_weights": {"upos": 0.5}})

@@ -1,6 +1,6 @@
 """``hetdep.load``: any model directory as one callable, from raw text or tokens to a :class:`Document`.
 
-It opens the model as ``hetdep parse`` does (:func:`hetdep.models.parsing.open_models`), so the
+It opens the model as ``hetdep parse`` does (:func:`hetdep.models.opening.open_models`), so the
 same rules hold: a bundled tokenizer splits raw text, a bundled tagger tags, a model without a
 tagger refuses untagged words rather than parsing them wrongly. A loaded model may be shared
 between threads, which then parse at once (the compiled searches release the GIL); ``threads``
@@ -18,7 +18,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from hetdep.api.document import Document, Sentence
 from hetdep.errors import HetdepError
 from hetdep.models.names import find_model
-from hetdep.models.parsing import ParseChoice, open_models, scheme_names
+from hetdep.models.opening import open_models
+from hetdep.models.parsing import ParseChoice
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -57,22 +58,26 @@ class Model:
     """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
 
     def __init__(self, path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-                 quiet: bool = False, treebank: str | None = None):
+                 quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
         self.path = find_model(path)
         self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None
-        self._options = {"beam": beam, "helper": helper, "treebank": treebank}
+        self._options = {"beam": beam, "helper": helper, "treebank": treebank, "to_dependency": to_dependency}
         consensus = None
         if self.helper is not None:
             from hetdep.graph.consensus import ConsensusOptions
 
             consensus = ConsensusOptions()
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
-                                                          threads=threads, treebank=treebank))
+                                                          threads=threads, treebank=treebank,
+                                                          to_dependency=to_dependency))
+        if not self._models.dependency_trees:
+            raise HetdepError(f"{self.path} is a constituency model: hetdep.load gives dependency trees, so name the head rules "
+                              "that derive them (to_dependency='penn2malt'); 'hetdep parse' writes its bracketed trees")
         self.kind = self._models.kind
-        self.schemes = scheme_names(self.path, self.kind, self.helper, treebank)
+        self.schemes = self._models.schemes
 
     @property
     def treebank(self) -> str | None:
@@ -82,16 +87,14 @@ class Model:
     @property
     def treebanks(self) -> list[str]:
         """The treebanks a neural model was trained on, when several ([] otherwise): :meth:`for_treebank`."""
-        return list(getattr(self._models.parser, "treebank_names", []))
+        return self._models.treebanks
 
     def for_treebank(self, name: str) -> "Model":
         """The same model (its arrays shared, not loaded again) parsing as the treebank ``name``."""
-        if name not in self.treebanks:
-            raise HetdepError(f"no treebank {name!r} in {self.path}: it has " + (", ".join(self.treebanks) or "one treebank"))
         chosen = copy.copy(self)
         chosen._models = self._models.for_treebank(name)
         chosen._options = {**self._options, "treebank": name}
-        chosen.schemes = scheme_names(self.path, self.kind, self.helper, name)
+        chosen.schemes = chosen._models.schemes
         return chosen
 
     @property
@@ -101,7 +104,7 @@ class Model:
     @property
     def has_tagger(self) -> bool:
         """Whether the model tags its input (a bundled tagger, or a neural model's own tag heads)."""
-        return bool(self._models.taggers) or self.kind == "neural"
+        return self._models.has_tagger
 
     def __call__(self, text: str) -> Document:
         """Parse raw text: the model's tokenizer splits it into sentences, tokens and words."""
@@ -218,11 +221,13 @@ def _parse_in_worker(texts: list[str]) -> list[Document]:
 
 
 def load(path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-         quiet: bool = False, treebank: str | None = None) -> Model:
+         quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None) -> Model:
     """Open a model: a directory from ``hetdep train`` (any kind), an installed model package's
     name, or (no argument) the model shipped with hetdep; ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
     ``threads``: sentences parsed at once (the same trees, faster on several cores); ``quiet``: no
     :class:`UnknownWordsWarning` when most words of a text are unknown to the model; ``treebank``:
-    a model trained on several treebanks parses as this one (its schemes and conventions)."""
-    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank)
+    a model trained on several treebanks parses as this one (its schemes and conventions);
+    ``to_dependency``: a constituency model's trees turned into dependency trees by these head rules
+    (penn2malt, collins, zhang-clark-2008 or a table file), its one scheme."""
+    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank, to_dependency=to_dependency)

@@ -1,18 +1,15 @@
-"""What ``train``, ``parse`` and ``eval`` do for phrase structure: ``--parser constituency``, a
-constituency model's parse (brackets, or dependencies by head rules), and ``eval --const``."""
+"""What ``train`` and ``eval`` do for phrase structure: ``--parser constituency`` and ``eval --const``
+(a constituency model parses through the one door, :mod:`hetdep.models.opening`)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import click
 
-from hetdep.errors import HetdepError, InputError
-from hetdep.treebank.conllu import XPOS, Sentence
-from hetdep.treebank.outputs import output_files
+from hetdep.errors import HetdepError
 
 
 def train_constituency(model_dir: str, train_path: str, dev_path: str, options, rules: str, gold_tags: bool, folds: int,
@@ -37,56 +34,6 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
                    f"{result.best_iteration}, the best finished one, was written; go on with: hetdep train --resume "
                    f"{model_dir}", err=True)
         sys.exit(130)
-
-
-def require_xpos(sentences: Iterable[Sentence], model_dir: str) -> Iterator[Sentence]:
-    """The sentences, refusing a word without an XPOS tag (a model without a tagger reads them)."""
-    for sentence in sentences:
-        for k, tag in enumerate(sentence.column(XPOS)):
-            if tag == "_":
-                raise InputError(sentence.path, sentence.line,
-                                 f"word {k + 1} ({sentence.forms[k]!r}) of the sentence starting here has no XPOS tag, "
-                                 f"and {model_dir} has no tagger to give it one: tag the input first, or train the model "
-                                 "with its tagger (the default, without --gold-tags)")
-        yield sentence
-
-
-def parse_constituency(model_dir: str, sentences: Iterable[Sentence], output_path: str, to_dependency: str | None,
-                       beam: int | None, threads: int, lattice_k: int = 3, lattice_weight: float | None = None) -> tuple[int, object]:
-    """Parse with a constituency model; write brackets (one tree a line) or CoNLL-U dependencies.
-    Returns the sentence count and the parser's statistics."""
-    from tqdm import tqdm
-
-    from hetdep.constituency.parser import ConstituencyParser, bracketed
-    from hetdep.constituency.pipeline import bundled_tagging
-    from hetdep.convert.headrules import load_table, tree_sentence
-    from hetdep.threads import ordered_map
-
-    parser = ConstituencyParser.load(model_dir)
-    if lattice_weight is not None:
-        if not parser.lattice:
-            raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
-        parser.lattice_weight = lattice_weight
-    table = load_table(to_dependency) if to_dependency else None
-    tagger_dir = Path(model_dir) / "tagger"
-    sentences = tqdm(sentences, unit="sent", mininterval=1.0, disable=None)
-    if tagger_dir.is_dir():
-        sentences = bundled_tagging(tagger_dir, k=lattice_k if parser.lattice else 0)(sentences)
-    elif not parser.lattice:
-        sentences = require_xpos(sentences, model_dir)
-
-    def one(sentence: Sentence):
-        return sentence, parser.parse_sentence(sentence, beam)
-
-    count = 0
-    with output_files(output_path) as (out,):
-        for sentence, root in ordered_map(one, sentences, threads):
-            if table is None:
-                out.write(bracketed(root) + "\n")
-            else:
-                out.write(tree_sentence(root, table, sentence.comments, sentence.path, sentence.line).to_text())
-            count += 1
-    return count, parser.stats
 
 
 def eval_constituency(gold: str, pred: str, as_json: bool, max_length: int | None) -> None:

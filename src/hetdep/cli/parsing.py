@@ -104,33 +104,12 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice
-    from hetdep.learn.model_files import read_kind
-    from hetdep.models import CONSTITUENCY
-    from hetdep.models.parsing import ParseChoice, open_models
+    from hetdep.models.opening import open_models
+    from hetdep.models.parsing import ParseChoice
 
     cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
     model_dir = shipped_or(model_dir)
-    if read_kind(model_dir) == CONSTITUENCY:
-        from hetdep.cli.app import refuse_options
-        from hetdep.cli.constituency import parse_constituency
-
-        refuse_options({"--output-b": output_b_path, "--gold-a": gold_a_path, "--gold-b": gold_b_path, "--with": with_model,
-                        "--treebank": treebank, "--workers": workers, "--scheduler": scheduler},
-                       "a constituency model (it parses in one process)")
-        if not input_path:
-            raise click.UsageError("give --input")
-        count, stats = parse_constituency(model_dir, read_input(input_path, input_format, None, model_dir), output_path,
-                                          to_dependency, beam, threads, lattice_k, lattice_weight)
-        if count == 0:
-            _say_empty(input_path)
-            return
-        click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words)", err=True)
-        _warn_unknown_tags(stats)
-        return
-    if to_dependency:
-        raise HetdepError(f"--to-dependency is for constituency models; {model_dir} is a '{read_kind(model_dir)}' model")
-
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --input, --gold-a and --gold-b")
@@ -142,7 +121,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         consensus = ConsensusOptions(edge=edge, root=root, sibling=sibling, grand=grand, k=consensus_k,
                                      iterations=consensus_iterations, temperature=temperature)
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
-                         lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads)
+                         lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
+                         to_dependency=to_dependency)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     written = _scheme_written(models, scheme, output_path, output_b_path)
     models.check_outputs(bool(output_b_path) or written is not None)
@@ -153,7 +133,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     if cluster.wanted:
-        from hetdep.models.parsing import ParseJob
+        from hetdep.models.opening import ParseJob
 
         if written is not None:
             raise HetdepError("--scheme writes one file in this process: give --output-b on a cluster")
@@ -223,9 +203,9 @@ def _scheme_written(models, scheme: str | None, output_path: str, output_b_path:
     """Which scheme a model of two schemes writes to --output alone (0, 1 or "both"), or None when
     it writes both files (or the model has one scheme). Without --scheme and --output-b a joint
     model writes scheme a, as a model of one scheme would."""
-    if scheme is None and not (models.pairs and models.helper is None and not output_b_path):
+    if scheme is None and not (models.two_schemes and not output_b_path):
         return None
-    if not models.pairs or models.helper is not None:
+    if not models.two_schemes:
         raise HetdepError(f"--scheme is for a model of two schemes; {models.model_dir} writes one tree per sentence")
     if output_b_path:
         raise HetdepError("--scheme writes one scheme (or both, in one file) to --output: drop --output-b")
@@ -233,9 +213,7 @@ def _scheme_written(models, scheme: str | None, output_path: str, output_b_path:
         return 0
     if scheme == "both":
         return "both"
-    from hetdep.models.parsing import scheme_names
-
-    names = list(scheme_names(models.model_dir, models.kind, treebank=models.choice.treebank))
+    names = list(models.schemes)
     if scheme == "b" or scheme in names:
         return 1 if scheme == "b" else names.index(scheme)
     raise HetdepError(f"no scheme {scheme!r}: {models.model_dir} has {', '.join(names)} (or a, b, both)")

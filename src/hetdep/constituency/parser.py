@@ -8,6 +8,7 @@ search in :mod:`hetdep.constituency._search`; its reference in :mod:`hetdep.cons
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -57,6 +58,29 @@ def _escaped(node: Node) -> Node:
         word = "_".join(ESCAPES.get(node.word, node.word).split()) or "_"
         return Node(ESCAPES.get(node.label, node.label), word=word)
     return Node(node.label, [_escaped(child) for child in node.children])
+
+
+@dataclass(frozen=True)
+class PhraseTree:
+    """A sentence's phrase-structure tree with the sentence it was parsed from (its words and
+    comments): written as one bracketed line, as ``hetdep parse`` writes a constituency model's trees."""
+
+    sentence: Sentence
+    root: Node
+
+    @property
+    def forms(self) -> list[str]:
+        return self.sentence.forms
+
+    @property
+    def comments(self) -> list[str]:
+        return self.sentence.comments
+
+    def __len__(self) -> int:
+        return len(self.sentence)
+
+    def to_text(self) -> str:
+        return bracketed(self.root) + "\n"
 
 
 class ConstituencyParser(SavedModel):

@@ -35,24 +35,6 @@ from hetdep.treebank.tags import lattice_candidates
 NETWORK = "network"  # tagger/network: a bundled neural model that tags
 
 
-def bundled_tagging(tagger_dir: Path, k: int = 0) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
-    """How the tagger bundled in ``tagger_dir`` tags sentences (``k``: each word's k best tags in
-    MISC too, for a lattice parser; a perceptron tagger's only)."""
-    from hetdep.tagger.tagger import load_taggers
-
-    if (tagger_dir / NETWORK).is_dir():
-        from hetdep.models.parsing import open_models
-
-        return open_models(tagger_dir / NETWORK).parser.tag  # its helpers mixed in as its training fitted
-    taggers = load_taggers(tagger_dir)
-
-    def tag(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        for tagger in taggers:
-            sentences = tagger.tag(sentences, k=k)
-        return iter(sentences)
-    return tag
-
-
 class GivenTagger(NamedTuple):
     """A trained model bundled as the parser's tagger: where in ``tagger/`` it goes, the folder
     copied there, and its tagging (the model loaded once)."""
@@ -64,13 +46,15 @@ class GivenTagger(NamedTuple):
 
 def given_tagger(directory: Path) -> GivenTagger:
     """A neural model whose network tags XPOS, or an XPOS tagger (the folder itself or its ``xpos/``)."""
-    from hetdep.learn.model_files import read_kind
+    from hetdep.learn.model_files import read_config
     from hetdep.models import NEURAL
-    from hetdep.models.parsing import open_models
+    from hetdep.models.kinds.neural import NeuralModels
+    from hetdep.models.parsing import ParseChoice
     from hetdep.tagger.tagger import load_taggers
 
-    if (directory / "config.json").is_file() and read_kind(directory) == NEURAL:
-        parser = open_models(directory).parser  # its helpers mixed in as its training fitted
+    config = read_config(directory) if (directory / "config.json").is_file() else {}
+    if config.get("kind") == NEURAL:
+        parser = NeuralModels.open(directory, config, ParseChoice(), True).parser  # its helpers mixed in
         if "xpos" not in parser.vocabularies.tag_columns:
             raise HetdepError(f"{directory}: this neural model predicts no XPOS tags (its training file had none)")
         return GivenTagger(NETWORK, directory, parser.tag)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from hetdep.constituency.features import recorded_template_set
 from hetdep.learn.model_files import read_config
-from hetdep.models.parsing import open_models, recorded_treebanks
+from hetdep.models.opening import open_models
+from hetdep.models.parsing import recorded_treebanks
 from hetdep.treebank.tags import WORD_COLUMNS
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
@@ -18,16 +19,11 @@ DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joi
 def check_parts(directory: Path, kind: str) -> None:
     """Load every part of a model directory as parsing would, so that ``info`` describes only a
     model that passes the same checks (each part's config fields, its weights' sha256 and arrays)."""
-    from hetdep.models import CONSTITUENCY
     from hetdep.tagger.tagger import Tagger
     from hetdep.tokenizer.tokenizer import KIND as TOKENIZER
     from hetdep.tokenizer.tokenizer import Tokenizer
 
-    if kind == CONSTITUENCY:
-        from hetdep.constituency.parser import ConstituencyParser
-
-        ConstituencyParser.load(directory)
-    elif kind == "tagger":
+    if kind == "tagger":
         Tagger.load(directory)
     elif kind == TOKENIZER:
         Tokenizer.load(directory)

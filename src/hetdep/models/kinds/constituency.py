@@ -1,0 +1,96 @@
+"""The shift-reduce constituency parser (mi-huang2015): phrase-structure trees, or, with head rules
+(``--to-dependency``), the dependency trees derived from them; its bundled tagger gives the XPOS
+tags it reads (a neural model's network, or a perceptron tagger with candidates for a lattice model)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from hetdep.errors import HetdepError
+from hetdep.models import CONSTITUENCY
+from hetdep.models.parsing import OpenModels, ParseChoice
+from hetdep.threads import ordered_map
+from hetdep.treebank.conllu import Sentence
+
+
+@dataclass
+class ConstituencyModels(OpenModels):
+    """A constituency parser with its bundled tagging and, with ``choice.to_dependency``, its head rules."""
+
+    tagging: Callable[[Iterable[Sentence]], Iterator[Sentence]] | None = None  # the bundled tagger's, if any
+    table: object = None  # the head rules' table (hetdep.convert.headrules) for dependency output
+
+    TAKES = {CONSTITUENCY: frozenset({"lattice_weight", "to_dependency"})}
+
+    @classmethod
+    def open(cls, model_dir: Path, config: dict, choice: ParseChoice, tag_input: bool) -> "ConstituencyModels":
+        from hetdep.constituency.parser import ConstituencyParser
+        from hetdep.convert.headrules import load_table
+
+        parser = ConstituencyParser.load(model_dir)
+        if choice.lattice_weight is not None:
+            if not parser.lattice:
+                raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
+            parser.lattice_weight = choice.lattice_weight
+        opened = cls(model_dir, CONSTITUENCY, parser, choice, language=config.get("language"),
+                     table=load_table(choice.to_dependency) if choice.to_dependency else None)
+        tagger_dir = Path(model_dir) / "tagger"
+        if tag_input and tagger_dir.is_dir():
+            opened.tagging = _bundled_tagging(tagger_dir, choice.lattice_k if parser.lattice else 0)
+        return opened
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        """Phrase structure, or the head rules' dependency trees."""
+        return (self.choice.to_dependency or "phrase-structure",)
+
+    @property
+    def has_tagger(self) -> bool:
+        return self.tagging is not None
+
+    @property
+    def dependency_trees(self) -> bool:
+        return self.table is not None
+
+    def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
+        return self.tagging(sentences) if self.tagging is not None else sentences
+
+    def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
+        """One tree per sentence: a :class:`hetdep.constituency.parser.PhraseTree`, or its dependency
+        tree by the head rules; the input tagged by the bundled tagger, or its XPOS tags required
+        (a lattice model's candidates will do)."""
+        from hetdep.constituency.parser import PhraseTree
+        from hetdep.convert.headrules import tree_sentence
+
+        sentences = self.tag(sentences) if self.tagging is not None else self.require_tags(sentences)
+
+        def one(sentence: Sentence):
+            root = self.parser.parse_sentence(sentence, self.choice.beam)
+            if self.table is None:
+                return PhraseTree(sentence, root)
+            return tree_sentence(root, self.table, sentence.comments, sentence.path, sentence.line)
+
+        return ordered_map(one, sentences, self.choice.threads)
+
+
+def _bundled_tagging(tagger_dir: Path, k: int) -> Callable[[Iterable[Sentence]], Iterator[Sentence]]:
+    """How the tagger bundled in ``tagger_dir`` tags sentences (``k``: each word's k best tags in
+    MISC too, for a lattice parser; a perceptron tagger's only)."""
+    from hetdep.constituency.pipeline import NETWORK
+    from hetdep.tagger.tagger import load_taggers
+
+    if (tagger_dir / NETWORK).is_dir():
+        from hetdep.learn.model_files import read_config
+        from hetdep.models.kinds.neural import NeuralModels
+
+        network = tagger_dir / NETWORK  # a neural model: its helpers mixed in as its training fitted
+        return NeuralModels.open(network, read_config(network), ParseChoice(), True).parser.tag
+    taggers = load_taggers(tagger_dir)
+
+    def tag(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        for tagger in taggers:
+            sentences = tagger.tag(sentences, k=k)
+        return iter(sentences)
+    return tag

@@ -1,0 +1,140 @@
+"""The neural model: one network for every scheme and tag column (:mod:`hetdep.neural`), with the
+bundled FEATS and LEMMA taggers that tag after it and, for a model of several treebanks, each
+treebank's own taggers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from hetdep.errors import HetdepError
+from hetdep.learn.model_config import ModelFileError
+from hetdep.models import NEURAL, TREEBANK_TAGGERS
+from hetdep.models.parsing import OpenModels, ParseChoice, bundled_taggers, load_tokenizer, recorded_taggers, recorded_treebanks
+from hetdep.threads import ordered_map
+from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.tags import WORD_COLUMNS
+
+
+@dataclass
+class NeuralModels(OpenModels):
+    """A neural model: its network tags (UPOS, and others its training file had) as it parses;
+    the bundled taggers of other columns tag after it, on ``choice.threads`` threads."""
+
+    treebank_taggers: dict = field(default_factory=dict)  # a model of several treebanks: name -> column -> its own tagger
+
+    TAKES = {NEURAL: frozenset({"treebank"})}
+
+    @classmethod
+    def open(cls, model_dir: Path, config: dict, choice: ParseChoice, tag_input: bool) -> "NeuralModels":
+        from hetdep.neural.parser import NeuralParser  # NumPy alone: parsing needs no PyTorch
+
+        if choice.beam is not None:
+            raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
+        opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir), choice, language=config.get("language"),
+                     tokenizer=load_tokenizer(model_dir) if tag_input else None)
+        if tag_input:
+            opened.taggers = _with_tag_helpers(opened.parser, bundled_taggers(config, model_dir), config, model_dir)
+            opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
+        return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
+
+    def for_treebank(self, name: str) -> "NeuralModels":
+        """The same model parsing as its treebank ``name``: that treebank's heads, embedding and own
+        taggers (FEATS), the rest shared."""
+        if name not in self.treebanks:
+            raise HetdepError(f"no treebank {name!r} in {self.model_dir}: it has " + (", ".join(self.treebanks) or "one treebank"))
+        own = self.treebank_taggers.get(name, {})
+        return replace(self, parser=self.parser.for_treebank(name), choice=replace(self.choice, treebank=name),
+                       taggers=[own.get(tagger.column, tagger) for tagger in self.taggers],
+                       tokenizer=self.tokenizer.for_treebank(name) if self.tokenizer is not None else None)
+
+    @property
+    def treebanks(self) -> list[str]:
+        return list(self.parser.treebank_names)
+
+    @property
+    def pairs(self) -> bool:
+        return self.parser.schemes == 2
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        """A model of several treebanks: the schemes of the one it parses as (its first by default)."""
+        from hetdep.learn.model_files import read_config
+
+        treebanks = recorded_treebanks(read_config(self.model_dir))
+        if treebanks:
+            chosen = next((t for t in treebanks if t.get("name") == self.choice.treebank), treebanks[0])
+            return tuple(chosen.get("schemes", ["a"]))[:2]
+        return super().schemes
+
+    @property
+    def has_tagger(self) -> bool:
+        return True  # its own tag heads
+
+    def is_known(self, form: str) -> bool:
+        return form.lower() in self.parser.encoder.word_index
+
+    def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
+        """The network's tags first (the bundled FEATS and LEMMA taggers read its UPOS), then the bundled taggers'."""
+        return super().tag(self.parser.tag(sentences))
+
+    def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
+        """The network's trees (it tags as it parses, over batches of sentences on its own threads),
+        with the bundled taggers' columns added on ``choice.threads`` threads (their compiled
+        searches release Python's lock; the output is in input order)."""
+        parsed = self.parser.parse(sentences)
+        return ordered_map(self._tag_trees, parsed, self.choice.threads) if self.taggers else parsed
+
+    def _tag_trees(self, trees):
+        """One parse with the bundled taggers' columns, tagged once (on the first scheme's tree,
+        which carries the network's UPOS) and copied to every tree."""
+        if not isinstance(trees, tuple):
+            return next(iter(super().tag([trees])))
+        first = next(iter(super().tag([trees[0]])))
+        others = []
+        for tree in trees[1:]:
+            for column in (WORD_COLUMNS[tagger.column] for tagger in self.taggers):
+                tree = tree.with_column(column, first.column(column))
+            others.append(tree)
+        return (first, *others)
+
+
+def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> dict:
+    """A model of several treebanks: each treebank's own taggers (``treebank-taggers/NAME/``), refused
+    unless they are those its training recorded (``pipeline.treebank_taggers``)."""
+    recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
+    folder = Path(model_dir) / TREEBANK_TAGGERS
+    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+    if (not isinstance(recorded, dict) or sorted(recorded) != found or not set(recorded) <= set(treebanks)
+            or not all(isinstance(columns, list) for columns in recorded.values())):
+        raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
+                             f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
+    return {name: {tagger.column: tagger for tagger in recorded_taggers(folder / name, set(columns), exactly=True)}
+            for name, columns in recorded.items()}
+
+
+def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> list:
+    """A neural model's bundled taggers that tag after its network (FEATS, LEMMA); those of its
+    network's tag columns become the network's helpers at the weights its training fitted
+    (:mod:`hetdep.models.tag_mixing`)."""
+    from hetdep.models.tag_mixing import helper
+
+    weights = (config.get("pipeline") or {}).get("tag_weights") or {}
+    where = Path(model_dir) / "config.json"
+    if not isinstance(weights, dict) or not all(
+            column in parser.vocabularies.tag_columns and isinstance(weight, (int, float)) and 0 <= weight < float("inf")
+            for column, weight in weights.items()):
+        raise ModelFileError(f"{where}: damaged tag weights (pipeline.tag_weights): {weights!r}")
+    after = []
+    for tagger in taggers:
+        if weights.get(tagger.column):  # its column is one of the network's (checked above)
+            names = parser.vocabularies.tags[parser.vocabularies.tag_columns.index(tagger.column)]
+            parser.tag_helpers[tagger.column] = (helper(tagger, names), float(weights[tagger.column]))
+        else:
+            after.append(tagger)
+    missing = [column for column, weight in weights.items() if weight and column not in parser.tag_helpers]
+    if missing:
+        raise ModelFileError(f"{where}: the network's {', '.join(missing).upper()} tags are mixed with a tagger that "
+                             f"{Path(model_dir) / 'tagger'} does not have")
+    return after

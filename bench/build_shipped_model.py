@@ -106,11 +106,21 @@ CARD_METRICS = ("Sentences", "Words", "UPOS", "UFeats", "Lemmas", "LAS")
 
 def write_card(model: Path, name: str, scored: list[tuple[str, dict]], prune: float) -> None:
     """The model's card: its scores on each test set from raw text (bench/raw_text.py's, rounded as
-    the scorer prints them) and how it was built; its size is the folder's, measured by the test."""
+    the scorer prints them), how it was built and its network's training; its size is the folder's,
+    measured by the test. (Speed is not here: the build shares the machine; docs/models.md gives
+    bench/raw_text.py's figures on an idle one.)"""
     card = {"name": name, "built_by": f"python bench/build_shipped_model.py --language {name} --prune {prune:g}",
+            "network": network_training(model),
             "from_raw_text": {label: {gold.split(".")[1]: {metric: round(scores[metric], 2) for metric in CARD_METRICS}
                                       for gold, scores in figures["schemes"].items()} for label, figures in scored}}
     (model / CARD).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+
+
+def network_training(model: Path) -> dict:
+    """The network's epochs and their minutes (its training's own record, compiling and the
+    tokenizer's and taggers' stages not counted)."""
+    history = json.loads((model / "config.json").read_text(encoding="utf-8"))["history"]
+    return {"epochs": len(history), "minutes": round(sum(epoch["seconds"] for epoch in history) / 60)}
 
 
 def without_tag_helpers(model: Path) -> None:

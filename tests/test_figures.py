@@ -1,10 +1,14 @@
 """The figures README.md and docs/models.md quote for the shipped models agree with the models
-themselves: each model's card (its scores from raw text, written by bench/build_shipped_model.py
-when it built the model) and its size on disk. A rebuilt model with stale docs fails here."""
+themselves: each model's card (its scores from raw text and its network's training, written by
+bench/build_shipped_model.py when it built the model), its size on disk and its digest. A rebuilt
+model with stale docs fails here. The command line's help quotes no measured figure: it points to
+docs/models.md, so there is one place to keep them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,3 +38,33 @@ def test_the_docs_tables_quote_the_model_s_card(model):
         first = next(iter(schemes.values()))
         wanted = [first[metric] for metric in COLUMNS] + [schemes["ud"]["LAS"], schemes["sud"]["LAS"]]
         assert cells == [f"{value:.2f}" for value in wanted], f"docs/models.md's {label} row against {model.name}'s card"
+
+
+@pytest.mark.parametrize("model", shipped_models(), ids=lambda model: model.name)
+def test_the_docs_quote_the_model_s_training_and_digest(model):
+    card = json.loads((model.path / "card.json").read_text(encoding="utf-8"))
+    network = card["network"]
+    assert f"the network {network['epochs']} epochs in {network['minutes']} minutes" in MODELS_DOC
+    lines = [f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(model.path)}"
+             for path in sorted(model.path.rglob("*")) if path.is_file()]  # as bench/build_shipped_model.py prints them
+    assert f"`{hashlib.sha256(chr(10).join(lines).encode()).hexdigest()}`" in MODELS_DOC
+
+
+MEASURED = re.compile(r"\b(LAS|UAS|F1) \d|\d MB\b|\d minutes|words/s|\d hours?\b")
+
+
+def _help_texts(command, path=("hetdep",)):
+    import click
+
+    yield " ".join(path), command.help or "", [(param.name, param.help or "") for param in command.params
+                                               if isinstance(param, click.Option)]
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _help_texts(sub, (*path, name))
+
+
+def test_help_texts_quote_no_measured_figure():
+    from hetdep.cli import main
+
+    found = [(command, name, MEASURED.search(text).group(0)) for command, text, options in _help_texts(main)
+             for name, text in [("(the command)", text), *options] if MEASURED.search(text)]
+    assert not found, f"figures in --help texts (docs/models.md keeps them): {found}"

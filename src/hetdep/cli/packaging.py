@@ -11,11 +11,11 @@ from hetdep.cli.app import MODEL
 @click.argument("model_dir", metavar="MODEL", type=MODEL)
 @click.option("--output", "output_dir", required=True, type=click.Path(file_okay=False), help="New folder for the compact model.")
 @click.option("--prune", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
-              help="Leave out this share of each perceptron tagger's weights, the smallest (the shipped French model: 0.5 takes it from 36.6 to 29.1 MB; fr-sequoia dev from gold tokens, UFeats 97.17 -> 96.91, Lemmas 99.03 -> 98.95).")
+              help="Leave out this share of each perceptron tagger's weights, the smallest (a smaller model, FEATS and lemmas slightly worse: docs/models.md measures it on the shipped French model).")
 def compact_command(model_dir, output_dir, prune):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
-    (per-row scales), every part's weights compressed (the shipped model of three French
-    treebanks with its tokenizer and taggers: 100 to 36.5 MB, test LAS within 0.04)."""
+    (per-row scales), every part's weights compressed: about a third of the size, the same trees
+    within a few hundredths of LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
     compact_model(model_dir, output_dir, prune=prune)

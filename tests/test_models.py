@@ -113,6 +113,23 @@ def test_every_parser_kind_has_a_room_behind_the_one_door():
                is not OpenModels.parse_trees for room in KINDS.values())
 
 
+def test_the_parsing_entry_points_never_ask_a_model_s_kind():
+    """hetdep parse, hetdep.load, the service and Dask reach every kind through the one door
+    (hetdep.models.opening): no kind's name or kind test in their code."""
+    import re
+
+    from hetdep.models.opening import KINDS
+
+    source = Path(__file__).resolve().parents[1] / "src" / "hetdep"
+    files = [source / "cli" / "parsing.py", *(source / "api").glob("*.py"), *(source / "service").glob("*.py"),
+             *(source / "cluster").glob("*.py")]
+    kinds = re.compile("|".join([*(f"['\"]{re.escape(kind)}['\"]" for kind in KINDS), r"\bNEURAL\b", r"\bCONSTITUENCY\b",
+                                 r"\bGRAPH_KINDS\b", r"\bread_kind\b", r"\.kind\s*(==|!=|in\b)"]))
+    found = [f"{path.relative_to(source)}:{number}: {line.strip()}" for path in files
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if kinds.search(line)]
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize("model, choice, second_output, message", [
     ("joint", ParseChoice(given=1), True, "drop --output-b"),
     ("arc", ParseChoice(), True, "writes no --output-b"),

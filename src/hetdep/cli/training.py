@@ -334,7 +334,7 @@ def jackknife_command(train_path, output_path, folds, columns, beam, iterations,
 @click.option("--tokenizer-text", "tokenizer_texts", multiple=True, type=click.Path(dir_okay=False, exists=True), help="Another treebank whose text, tokens and sentence ends are learned too; repeat for several.")
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
-@click.option("--embeddings", type=click.Path(dir_okay=False, exists=True), help="Word vectors (word2vec or fastText text format) whose words' clusters the tokenizer reads where a chunk ends: the words before, at and after it (a name after a noun rarely starts a sentence); kept in the tokenizer (sentence ends found more often: docs/measurements.md).")
+@click.option("--embeddings", type=click.Path(dir_okay=False, exists=True), help="Word vectors (word2vec or fastText text format) whose words' clusters the tokenizer reads where a chunk ends: the words before, at and after it (a name after a noun rarely starts a sentence); kept in the tokenizer (sentence ends found more often: docs/archive.md).")
 def train_tokenizer_command(train_path, dev_path, model_dir, tokenizer_texts, iterations, seed, embeddings):
     """Train a tokenizer alone: sentence segmentation, tokenization and multiword-token expansion
     ('hetdep train' trains one into every model whose training file has '# text')."""

@@ -291,7 +291,7 @@ def _steps(words, tags, n, beam, templates, table, rows, n_labels, n_unaries, go
     joint search's steps: nothing here may allocate; the caller makes every buffer). Scoring a
     state passes the weights' arrays through inlined helpers, and numba counted a reference to
     each, per feature: without those counts the WSJ sample parses about 2x faster
-    (docs/measurements.md)."""
+    (docs/archive.md)."""
     n_actions = 3 + 4 * n_labels + n_unaries
     first_unary = 3 + 4 * n_labels
     steps = 4 * n - 1

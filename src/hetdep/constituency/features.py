@@ -58,7 +58,7 @@ s0c+s0rc+q0t s0c+s0rc+q0w s0c+s0lc+s1c s0c+s0lc+s1w s0c+s1c+s1rc s0w+s1c+s1rc
 """
 # The template sets a model can be trained with, by name; a model records its set's name.
 TEMPLATE_SETS = {name: tuple(text.split()) for name, text in (("zhu2013", _ZHU_2013), ("zpar", _ZPAR))}
-DEFAULT_TEMPLATES = "zpar"  # dev +1.0 F1, test +1.2 F1 with Collins' head table (docs/measurements.md)
+DEFAULT_TEMPLATES = "zpar"  # dev +1.0 F1, test +1.2 F1 with Collins' head table (docs/archive.md)
 
 
 def recorded_template_set(config: dict) -> str:

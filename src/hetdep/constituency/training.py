@@ -99,7 +99,7 @@ def train(train_trees: Sequence[TaggedTree], dev_trees: Sequence[TaggedTree], op
 
     ``head_table`` binarizes the trees, ``templates`` names the feature template set
     (``features.TEMPLATE_SETS``); their defaults, Collins' table and ZPar's templates, measured
-    best on the WSJ sample (docs/measurements.md).
+    best on the WSJ sample (docs/archive.md).
 
     ``train_tags``/``dev_tags``: the tags the parser learns from and is tuned with (jackknifed,
     predicted); by default each tree's own. With ``options.lattice``, ``train_lattices`` and

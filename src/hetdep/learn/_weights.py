@@ -26,7 +26,7 @@ the chains (en-ewt, 1M features) this holds 68 MB instead of 122 MB and parses e
 feature with more weights than that bound, a quarter of the actions, is a dense row: a dense
 row of the constituency parser's 130 actions held 9 to 22 weights in most cases, and reading
 them as packed entries parses the WSJ sample a few percent faster (2-7% in alternating runs;
-docs/measurements.md).
+docs/archive.md).
 
 The scorer reads ``rows``: ``(enext, eact, ew, dense)`` while training, ``packed_rows(packed, dense)`` after.
 """

@@ -36,7 +36,7 @@ class TrainOptions:
     tag_column: str = "upos"
     projective_encoding: str = "head"
     min_lifted_label: int = 5  # lifted labels seen fewer times fall back to their plain label
-    update: str = "max-violation"  # or "early": max-violation trains better parsers (docs/measurements.md, "Defaults")
+    update: str = "max-violation"  # or "early": max-violation trains better parsers (docs/archive.md, "Defaults")
     dp: bool = False  # arc-standard: beam search with merged states (Huang & Sagae 2010)
     lattice: bool = False  # arc-standard and joint: search over each word's candidate tags (MISC TagKBest)
     lattice_weight: float = 0.0  # times the tagger's log-probability of each chosen candidate

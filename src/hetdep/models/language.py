@@ -9,7 +9,7 @@ language ahead of the model's by ``MARGIN``, and more than ``UNKNOWN`` of its wo
 the model. A model whose language is not recorded (trained before hetdep recorded it) is judged
 by its unknown words alone, sentence by sentence. The thresholds were chosen on the dev sets of
 fr-sequoia, fr-gsd, fr-parisstories, en-ewt and zh-beginner, and measured on their test sets by
-``python bench/language_guard.py`` (docs/measurements.md).
+``python bench/language_guard.py`` (docs/archive.md).
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
     The last iteration, not the best on dev: dev's few hundred sentences choose an iteration by
     chance as much as by merit (fr-sequoia test Sentences F1, five seeds, with word clusters read at
     every boundary: 88.53, from 87.96 to 88.99, against dev's choice 88.05, from 87.49 to 88.40;
-    without clusters 86.61 against 86.49; en-ewt 88.88 against 89.16; docs/measurements.md)."""
+    without clusters 86.61 against 86.49; en-ewt 88.88 against 89.16; docs/archive.md)."""
     weights = np.zeros((1 << options.buckets_log2, N_LABELS), np.float64)
     sums = np.zeros_like(weights)
     clock = np.zeros(1, np.int64)

@@ -25,7 +25,6 @@ class PerceptronModels(OpenModels):
     graph-based parsers re-parsing with each other's k-best trees."""
 
     helper: object = None  # the second graph-based parser of joint inference
-    lattice: bool = False  # parses over each word's candidate tags
     feats_b: FeatureMap | None = None  # a joint model's map from scheme a's FEATS (its tagger's, or given trees') to b's
 
     TAKES = {"arc-standard": frozenset({"lattice_weight"}), JOINT: frozenset({"given", "lattice_weight"}),
@@ -43,10 +42,7 @@ class PerceptronModels(OpenModels):
             raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
         opened = cls(model_dir, kind, None, choice, taggers=bundled_taggers(config, model_dir) if tag_input else [],
                      tokenizer=load_tokenizer(model_dir) if tag_input else None, language=config.get("language"),
-                     lattice=kind in ("arc-standard", JOINT) and bool(config.get("lattice")),
                      feats_b=feats_b(config, model_dir))
-        if choice.lattice_weight is not None and not opened.lattice:
-            raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
         if kind in GRAPH_KINDS:
             opened.parser = GraphParser.load(model_dir, kind)
             if choice.helper is not None:
@@ -68,6 +64,8 @@ class PerceptronModels(OpenModels):
                                    f"(t = {t_text(t)}), so the given trees cannot guide it: the output is a plain parse. "
                                    f"A model trained with --t {t_text(-t)} converts from scheme {'ab'[given]}.")
         if choice.lattice_weight is not None:
+            if not opened.parser.lattice:
+                raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
             opened.parser.lattice_weight = choice.lattice_weight
         return opened
 
@@ -96,7 +94,8 @@ class PerceptronModels(OpenModels):
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
         """The input tagged by the bundled taggers (candidate tags of the parser's column for a lattice model)."""
         for tagger in self.taggers:
-            sentences = tagger.tag(sentences, k=self.choice.lattice_k if self.lattice and tagger.column == self.parser.tag_column
+            lattice = getattr(self.parser, "lattice", False)  # the graph-based parsers read one tag a word
+            sentences = tagger.tag(sentences, k=self.choice.lattice_k if lattice and tagger.column == self.parser.tag_column
                                    else 0)
         return sentences
 

@@ -130,6 +130,13 @@ def test_the_parsing_entry_points_never_ask_a_model_s_kind():
     assert not found, "\n".join(found)
 
 
+def test_a_neural_model_refuses_a_beam_it_would_not_use():
+    from hetdep.models.names import shipped_models
+
+    with pytest.raises(HetdepError, match="neural model: it finds the best tree exactly, with no beam"):
+        open_models(shipped_models()[0].path, ParseChoice(beam=4), tag_input=False)
+
+
 @pytest.mark.parametrize("model, choice, second_output, message", [
     ("joint", ParseChoice(given=1), True, "drop --output-b"),
     ("arc", ParseChoice(), True, "writes no --output-b"),

@@ -137,6 +137,19 @@ def test_a_neural_model_refuses_a_beam_it_would_not_use():
         open_models(shipped_models()[0].path, ParseChoice(beam=4), tag_input=False)
 
 
+def test_a_neural_model_s_second_scheme_gets_its_own_feats():
+    """The shipped model's FEATS tagger learned fr-sequoia's SUD FEATS, which add ExtPos to numerals
+    and Shared to shared dependents; its UD trees get them mapped to UD's, which write neither."""
+    import hetdep
+    from hetdep.treebank.conllu import FEATS
+
+    text = (SAMPLES.parent / "text" / "fr-paragraph.txt").read_text(encoding="utf-8")
+    document = hetdep.load(quiet=True)(text + " Il a vu deux chats et trois chiens, puis quatre oiseaux.")
+    features = {scheme: {name.split("=")[0] for sentence in document for feats in sentence.tree(scheme).column(FEATS)
+                         for name in feats.split("|")} for scheme in ("sud", "ud")}
+    assert "ExtPos" in features["sud"] and not {"ExtPos", "Shared"} & features["ud"]
+
+
 @pytest.mark.parametrize("model, choice, second_output, message", [
     ("joint", ParseChoice(given=1), True, "drop --output-b"),
     ("arc", ParseChoice(), True, "writes no --output-b"),

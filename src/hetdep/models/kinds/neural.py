@@ -5,15 +5,25 @@ treebank's own taggers."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.models import NEURAL, TREEBANK_TAGGERS
-from hetdep.models.parsing import OpenModels, ParseChoice, bundled_taggers, load_tokenizer, recorded_taggers, recorded_treebanks
+from hetdep.models.parsing import (
+    OpenModels,
+    ParseChoice,
+    bundled_taggers,
+    feats_b,
+    load_tokenizer,
+    recorded_taggers,
+    recorded_treebanks,
+)
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.feature_maps import FeatureMap
 from hetdep.treebank.tags import WORD_COLUMNS
 
 
@@ -23,6 +33,7 @@ class NeuralModels(OpenModels):
     the bundled taggers of other columns tag after it, on ``choice.threads`` threads."""
 
     treebank_taggers: dict = field(default_factory=dict)  # a model of several treebanks: name -> column -> its own tagger
+    feats_b: FeatureMap | None = None  # scheme a's FEATS (its FEATS tagger's) to scheme b's, learned from the training pairs
 
     TAKES = {NEURAL: frozenset({"treebank"})}
 
@@ -33,7 +44,7 @@ class NeuralModels(OpenModels):
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
         opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir), choice, language=config.get("language"),
-                     tokenizer=load_tokenizer(model_dir) if tag_input else None)
+                     tokenizer=load_tokenizer(model_dir) if tag_input else None, feats_b=feats_b(config, model_dir))
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, bundled_taggers(config, model_dir), config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
@@ -88,7 +99,9 @@ class NeuralModels(OpenModels):
 
     def _tag_trees(self, trees):
         """One parse with the bundled taggers' columns, tagged once (on the first scheme's tree,
-        which carries the network's UPOS) and copied to every tree."""
+        which carries the network's UPOS) and copied to every tree; the FEATS tagger learned the
+        first scheme's FEATS, so the second's tree gets them mapped to its own (fr-sequoia's SUD
+        writes ``ExtPos`` on numerals and ``Shared`` on shared dependents, its UD neither)."""
         if not isinstance(trees, tuple):
             return next(iter(super().tag([trees])))
         first = next(iter(super().tag([trees[0]])))
@@ -96,8 +109,12 @@ class NeuralModels(OpenModels):
         for tree in trees[1:]:
             for column in (WORD_COLUMNS[tagger.column] for tagger in self.taggers):
                 tree = tree.with_column(column, first.column(column))
-            others.append(tree)
+            others.append(self.feats_b.sentence(tree) if self._maps_feats else tree)
         return (first, *others)
+
+    @cached_property
+    def _maps_feats(self) -> bool:
+        return self.feats_b is not None and any(tagger.column == "feats" for tagger in self.taggers)
 
 
 def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> dict:

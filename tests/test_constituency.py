@@ -278,6 +278,15 @@ def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
     document = hetdep.load(model, to_dependency="penn2malt").parse_sentences(read_conllu(tmp_path / "dev.conllu"))
     assert [sentence.tree("penn2malt").heads for sentence in document] == [
         tree.heads for tree in read_conllu(tmp_path / "dev.dep.conllu")]
+    # without the tagger it was trained with, the model is damaged: refused, not taken for one that reads given tags
+    import shutil
+
+    shutil.rmtree(model / "tagger")
+    for args in (("parse", "--model", model, "--input", tmp_path / "dev.conllu", "--output", tmp_path / "none.mrg"),
+                 ("info", model)):
+        result = run(*args)
+        assert result.exit_code == 2 and "the tagger the model was trained with is missing" in result.output
+    assert not (tmp_path / "none.mrg").exists()
 
 
 @needs_shared

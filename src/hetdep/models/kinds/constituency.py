@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from hetdep.errors import HetdepError
+from hetdep.learn.model_config import ModelFileError
 from hetdep.models import CONSTITUENCY
 from hetdep.models.parsing import OpenModels, ParseChoice
 from hetdep.threads import ordered_map
@@ -37,6 +38,8 @@ class ConstituencyModels(OpenModels):
         opened = cls(model_dir, CONSTITUENCY, parser, choice, language=config.get("language"),
                      table=load_table(choice.to_dependency) if choice.to_dependency else None)
         tagger_dir = Path(model_dir) / "tagger"
+        if config.get("tagger", "gold") != "gold" and not tagger_dir.is_dir():  # its training's record: "gold", or the tagger bundled
+            raise ModelFileError(f"{tagger_dir}: the tagger the model was trained with is missing (a damaged model directory)")
         if tag_input and tagger_dir.is_dir():
             opened.tagging = _bundled_tagging(tagger_dir, choice.lattice_k if parser.lattice else 0)
         return opened

@@ -55,6 +55,7 @@ class OpenModels:
     tokenizer: object = None  # the bundled tokenizer, for raw text
     warnings: list[str] = field(default_factory=list)
     language: str | None = None  # the language the model was trained on, where its training recorded it
+    config: dict = field(default_factory=dict, repr=False)  # its config.json, read once by the door
 
     # The ParseChoice fields (beyond ``beam``, ``threads`` and ``lattice_k``) a kind takes, by kind
     # name: a subclass's registration (:mod:`hetdep.models.opening` refuses the others in one line).
@@ -86,8 +87,7 @@ class OpenModels:
     def schemes(self) -> tuple[str, ...]:
         """The names of what ``parse`` gives per sentence, in order (``train --schemes``, else from
         the training files' names; a, b when neither)."""
-        config = read_config(self.model_dir)
-        return tuple((config.get("schemes") or (["a", "b"] if self.pairs else ["a"]))[:2])
+        return tuple((self.config.get("schemes") or (["a", "b"] if self.pairs else ["a"]))[:2])
 
     @property
     def treebanks(self) -> list[str]:
@@ -170,14 +170,16 @@ def recorded_treebanks(config: dict) -> list[dict]:
     return [t for t in treebanks if isinstance(t, dict)] if isinstance(treebanks, list) else []
 
 
-def load_tokenizer(model_dir: str | Path):
+def load_tokenizer(model_dir: str | Path, config: dict | None = None):
     """The tokenizer bundled in a model directory (or the directory itself, a tokenizer), else None;
     one the model was trained with (its record ``pipeline.tokenizer``) must be there. A model of
-    several treebanks: ending sentences as its first treebank does (``OpenModels.for_treebank``: another's)."""
+    several treebanks: ending sentences as its first treebank does (``OpenModels.for_treebank``: another's).
+    ``config``: the directory's config.json, where the caller read it already."""
     from hetdep.tokenizer.tokenizer import KIND, Tokenizer
 
     directory = Path(model_dir)
-    config = read_config(directory) if (directory / "config.json").is_file() else {}
+    if config is None:
+        config = read_config(directory) if (directory / "config.json").is_file() else {}
     if (directory / "tokenizer").exists():  # there, it must load: else raw text would be read as tokenized text
         tokenizer = Tokenizer.load(directory / "tokenizer")
         treebanks = recorded_treebanks(config)

@@ -35,7 +35,7 @@ class ConstituencyModels(OpenModels):
             if not parser.lattice:
                 raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
             parser.lattice_weight = choice.lattice_weight
-        opened = cls(model_dir, CONSTITUENCY, parser, choice, language=config.get("language"),
+        opened = cls(model_dir, CONSTITUENCY, parser, choice, language=config.get("language"), config=config,
                      table=load_table(choice.to_dependency) if choice.to_dependency else None)
         tagger_dir = Path(model_dir) / "tagger"
         if config.get("tagger", "gold") != "gold" and not tagger_dir.is_dir():  # its training's record: "gold", or the tagger bundled

@@ -44,7 +44,8 @@ class NeuralModels(OpenModels):
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
         opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir), choice, language=config.get("language"),
-                     tokenizer=load_tokenizer(model_dir) if tag_input else None, feats_b=feats_b(config, model_dir))
+                     config=config, tokenizer=load_tokenizer(model_dir, config) if tag_input else None,
+                     feats_b=feats_b(config, model_dir))
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, bundled_taggers(config, model_dir), config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
@@ -71,9 +72,7 @@ class NeuralModels(OpenModels):
     @property
     def schemes(self) -> tuple[str, ...]:
         """A model of several treebanks: the schemes of the one it parses as (its first by default)."""
-        from hetdep.learn.model_files import read_config
-
-        treebanks = recorded_treebanks(read_config(self.model_dir))
+        treebanks = recorded_treebanks(self.config)
         if treebanks:
             chosen = next((t for t in treebanks if t.get("name") == self.choice.treebank), treebanks[0])
             return tuple(chosen.get("schemes", ["a"]))[:2]

@@ -41,8 +41,8 @@ class PerceptronModels(OpenModels):
         if choice.treebank is not None and choice.helper is not None:
             raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
         opened = cls(model_dir, kind, None, choice, taggers=bundled_taggers(config, model_dir) if tag_input else [],
-                     tokenizer=load_tokenizer(model_dir) if tag_input else None, language=config.get("language"),
-                     feats_b=feats_b(config, model_dir))
+                     tokenizer=load_tokenizer(model_dir, config) if tag_input else None, language=config.get("language"),
+                     config=config, feats_b=feats_b(config, model_dir))
         if kind in GRAPH_KINDS:
             opened.parser = GraphParser.load(model_dir, kind)
             if choice.helper is not None:

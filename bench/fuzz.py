@@ -39,7 +39,7 @@ Ten generators, each with its own oracle:
 
 Outcomes: ``ok``, ``threads left`` (a case that leaves threads running), ``threads leaked`` (the worker past THREADS_BOUND native threads: its batch stops there), ``traceback`` (an exception that is not hetdep's own error), ``signal`` (a
 worker process died), ``hang`` (a case over its time limit twice running: 10 s; the first run of
-a search compiles it; a 1 MB token over 8x the time of a quarter of it, or over 20 s),
+a search compiles it; a 1 MB token over 8x the time of a quarter of it, the least of three timings, or over 20 s),
 ``silent acceptance`` (bad input taken without a word), ``lost data`` (text or trees missing from
 the output, or an existing output spoiled by a failed run), ``valid input refused``.
 
@@ -235,13 +235,18 @@ def case_raw_text(rng: random.Random, work: Path, setup: dict) -> None:
 
     roll = rng.random()
     if roll < 0.002:  # a token of 1 MB: linear time (against a quarter of it, timed just before, so that a
-        # loaded machine slows both: 4x is linear, 16x quadratic), and never past LONG_TOKEN_SECONDS
+        # loaded machine slows both: 4x is linear, 16x quadratic; the least of three timings each where it
+        # looks slow, as a burst of other work can land on one), and never past LONG_TOKEN_SECONDS
         text = "".join(rng.choice("abcdefgh") for _ in range(1 << 20))
-        started = time.perf_counter()
-        list(setup["tokenizer"].tokenize_document(text[: 1 << 18]))
-        quarter, started = time.perf_counter() - started, time.perf_counter()
-        sentences = list(setup["tokenizer"].tokenize_document(text))
-        whole = time.perf_counter() - started
+        quarter = whole = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            list(setup["tokenizer"].tokenize_document(text[: 1 << 18]))
+            quarter, started = min(quarter, time.perf_counter() - started), time.perf_counter()
+            sentences = list(setup["tokenizer"].tokenize_document(text))
+            whole = min(whole, time.perf_counter() - started)
+            if whole <= 1.0 or whole <= 8 * quarter or whole > LONG_TOKEN_SECONDS:
+                break
         if whole > LONG_TOKEN_SECONDS or (whole > 1.0 and whole > 8 * quarter):
             raise Verdict("hang", f"a 1 MB token took {whole:.1f} s, a quarter of it {quarter:.2f} s")
     else:

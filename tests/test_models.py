@@ -41,6 +41,22 @@ def test_combinations_no_model_has_are_refused(choice, options, message):
         check(choice, options)
 
 
+@pytest.mark.parametrize("kind, given, message", [
+    ("neural", {"--gold-tags": True}, "--gold-tags does not apply to --parser neural"),
+    ("constituency", {"--train-b": "b.mrg", "--t": True}, "--t, --train-b do not apply to --parser constituency"),
+    ("arc-standard", {"--embeddings": "vectors.txt"}, "--embeddings is for --parser neural"),
+    ("neural", {"--rules": "collins"}, "--rules does not apply to --parser neural"),
+    ("dep1", {"--templates": "zpar"}, "--templates is for --parser constituency"),
+    ("arc-standard", {"--treebank": [("a", "ud", "t", "d")]}, "several treebanks .* not --parser arc-standard"),
+])
+def test_training_options_a_kind_does_not_take_are_refused(kind, given, message):
+    from hetdep.models.training import check_training_options
+
+    with pytest.raises(HetdepError, match=message):
+        check_training_options(kind, given)
+    assert check_training_options(kind, {}).iterations > 0
+
+
 @pytest.mark.parametrize("choice, options", [
     (ModelChoice(), TrainOptions(dp=True)),
     (ModelChoice(), TrainOptions(lattice=True)),
@@ -113,15 +129,17 @@ def test_every_parser_kind_has_a_room_behind_the_one_door():
                is not OpenModels.parse_trees for room in KINDS.values())
 
 
-def test_the_parsing_entry_points_never_ask_a_model_s_kind():
-    """hetdep parse, hetdep.load, the service and Dask reach every kind through the one door
-    (hetdep.models.opening): no kind's name or kind test in their code."""
+def test_the_entry_points_never_ask_a_model_s_kind():
+    """hetdep parse and train, hetdep.load, the service and Dask reach every kind through the one
+    door (hetdep.models.opening; hetdep.models.training's table of training kinds): no kind's name
+    or kind test in their code."""
     import re
 
     from hetdep.models.opening import KINDS
 
     source = Path(__file__).resolve().parents[1] / "src" / "hetdep"
-    files = [source / "cli" / "parsing.py", *(source / "api").glob("*.py"), *(source / "service").glob("*.py"),
+    files = [source / "cli" / "parsing.py", source / "cli" / "training.py", *(source / "api").glob("*.py"),
+             *(source / "service").glob("*.py"),
              *(source / "cluster").glob("*.py")]
     kinds = re.compile("|".join([*(f"['\"]{re.escape(kind)}['\"]" for kind in KINDS), r"\bNEURAL\b", r"\bCONSTITUENCY\b",
                                  r"\bGRAPH_KINDS\b", r"\bread_kind\b", r"\.kind\s*(==|!=|in\b)"]))

@@ -13,7 +13,8 @@ from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refu
 from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.models import CONSTITUENCY, NEURAL, PARSER_KINDS
+from hetdep.models import PARSER_KINDS
+from hetdep.models.training import check_training_options, default_kind
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -23,12 +24,9 @@ PERCEPTRON_OPTIONS = ("t", "guide", "no_guided", "beam", "update", "tagger_dir",
 
 
 def _default_parser(context: click.Context) -> str:
-    """The parser when --parser is not given: the neural one (measured more accurate, docs/models.md),
-    unless an option only the perceptron parsers take was given: then the arc-standard parser,
-    which those options were written for."""
+    """The parser when --parser is not given (:func:`hetdep.models.training.default_kind`)."""
     source = context.get_parameter_source
-    given = [name for name in PERCEPTRON_OPTIONS if source(name) is not click.core.ParameterSource.DEFAULT]
-    return "arc-standard" if given else NEURAL
+    return default_kind(any(source(name) is not click.core.ParameterSource.DEFAULT for name in PERCEPTRON_OPTIONS))
 
 
 @click.command("train")
@@ -37,7 +35,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--dev", "dev_path", required=False, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default=None, help="The parser  [default: neural, the most accurate, its scores, speed and training time in docs/models.md; arc-standard when an option of the perceptron parsers is given (--beam, --t, --gold-tags, --dp, ...), so scripts written for it keep their meaning]. The arc-standard beam-search parser (the fast option to train), or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. 'constituency': the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). 'neural': a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly.")
+@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default=None, help="The parser  [default: neural, the most accurate, its scores, speed and training time in docs/models.md; arc-standard when an option of the perceptron parsers is given (--beam, --t, --gold-tags, --dp, ...), so scripts written for it keep their meaning]. The arc-standard beam-search parser (the fast option to train), or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. constituency: the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). neural: a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly.")
 @click.option("--rules", default=None, help="--parser constituency: head rules that binarize the training trees: collins (the default, measured better than penn2malt on the WSJ sample), penn2malt, zhang-clark-2008 (Chinese) or a table file.")
 @click.option("--templates", "template_set", type=click.Choice(["zpar", "zhu2013"]), default=None, help="--parser constituency: feature templates, ZPar's 59 (the default: +1.2 F1 on the WSJ sample's test) or Zhu et al.'s 43 (parses about 1.3x faster)  [default: zpar]")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
@@ -102,8 +100,6 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if treebanks:
         refuse_options({"--train": train_path, "--dev": dev_path, "--train-b": train_b_path, "--dev-b": dev_b_path,
                         "--schemes": schemes}, "--treebank (each names its files and scheme)")
-        if parser_kind not in (None, NEURAL):
-            raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {parser_kind}")
         named = treebank_files(treebanks)
         if not model_dir:
             raise click.UsageError("give --model")
@@ -116,32 +112,22 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     if parser_kind is None:
         parser_kind = context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
-    neural = parser_kind == NEURAL
-    if neural:
+    trained = check_training_options(parser_kind, {
+        "--treebank": treebanks, "--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
+        "--rules": rules, "--templates": template_set, "--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags,
+        "--lattice": lattice, "--dp": dp, "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided,
+        "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head", "--train-b": train_b_path,
+        "--dev-b": dev_b_path, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
+        "--schemes": schemes, "--workers": workers, "--scheduler": scheduler, "--shards": shards})
+    if trained.gradient:
         from hetdep.neural import torch_module
 
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
-    neural_only = {"--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
-                   "--treebank": bool(treebanks)}
-    if not neural and any(neural_only.values()):
-        raise HetdepError(f"{next(name for name, given in neural_only.items() if given)} is for --parser neural")
-    iterations = iterations or (30 if neural else 15)
-    patience = patience or (8 if neural else 4)
-    if neural:
-        refuse_options({"--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags, "--lattice": lattice, "--dp": dp,
-                        "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided, "--rules": rules, "--templates": template_set,
-                        "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head"},
-                       "--parser neural (it predicts its own tags, UPOS and XPOS where the treebank has them, and decodes "
-                       "trees exactly)")
-    if parser_kind == CONSTITUENCY:
+    iterations = iterations or trained.iterations
+    patience = patience or trained.patience
+    if trained.bracketed:
         from hetdep.cli.constituency import train_constituency
 
-        refuse_options({"--train-b": train_b_path, "--dev-b": dev_b_path, "--t": t != "inf", "--guide": guide != "rich",
-                        "--no-guided": no_guided, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
-                        "--schemes": schemes, "--projective-encoding": projective_encoding != "head", "--workers": workers,
-                        "--scheduler": scheduler, "--shards": shards,
-                        "--tag-column": tag_column != "upos"},
-                       "--parser constituency (it reads the treebank's own tags, XPOS)")
         options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp, lattice=lattice,
                                lattice_weight=lattice_weight,
                                **({"update": update} if update else {}))
@@ -149,8 +135,6 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
             train_constituency(model_dir, train_path, dev_path, options, rules or "collins", gold_tags, folds, threads or 1,
                                template_set or DEFAULT_TEMPLATES, tagger_dir)
         return
-    if rules or template_set:
-        raise HetdepError(f"{'--rules' if rules else '--templates'} is for --parser constituency")
     given = {"beam": beam, "update": update}
     options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
                            projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,
@@ -173,7 +157,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     pipeline = PipelineChoice(tokenizer=not no_tokenizer, tokenizer_texts=tokenizer_texts,
                               tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings or (DEFAULT_VECTORS if neural else None), decoder=decoder,
+                              embeddings=embeddings or (DEFAULT_VECTORS if trained.gradient else None), decoder=decoder,
                               final_epochs=final_epochs, sharing=sharing,
                               temperature=temperature)
     files = (TrainingFiles(None, None, treebanks=named) if treebanks
@@ -183,8 +167,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
-        work = "" if neural else f", {report.updates} updates, {report.features} features"  # a neural epoch: its loss is in detail
-        click.echo(f"{'epoch' if neural else 'iteration'} {report.iteration:2d}: {report.seconds:7.1f} s{work}{dev}"
+        work = "" if trained.gradient else f", {report.updates} updates, {report.features} features"  # an epoch's loss is in detail
+        click.echo(f"{'epoch' if trained.gradient else 'iteration'} {report.iteration:2d}: {report.seconds:7.1f} s{work}{dev}"
                    + (f" ({detail})" if detail else ""), err=True)
     parts = [name for name, present in (("tokenizer", (Path(model_dir) / "tokenizer").is_dir()),
                                          ("tagger", (Path(model_dir) / "tagger").is_dir())) if present]

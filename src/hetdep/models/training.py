@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
 from hetdep.learn.perceptron import TrainOptions, TrainResult
-from hetdep.models import GRAPH_KINDS, NEURAL, PARSER_KINDS
+from hetdep.models import CONSTITUENCY, GRAPH_KINDS, NEURAL, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of, read_pairs
@@ -44,6 +44,57 @@ class ModelChoice:
     @property
     def joint(self) -> bool:
         return self.second_treebank and not self.concatenate
+
+
+@dataclass(frozen=True)
+class TrainingKind:
+    """What ``hetdep train`` needs to know of a parser kind, so that the command line maps options
+    and asks no kind's name: its defaults, how it learns and reads, the options it refuses."""
+
+    iterations: int = 15  # most iterations (epochs)
+    patience: int = 4  # iterations without a better dev score before it stops
+    gradient: bool = False  # learns by gradient descent: epochs, PyTorch, the shipped pretrained vectors by default
+    bracketed: bool = False  # learns from bracketed phrase-structure trees, not CoNLL-U
+    refuses: frozenset[str] = frozenset()  # options it does not take (the command line's names)
+    refused_because: str = ""  # what the refusal says it is
+
+
+PERCEPTRON_DEFAULT = "arc-standard"  # the kind trained when an option only the perceptron parsers take is given
+TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
+    NEURAL: TrainingKind(30, 8, gradient=True, refuses=frozenset({
+        "--tagger", "--folds", "--gold-tags", "--lattice", "--dp", "--t", "--guide", "--no-guided", "--rules", "--templates",
+        "--tag-column", "--projective-encoding"}), refused_because="--parser neural (it predicts its own tags, UPOS and XPOS "
+        "where the treebank has them, and decodes trees exactly)"),
+    CONSTITUENCY: TrainingKind(bracketed=True, refuses=frozenset({
+        "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
+        "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column"}),
+        refused_because="--parser constituency (it reads the treebank's own tags, XPOS)"),
+}
+# Options one kind alone takes, and that kind.
+ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--treebank": NEURAL,
+                    "--rules": CONSTITUENCY, "--templates": CONSTITUENCY}
+
+
+def default_kind(perceptron_option_given: bool) -> str:
+    """The parser trained when ``--parser`` is not given: the neural one (measured more accurate,
+    docs/models.md), unless an option only the perceptron parsers take was given: then the
+    arc-standard parser, which those options were written for."""
+    return PERCEPTRON_DEFAULT if perceptron_option_given else NEURAL
+
+
+def check_training_options(kind: str, given: dict[str, object]) -> TrainingKind:
+    """The kind's training record, after refusing in one line the options it does not take (``given``:
+    option name -> its value, set or not)."""
+    if given.get("--treebank") and kind != NEURAL:
+        raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {kind}")
+    trained = TRAINING_KINDS[kind]
+    used = sorted(name for name in trained.refuses if given.get(name))
+    if used:
+        raise HetdepError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply to {trained.refused_because}")
+    for name, only in ONE_KIND_OPTIONS.items():
+        if given.get(name) and kind != only:
+            raise HetdepError(f"{name} is for --parser {only}")
+    return trained
 
 
 def check(choice: ModelChoice, options: TrainOptions) -> None:

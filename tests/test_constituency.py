@@ -273,7 +273,7 @@ def test_cli_trains_parses_and_scores_with_its_own_tagger(wsj_files, tmp_path):
     result = run("parse", "--model", model, "--input", untagged, "--output", tmp_path / "dask.mrg", "--workers", "1")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "dask.mrg").read_text() == (tmp_path / "dev.pred.mrg").read_text()
-    with pytest.raises(HetdepError, match="constituency model: hetdep.load gives dependency trees"):
+    with pytest.raises(HetdepError, match="gives phrase-structure trees: hetdep.load gives dependency trees"):
         hetdep.load(model)
     document = hetdep.load(model, to_dependency="penn2malt").parse_sentences(read_conllu(tmp_path / "dev.conllu"))
     assert [sentence.tree("penn2malt").heads for sentence in document] == [

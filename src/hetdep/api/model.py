@@ -74,8 +74,8 @@ class Model:
                                                           threads=threads, treebank=treebank,
                                                           to_dependency=to_dependency))
         if not self._models.dependency_trees:
-            raise HetdepError(f"{self.path} is a constituency model: hetdep.load gives dependency trees, so name the head rules "
-                              "that derive them (to_dependency='penn2malt'); 'hetdep parse' writes its bracketed trees")
+            raise HetdepError(f"{self.path} gives phrase-structure trees: hetdep.load gives dependency trees, so name the head "
+                              "rules that derive them (to_dependency='penn2malt'); 'hetdep parse' writes its bracketed trees")
         self.kind = self._models.kind
         self.schemes = self._models.schemes
 

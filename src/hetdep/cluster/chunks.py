@@ -7,7 +7,7 @@ in flight, so memory stays bounded whatever the input's size. A chunk's sentence
 worker inside the task and its trees come back as text in the task's result: the workers need
 no folder shared with this process.
 
-A worker runs a job (``hetdep.models.opening.ParseJob``, ``TagJob``: an object with
+A worker runs a job (``hetdep.models.opening.ParseJob``, ``hetdep.models.parsing.TagJob``: an object with
 ``open(threads, directory)``, which loads its models, and ``run(models, sentences)``, which gives
 each sentence's output sentences and the counts). On an existing cluster (``--scheduler``) the
 model folder's files are sent to every worker once (Dask's ``scatter``) and unpacked into a

@@ -93,8 +93,8 @@ class PerceptronModels(OpenModels):
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
         """The input tagged by the bundled taggers (candidate tags of the parser's column for a lattice model)."""
+        lattice = getattr(self.parser, "lattice", False)  # the graph-based parsers read one tag a word
         for tagger in self.taggers:
-            lattice = getattr(self.parser, "lattice", False)  # the graph-based parsers read one tag a word
             sentences = tagger.tag(sentences, k=self.choice.lattice_k if lattice and tagger.column == self.parser.tag_column
                                    else 0)
         return sentences

@@ -54,7 +54,6 @@ class OpenModels:
     taggers: list = field(default_factory=list)  # bundled taggers, applied to the input in turn
     tokenizer: object = None  # the bundled tokenizer, for raw text
     warnings: list[str] = field(default_factory=list)
-    language: str | None = None  # the language the model was trained on, where its training recorded it
     config: dict = field(default_factory=dict, repr=False)  # its config.json, read once by the door
 
     # The ParseChoice fields (beyond ``beam``, ``threads`` and ``lattice_k``) a kind takes, by kind
@@ -66,6 +65,11 @@ class OpenModels:
         """The model in ``model_dir`` (its ``config`` read) loaded for ``choice``; ``tag_input``: with
         its bundled tokenizer and taggers, for input that needs them."""
         raise NotImplementedError
+
+    @property
+    def language(self) -> str | None:
+        """The language the model was trained on, where its training recorded it."""
+        return self.config.get("language")
 
     @cached_property
     def guard(self) -> LanguageGuard:
@@ -160,6 +164,16 @@ class OpenModels:
         """One tree, or one pair of trees, per input sentence, in order (each written by its
         ``to_text()``), on ``choice.threads`` threads (the output is the same)."""
         raise NotImplementedError
+
+
+def set_lattice_weight(parser, weight: float | None, model_dir: Path) -> None:
+    """The parser's weight of its tagger's log-probabilities set to ``weight`` (``--lattice-weight``),
+    refused for a parser that does not read tag lattices; None leaves the model's."""
+    if weight is None:
+        return
+    if not parser.lattice:
+        raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
+    parser.lattice_weight = weight
 
 
 def recorded_treebanks(config: dict) -> list[dict]:

@@ -70,9 +70,9 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column"}),
         refused_because="--parser constituency (it reads the treebank's own tags, XPOS)"),
 }
-# Options one kind alone takes, and that kind.
-ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--treebank": NEURAL,
-                    "--rules": CONSTITUENCY, "--templates": CONSTITUENCY}
+# Options one kind alone takes, and that kind (--treebank, the neural model's too, has its own refusal).
+ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--rules": CONSTITUENCY,
+                    "--templates": CONSTITUENCY}
 
 
 def default_kind(perceptron_option_given: bool) -> str:

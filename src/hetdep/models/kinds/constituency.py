@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.models import CONSTITUENCY
-from hetdep.models.parsing import OpenModels, ParseChoice
+from hetdep.models.parsing import OpenModels, ParseChoice, set_lattice_weight
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 
@@ -31,11 +30,8 @@ class ConstituencyModels(OpenModels):
         from hetdep.convert.headrules import load_table
 
         parser = ConstituencyParser.load(model_dir)
-        if choice.lattice_weight is not None:
-            if not parser.lattice:
-                raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
-            parser.lattice_weight = choice.lattice_weight
-        opened = cls(model_dir, CONSTITUENCY, parser, choice, language=config.get("language"), config=config,
+        set_lattice_weight(parser, choice.lattice_weight, model_dir)
+        opened = cls(model_dir, CONSTITUENCY, parser, choice, config=config,
                      table=load_table(choice.to_dependency) if choice.to_dependency else None)
         tagger_dir = Path(model_dir) / "tagger"
         if config.get("tagger", "gold") != "gold" and not tagger_dir.is_dir():  # its training's record: "gold", or the tagger bundled

@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 from hetdep.errors import HetdepError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.models import GRAPH_KINDS
-from hetdep.models.parsing import OpenModels, ParseChoice, bundled_taggers, feats_b, load_tokenizer
+from hetdep.models.parsing import OpenModels, ParseChoice, bundled_taggers, feats_b, load_tokenizer, set_lattice_weight
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.feature_maps import FeatureMap
@@ -41,8 +41,8 @@ class PerceptronModels(OpenModels):
         if choice.treebank is not None and choice.helper is not None:
             raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
         opened = cls(model_dir, kind, None, choice, taggers=bundled_taggers(config, model_dir) if tag_input else [],
-                     tokenizer=load_tokenizer(model_dir, config) if tag_input else None, language=config.get("language"),
-                     config=config, feats_b=feats_b(config, model_dir))
+                     tokenizer=load_tokenizer(model_dir, config) if tag_input else None, config=config,
+                     feats_b=feats_b(config, model_dir))
         if kind in GRAPH_KINDS:
             opened.parser = GraphParser.load(model_dir, kind)
             if choice.helper is not None:
@@ -63,10 +63,7 @@ class PerceptronModels(OpenModels):
             opened.warnings.append(f"{model_dir} parses scheme {'ab'[1 - given]} wholly before scheme {'ab'[given]} "
                                    f"(t = {t_text(t)}), so the given trees cannot guide it: the output is a plain parse. "
                                    f"A model trained with --t {t_text(-t)} converts from scheme {'ab'[given]}.")
-        if choice.lattice_weight is not None:
-            if not opened.parser.lattice:
-                raise HetdepError(f"--lattice-weight is for a model trained with --lattice; {model_dir} was not")
-            opened.parser.lattice_weight = choice.lattice_weight
+        set_lattice_weight(opened.parser, choice.lattice_weight, model_dir)
         return opened
 
     @property

@@ -154,6 +154,29 @@ def test_a_worker_killed_mid_run_loses_no_sentence_and_writes_none_twice(model, 
         assert out.read_bytes() == one_process
 
 
+def test_model_files_lost_with_every_worker_are_sent_again(model, one_process, tmp_path):
+    """Dask keeps one copy of scattered data once its memory manager has run, so a worker killed
+    can take the model's files with it; here both die, and their restarted twins get the files again."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            pids = list(client.run(os.getpid).values())
+        killed = threading.Event()
+
+        def progress(_sentences: int) -> None:
+            if not killed.is_set():
+                killed.set()
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+
+        out = tmp_path / "lost.conllu"
+        run = run_on_cluster(ParseJob(str(model), ParseChoice()), read_conllu(DEV), [str(out)],
+                             ClusterChoice(scheduler=cluster.scheduler_address), chunk_words=300, progress=progress)
+        assert killed.is_set() and run.sentences == 200
+        assert out.read_bytes() == one_process
+
+
 def test_inputs_and_outputs_at_fsspec_urls(model, one_process, tmp_path):
     import fsspec
 

@@ -19,7 +19,9 @@ written in input order as they arrive, so the output is byte-identical to a one-
 and written whole or not at all.
 
 A worker lost in the middle: the scheduler runs its chunks again elsewhere, and since a chunk's
-result is taken once, no sentence is lost or written twice. An error in a chunk names the input
+result is taken once, no sentence is lost or written twice. Dask keeps one copy of scattered data
+(its memory manager drops the others), so the model's files can be lost with a worker too: they
+are then sent again (up to RESHIP times) and the chunks that needed them submitted again. An error in a chunk names the input
 file and line, as in one process (each sentence carries its path and line).
 """
 
@@ -44,6 +46,7 @@ from hetdep.treebank.outputs import output_files
 CHUNK_WORDS = 10_000  # a few seconds of parsing on one thread: coarse enough to keep scheduling cheap
 FIRST_CHUNK_WORDS = 500  # the first chunk's size; each next one twice the last, up to CHUNK_WORDS
 AHEAD = 3  # chunks submitted and not yet written, per worker: one parsing, one waiting, one come back early
+RESHIP = 3  # times the model's files are sent again after the workers holding them all died
 
 
 @dataclass
@@ -127,6 +130,17 @@ def _models_of(job, files: dict[str, bytes] | None):
     return _opened["models"]
 
 
+def _start(chunk: list[Sentence]) -> str:
+    """Where a chunk begins in the input, as FILE:LINE."""
+    return f"{chunk[0].path}:{chunk[0].line}"
+
+
+def _ship(client, files: dict[str, bytes] | None):
+    """The model folder's files sent to every worker, as one Dask datum under a key of this run's
+    own (a dict's names would become keys shared by every run on the cluster)."""
+    return None if files is None else client.scatter([files], broadcast=True, hash=False)[0]
+
+
 def process_chunk(job, sentences: list[Sentence], files: dict[str, bytes] | None = None) -> ChunkResult:
     """A worker's task: run the job over one chunk; its output files' text and counts. ``files``:
     the model folder's files, when the worker may not see the folder."""
@@ -168,6 +182,7 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
     folder's files (:func:`model_files`), sent to the workers instead of its path; by default
     sent to an existing cluster's workers. ``progress(n)``: n more sentences done."""
     from distributed import KilledWorker, as_completed
+    from distributed.client import FutureCancelledError
 
     begun = time.time()
     run = ClusterRun()
@@ -175,15 +190,23 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
         files = model_files(job.model_dir)
     with output_files(*output_paths) as outs, connect(cluster) as client:
         run.connected = time.time() - begun
-        shipped = client.scatter(files, broadcast=True, hash=False) if files is not None else None
+        shipped = _ship(client, files)
         limit = AHEAD * max(1, len(client.nthreads()))
         name = f"hetdep-{uuid.uuid4().hex}"
         pending = as_completed()
         numbers: dict[str, int] = {}  # a future's key: its chunk's place in the input
-        starts: dict[int, str] = {}  # a chunk's first sentence, as FILE:LINE
+        batches: dict[int, list[Sentence]] = {}  # a chunk's sentences, until its result has come
         done: dict[int, ChunkResult] = {}
         cut = iter(enumerate(chunks_of(sentences, chunk_words)))
-        submitted = written = 0
+        future_files: dict[str, object] = {}  # a future's key: the files it was given
+        submitted = written = reshipped = 0
+
+        def submit(number: int) -> None:
+            key = f"{name}-{number}-{reshipped}"  # a chunk runs again only with files sent again
+            future = client.submit(process_chunk, job, batches[number], shipped, key=key, pure=False)
+            numbers[key], future_files[key] = number, shipped
+            pending.add(future)
+
         timings: list[tuple[float, float, float]] = []  # each chunk's start, end and model loading (not its text)
         try:
             while True:
@@ -191,22 +214,33 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
                     chunk = next(cut, None)
                     if chunk is None:
                         break
-                    number, batch = chunk
-                    future = client.submit(process_chunk, job, batch, shipped, key=f"{name}-{number}", pure=False)
-                    numbers[future.key] = number
-                    starts[number] = f"{batch[0].path}:{batch[0].line}"
-                    pending.add(future)
+                    number, batches[number] = chunk
+                    submit(number)
                     submitted += 1
                 if pending.is_empty():
                     break
                 future = next(pending)
-                number = numbers.pop(future.key)
+                number, given = numbers.pop(future.key), future_files.pop(future.key)
                 try:
                     done[number] = future.result()
                 except KilledWorker as error:
                     raise HetdepError(f"the Dask workers died each time they parsed the chunk of sentences from "
-                                      f"{starts[number]} on: {error}") from None
-                del starts[number]
+                                      f"{_start(batches[number])} on: {error}") from None
+                except FutureCancelledError:
+                    # the model's files were lost with the workers that held them (one killed just after
+                    # they were sent): they are sent again and the chunks that needed them run again
+                    if shipped is None or (given is shipped and shipped.status == "finished"):
+                        raise
+                    if given is shipped:
+                        if reshipped == RESHIP:
+                            raise HetdepError(f"the Dask workers holding the model's files died {RESHIP + 1} "
+                                              f"times before the chunk of sentences from {_start(batches[number])} "
+                                              "was parsed") from None
+                        reshipped += 1
+                        shipped = _ship(client, files)
+                    submit(number)
+                    continue
+                del batches[number]
                 while written in done:  # in input order, as soon as the chunks before have come
                     result = done.pop(written)
                     for out, text in zip(outs, result.texts):

@@ -22,7 +22,9 @@ def run(*args):
 
 def every_command(group=main, path=()):
     """The words that reach each command of the tree, e.g. ('experiment', 'joint')."""
-    for name, command in group.commands.items():
+    for name in group.list_commands(None):
+        command = group.get_command(None, name)
+        assert command.name == name  # the group found it where its name says
         yield path + (name,)
         if isinstance(command, click.Group):
             yield from every_command(command, path + (name,))
@@ -84,6 +86,13 @@ def test_validate_lists_every_problem(tmp_path):
 def test_projectivity_report():
     report = json.loads(run("projectivity", SUD, "--json").output)
     assert report["trees"] == 200 and report["non_projective_trees"] > 0 and report["arcs_restored_pct"] > 99.9
+
+
+def test_a_parse_imports_no_other_family_of_commands():
+    script = ("import sys\nfrom hetdep.cli import main\nmain.get_command(None, 'parse')\n"
+              "print(sorted(name for name in sys.modules if name.startswith('hetdep.cli.')))")
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['hetdep.cli.app', 'hetdep.cli.parsing']"
 
 
 def test_ctrl_c_while_the_command_line_starts_is_quiet():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -16,8 +17,32 @@ PUNCT_HELP = (
 )
 
 
+# Each command's module, imported only when the command runs or help lists it: a parse need not
+# import training's numba loops (a third of a second of a one-sentence parse).
+COMMANDS = {
+    "eval": "scoring:eval_command", "compare": "scoring:compare_command", "validate": "scoring:validate_command",
+    "projectivity": "scoring:projectivity_command",
+    "train": "training:train_command", "train-tagger": "training:train_tagger_command",
+    "jackknife": "training:jackknife_command", "train-tokenizer": "training:train_tokenizer_command",
+    "parse": "parsing:parse_command", "tag": "parsing:tag_command", "tokenize": "parsing:tokenize_command",
+    "info": "parsing:info_command", "render": "rendering:render_command", "serve": "serving:serve_command",
+    "convert": "converting:convert_command", "experiment": "experiments:experiment_group",
+    "compact": "packaging:compact_command", "package": "packaging:package_command", "models": "packaging:models_command",
+}
+
+
 class _Group(click.Group):
-    """Turn hetdep's own errors into one line on stderr and exit status 2, never a traceback."""
+    """Turn hetdep's own errors into one line on stderr and exit status 2, never a traceback; find
+    each command in its module (``COMMANDS``) when it is asked for."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        if name not in COMMANDS:
+            return None
+        module, command = COMMANDS[name].split(":")
+        return getattr(importlib.import_module(f"hetdep.cli.{module}"), command)
 
     def invoke(self, ctx):
         try:

@@ -80,3 +80,26 @@ def test_a_model_of_no_recorded_language_is_judged_by_its_unknown_words():
     assert guard.looks_like(sentence(["The", "cat", "sleeps", "."])) == UNDETERMINED
     assert guard.warning({UNDETERMINED: 3}, 4) and guard.warning({UNDETERMINED: 1}, 4) is None
     assert "They look like" not in guard.warning({UNDETERMINED: 3}, 4)
+
+
+def test_the_identifier_s_unpacked_model_is_kept_in_the_user_s_cache_and_ranks_as_py3langid_does(tmp_path, monkeypatch):
+    import py3langid
+
+    from hetdep.models import language
+
+    texts = [FRENCH[0], OTHERS["en"], OTHERS["zh"], "", "12 34"]
+    expected = [py3langid.rank(text) for text in texts]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    for state in ("built", "read", "damaged"):
+        language._identifier.cache_clear()
+        if state == "damaged":
+            (language.identifier_cache() / "nextmove.npy").write_bytes(b"\x93NUMPY")
+        assert [language._identifier().rank(text) for text in texts] == expected, state
+        assert sorted(path.name for path in language.identifier_cache().iterdir()) == sorted(
+            f"{name}.npy" for name in language.IDENTIFIER_ARRAYS)
+        assert (language.identifier_cache() / "nextmove.npy").stat().st_size > 2**20
+    assert [path.name for path in (tmp_path / "hetdep").iterdir()] == [language.identifier_cache().name]  # no staging left
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/none")  # not writable: unpacked each time, still right
+    language._identifier.cache_clear()
+    assert language._identifier().rank(texts[1]) == expected[1]
+    language._identifier.cache_clear()

@@ -73,3 +73,16 @@ def test_blas_threads_are_limited_from_then_on():
         limit_blas_threads(0)  # a share of no cores is one thread
         blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
         assert blas and set(blas) == {1}
+
+
+def test_a_parse_keeps_one_blas_thread(tmp_path):
+    from click.testing import CliRunner
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from hetdep.cli import main
+
+    (tmp_path / "in.txt").write_text("Le chat dort sur le canapé.", encoding="utf-8")
+    with threadpool_limits(limits=2, user_api="blas"):  # the test process's setting is put back afterwards
+        result = CliRunner().invoke(main, ["parse", "--input", str(tmp_path / "in.txt"), "--output", str(tmp_path / "out.conllu")])
+        assert result.exit_code == 0, result.output
+        assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}

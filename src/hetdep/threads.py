@@ -45,7 +45,11 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
 def limit_blas_threads(threads: int) -> None:
     """At most ``threads`` threads in NumPy's BLAS (the neural network's matrix products) from now on:
     its default, one per core, oversubscribes the cores when several threads each run products
-    (the service's workers, or a parse beside other work)."""
+    (the service's workers, or a parse beside other work). A process that parses (``hetdep parse``,
+    a Dask worker) keeps one: the network's products are small, so on idle cores a second thread
+    gains nothing (fr-sequoia test from raw text, 2 cores: 5.2-5.6 s either way, a third less CPU
+    time with one), and on cores busy with other work OpenBLAS's threads wait on each other (the
+    same parse beside a training: 113 s against 5.4 s; docs/speed.md)."""
     import numpy  # noqa: F401 - its BLAS is limited only once loaded
     from threadpoolctl import threadpool_limits
 

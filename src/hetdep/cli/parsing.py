@@ -12,6 +12,7 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
+from hetdep.threads import limit_blas_threads
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
 from hetdep.treebank.inputs import read_raw_text, read_tokenized_text, sniff_format
 from hetdep.treebank.outputs import output_files
@@ -124,6 +125,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
+    limit_blas_threads(1)
     written = _scheme_written(models, scheme, output_path, output_b_path)
     models.check_outputs(bool(output_b_path) or written is not None)
     for warning in models.warnings:

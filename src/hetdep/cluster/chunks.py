@@ -40,6 +40,7 @@ from typing import Callable, Iterable, Iterator
 from hetdep.cluster.connect import ClusterChoice, connect, worker_peak_memory
 from hetdep.errors import HetdepError
 from hetdep.learn.vocab import ParseStats
+from hetdep.threads import limit_blas_threads
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.outputs import output_files
 
@@ -126,6 +127,7 @@ def _models_of(job, files: dict[str, bytes] | None):
             shutil.rmtree(_opened["folder"], ignore_errors=True)
         _opened.clear()
         folder = _unpacked(files) if files is not None else None
+        limit_blas_threads(1)
         _opened.update(job=job, folder=folder, models=job.open(_threads(), folder))
     return _opened["models"]
 

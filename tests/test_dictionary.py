@@ -33,16 +33,18 @@ def test_no_dictionary_for_no_language_or_an_unknown_one():
 
 
 def test_only_unseen_forms_without_a_real_lemma_take_the_dictionarys(lemma_tagger):
-    forms = ["est", "suggérez", "investit", "arrêtées", "Vitré"]
-    assert [lemma_tagger.has_seen(form) for form in forms] == [True, False, False, False, False]
+    forms = ["est", "suggérez", "investit", "arrêtées", "Vitré", "dort"]
+    assert [lemma_tagger.has_seen(form) for form in forms] == [True, False, False, False, False, False]
     scripts = [edit_script(f, lemma) for f, lemma in
-               [("est", "être"), ("suggérez", "faire"), ("investit", "investire"), ("arrêtées", "arrêter"), ("Vitré", "Vitré")]]
+               [("est", "être"), ("suggérez", "faire"), ("investit", "investire"), ("arrêtées", "arrêter"), ("Vitré", "Vitré"),
+                ("dort", "sort")]]
     known = lemma_tagger.known_lemmas | FRENCH.lemmas
-    filled = FRENCH.fill_unseen(forms, scripts, lemma_tagger.has_seen, known, ["AUX", "VERB", "VERB", "VERB", "PROPN"])
-    assert [lemma_of(f, s) for f, s in zip(forms, filled)] == ["être", "suggérer", "investir", "arrêter", "Vitré"]
+    filled = FRENCH.fill_unseen(forms, scripts, lemma_tagger.has_seen, known, ["AUX", "VERB", "VERB", "VERB", "PROPN", "VERB"])
+    assert [lemma_of(f, s) for f, s in zip(forms, filled)] == ["être", "suggérer", "investir", "arrêter", "Vitré", "dormir"]
     # seen "est" keeps the tagger's; "suggérez" had a whole lemma, not made from the form; "investire" is no
     # lemma; "arrêter" is a real lemma made from the form (the dictionary's adjective "arrêté" would be
-    # wrong for the verb); a proper noun keeps its form
+    # wrong for the verb); a proper noun keeps its form; "sort" is a real lemma, but made by changing the
+    # form's start, which inflection does not
 
 
 def test_dev_decides_whether_a_tagger_uses_the_dictionary(lemma_tagger):

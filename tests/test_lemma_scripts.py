@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hetdep.treebank.conllu import LEMMA, Sentence
-from hetdep.treebank.lemma_scripts import apply_script, edit_script, kept_characters
+from hetdep.treebank.lemma_scripts import apply_script, edit_script, edits_start, kept_characters
 from hetdep.treebank.tags import annotated, with_word_classes, word_classes
 
 
@@ -60,3 +60,9 @@ def test_lemma_classes_skip_empty_lemmas_and_fill_the_column():
     assert scripts[2] is None and scripts[1] is not None  # an underscore form may have "_" as its lemma
     assert with_word_classes(sentence, "lemma", [scripts[0], scripts[1], scripts[0]]).column(LEMMA) == ["chat", "_", "dormen"]  # the plural rule, as taught
     assert word_classes(sentence, "feats") == ["Number=Plur", "_", "_"] and annotated([sentence], "feats")
+
+
+def test_a_script_that_changes_the_form_s_start_is_told_apart():
+    assert edits_start(edit_script("dort", "sort")) and edits_start(edit_script("défaire", "faire"))
+    assert not edits_start(edit_script("chantaient", "chanter")) and not edits_start(edit_script("est", "être"))
+    assert not edits_start(edit_script("2,000", "2000")) and not edits_start(edit_script("Paris", "Paris"))

@@ -70,6 +70,12 @@ def apply_script(form: str, script: str) -> str:
     return lemma
 
 
+def edits_start(script: str) -> bool:
+    """Whether a script cuts or writes characters at the form's start (``dort`` -> ``sort``)."""
+    steps = json.loads(script)
+    return steps[1] not in ("=", DELETE) and bool(steps[1] or steps[2])
+
+
 def kept_characters(form: str, script: str) -> int:
     """How many characters of ``form`` the lemma a script gives keeps (0 for a script that
     writes its whole lemma)."""

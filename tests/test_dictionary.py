@@ -74,3 +74,14 @@ def test_its_lemmas_are_simplemmas_own():
     forms = sorted({form for sentence in read_conllu(SAMPLES / "dev.ud.conllu") for form in sentence.forms})
     assert [FRENCH.lemma(form) for form in forms] == [
         simplemma.lemmatize(form, lang="fr") if simplemma.is_known(form, lang="fr") else None for form in forms]
+
+
+def test_the_unpacked_dictionary_is_kept_in_the_user_s_cache_and_read_back_the_same(tmp_path, monkeypatch):
+    from hetdep.tagger.dictionary import LemmaDictionary
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    made, read = LemmaDictionary("fr"), LemmaDictionary("fr")  # the first unpacks and keeps, the second reads
+    assert [path.name for path in (tmp_path / "hetdep").iterdir()][0].endswith("-fr")
+    forms = ["dort", "pleut", "gares", "arrêtées", "xqzvw", "Paris"]
+    assert [made.lemma(form) for form in forms] == [read.lemma(form) for form in forms] == [FRENCH.lemma(form) for form in forms]
+    assert made.lemmas == read.lemmas == FRENCH.lemmas

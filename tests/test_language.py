@@ -86,19 +86,21 @@ def test_the_identifier_s_unpacked_model_is_kept_in_the_user_s_cache_and_ranks_a
     import py3langid
 
     from hetdep.models import language
+    from hetdep.user_cache import cache_folder
 
     texts = [FRENCH[0], OTHERS["en"], OTHERS["zh"], "", "12 34"]
     expected = [py3langid.rank(text) for text in texts]
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = cache_folder(language.identifier_cache_name())
     for state in ("built", "read", "damaged"):
         language._identifier.cache_clear()
         if state == "damaged":
-            (language.identifier_cache() / "nextmove.npy").write_bytes(b"\x93NUMPY")
+            (folder / "nextmove.npy").write_bytes(b"\x93NUMPY")
         assert [language._identifier().rank(text) for text in texts] == expected, state
-        assert sorted(path.name for path in language.identifier_cache().iterdir()) == sorted(
+        assert sorted(path.name for path in folder.iterdir()) == sorted(
             f"{name}.npy" for name in language.IDENTIFIER_ARRAYS)
-        assert (language.identifier_cache() / "nextmove.npy").stat().st_size > 2**20
-    assert [path.name for path in (tmp_path / "hetdep").iterdir()] == [language.identifier_cache().name]  # no staging left
+        assert (folder / "nextmove.npy").stat().st_size > 2**20
+    assert [path.name for path in (tmp_path / "hetdep").iterdir()] == [folder.name]  # no staging left
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/none")  # not writable: unpacked each time, still right
     language._identifier.cache_clear()
     assert language._identifier().rank(texts[1]) == expected[1]

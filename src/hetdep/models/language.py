@@ -15,14 +15,14 @@ fr-sequoia, fr-gsd, fr-parisstories, en-ewt and zh-beginner, and measured on the
 from __future__ import annotations
 
 import functools
-import os
-import shutil
-import tempfile
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from hetdep.user_cache import kept
 
 MARGIN = 3.0  # log-probability by which the identifier must put another language ahead of the model's
 UNKNOWN = 0.3  # share of a sentence's words, unknown to the model, above which it may be foreign
@@ -37,51 +37,36 @@ IDENTIFIER_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_fe
 
 @functools.cache
 def _identifier():
-    """py3langid's identifier, its model read from this user's cache (``identifier_cache``): its
-    packed file takes 0.6 s to unpack, the unpacked arrays, mapped from disk, a few milliseconds
-    and only the pages a sentence reads. Asked only when a sentence may be foreign."""
+    """py3langid's identifier, its model kept unpacked in the user's cache (:mod:`hetdep.user_cache`):
+    unpacking it takes 0.6 s, its arrays mapped from there a few milliseconds (and only the pages
+    a sentence reads are read). Asked only when a sentence may be foreign."""
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
     from py3langid.modelio import load_model
 
-    cache = identifier_cache()
-    try:
-        return _identifier_from(cache, LanguageIdentifier)
-    except (OSError, ValueError, KeyError):  # none yet, or damaged: unpacked again, and kept if the cache is writable
-        shutil.rmtree(cache, ignore_errors=True)
-    ptc, pc, classes, nextmove, row, output = load_model(MODEL_DIR / MODEL_FILE)
-    arrays = dict(zip(IDENTIFIER_ARRAYS, (ptc, pc, np.array(classes), nextmove, row, output)))
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        staging = tempfile.mkdtemp(dir=cache.parent, prefix=f".{cache.name}.")
-        try:
-            for name, array in arrays.items():
-                np.save(Path(staging) / f"{name}.npy", np.asarray(array), allow_pickle=False)
-            os.replace(staging, cache)  # whole or not at all (another process may have been first)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    except OSError:
-        pass
-    return LanguageIdentifier(np.asarray(ptc), np.asarray(pc), classes, nextmove, output, tk_row=row)
+    def unpacked():
+        return dict(zip(IDENTIFIER_ARRAYS, map(np.asarray, load_model(MODEL_DIR / MODEL_FILE))))
+
+    arrays = kept(identifier_cache_name(), _read_arrays, unpacked, _write_arrays)
+    row = array("H" if arrays["nextmove_row"].dtype.itemsize == 2 else "I", arrays["nextmove_row"].tolist())
+    return LanguageIdentifier(arrays["ptc"], arrays["pc"], arrays["classes"].tolist(), arrays["nextmove"],
+                              arrays["out_feat"].tolist(), tk_row=row)
 
 
-def identifier_cache() -> Path:
-    """Where the identifier's unpacked model is kept: the user's cache (``XDG_CACHE_HOME``, else
-    ~/.cache), one folder per py3langid version."""
+def identifier_cache_name() -> str:
     from importlib.metadata import version
 
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "hetdep" / f"py3langid-{version('py3langid')}"
+    return f"py3langid-{version('py3langid')}"
 
 
-def _identifier_from(cache: Path, identifier_class):
-    """The identifier from its cached arrays (the two large ones mapped from disk)."""
-    from array import array
+def _read_arrays(folder: Path) -> dict[str, np.ndarray]:
+    """The identifier's arrays, the two large ones mapped from disk."""
+    return {name: np.load(folder / f"{name}.npy", mmap_mode="r" if name in ("ptc", "nextmove") else None,
+                          allow_pickle=False) for name in IDENTIFIER_ARRAYS}
 
-    arrays = {name: np.load(cache / f"{name}.npy", mmap_mode="r" if name in ("ptc", "nextmove") else None,
-                            allow_pickle=False) for name in IDENTIFIER_ARRAYS}
-    row = array("H" if arrays["nextmove_row"].dtype.itemsize == 2 else "I", arrays["nextmove_row"].tolist())
-    return identifier_class(arrays["ptc"], arrays["pc"], arrays["classes"].tolist(), arrays["nextmove"],
-                            arrays["out_feat"].tolist(), tk_row=row)
+
+def _write_arrays(arrays: dict[str, np.ndarray], folder: Path) -> None:
+    for name, values in arrays.items():
+        np.save(folder / f"{name}.npy", values, allow_pickle=False)
 
 
 def language_of(texts: Iterable[str]) -> str | None:

@@ -21,11 +21,13 @@ model's (three treebanks), 91.23% -> 93.45% and 98.84% -> 98.97%.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Callable, Sequence
 
 from hetdep.tagger.lemmas import edits
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
+from hetdep.user_cache import kept
 
 PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dictionary's sense
 
@@ -36,17 +38,14 @@ class LemmaDictionary:
     def __init__(self, language: str):
         import simplemma
         from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
-        from simplemma.strategies.dictionaries import DefaultDictionaryFactory
         from simplemma.utils import normalize_token
 
         self.language = language
         # One factory for the lemmas, the lookup and the lemmatizer: simplemma's module functions
-        # keep factories of their own, and each decodes the dictionary again (0.3 s for French).
-        factory = DefaultDictionaryFactory()
-        mapping = factory.get_dictionary(language)
-        raw = getattr(mapping, "_dict", None)  # its bytes, where simplemma keeps them so: 0.8 s less than decoding all
-        self.lemmas = frozenset(value.decode() for value in set(raw.values())) if isinstance(raw, dict) else frozenset(
-            mapping.values())
+        # keep factories of their own, and each would unpack the dictionary again.
+        factory = _kept_dictionaries()
+        raw = factory.get_dictionary(language)._dict  # its bytes: 0.8 s less than decoding all
+        self.lemmas = frozenset(value.decode() for value in set(raw.values()))
         self._lookup = DictionaryLookupStrategy(dictionary_factory=factory)
         self._lemmatizer = simplemma.Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
         self._normalized = normalize_token
@@ -72,6 +71,45 @@ class LemmaDictionary:
             if lemma is not None:
                 out[i] = edit_script(form, lemma)
         return out
+
+
+def _kept_dictionaries():
+    """simplemma's dictionary factory reading each language's dictionary from the user's cache
+    (:mod:`hetdep.user_cache`): unpacking simplemma's packed file takes 0.3 s (French), reading
+    the unpacked one a tenth of that."""
+    from importlib.metadata import version
+
+    from simplemma.strategies.dictionaries.dictionary_factory import (
+        CachingDictionaryFactory,
+        DefaultDictionaryFactory,
+        MappingStrToByteString,
+    )
+
+    class KeptDictionaries(CachingDictionaryFactory):
+        def _get_dictionary_uncached(self, lang: str) -> MappingStrToByteString:
+            def unpacked() -> dict[bytes, bytes]:
+                mapping = DefaultDictionaryFactory().get_dictionary(lang)
+                raw = getattr(mapping, "_dict", None)  # its bytes, where simplemma keeps them so
+                return raw if isinstance(raw, dict) else {form.encode(): lemma.encode() for form, lemma in mapping.items()}
+
+            return MappingStrToByteString(kept(f"simplemma-{version('simplemma')}-{lang}", _read_pairs, unpacked,
+                                               _write_pairs))
+
+    return KeptDictionaries()
+
+
+def _read_pairs(folder: Path) -> dict[bytes, bytes]:
+    forms, lemmas = ((folder / name).read_bytes().split(b"\n") for name in ("forms", "lemmas"))
+    if len(forms) != len(lemmas):
+        raise ValueError(f"{folder}: as many forms as lemmas expected")
+    return dict(zip(forms, lemmas))
+
+
+def _write_pairs(pairs: dict[bytes, bytes], folder: Path) -> None:
+    if any(b"\n" in form or b"\n" in lemma for form, lemma in pairs.items()):
+        raise OSError("a form or lemma with a line break: not kept")  # never yet in simplemma's dictionaries
+    (folder / "forms").write_bytes(b"\n".join(pairs))
+    (folder / "lemmas").write_bytes(b"\n".join(pairs.values()))
 
 
 @functools.cache

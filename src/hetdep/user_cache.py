@@ -1,0 +1,47 @@
+"""What hetdep unpacks from its dependencies' packed data, kept in the user's cache.
+
+py3langid's model and simplemma's dictionaries are shipped packed (LZMA): unpacking them takes
+0.3-0.6 s each, much of a short parse. Their unpacked form is kept once per user
+(``XDG_CACHE_HOME``, else ~/.cache, then ``hetdep/NAME``, NAME naming the dependency's version),
+written whole or not at all; a folder that cannot be read is made again, and where the cache
+cannot be written, each process unpacks for itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, TypeVar
+
+Value = TypeVar("Value")
+
+
+def cache_folder(name: str) -> Path:
+    """The folder ``name`` is kept in."""
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "hetdep" / name
+
+
+def kept(name: str, read: Callable[[Path], Value], make: Callable[[], Value],
+         write: Callable[[Value, Path], None]) -> Value:
+    """``read(folder)`` of the kept folder; if there is none or it cannot be read (``OSError``,
+    ``ValueError``, ``KeyError``), ``make()``, written by ``write(value, folder)`` for the next time."""
+    folder = cache_folder(name)
+    try:
+        return read(folder)
+    except (OSError, ValueError, KeyError):
+        shutil.rmtree(folder, ignore_errors=True)
+    value = make()
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.")
+        try:
+            write(value, Path(staging))
+            os.replace(staging, folder)  # whole or not at all (another process may have been first)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except OSError:
+        pass
+    return value

@@ -21,8 +21,9 @@ and written whole or not at all.
 A worker lost in the middle: the scheduler runs its chunks again elsewhere, and since a chunk's
 result is taken once, no sentence is lost or written twice. Dask keeps one copy of scattered data
 (its memory manager drops the others), so the model's files can be lost with a worker too: they
-are then sent again (up to RESHIP times) and the chunks that needed them submitted again. An error in a chunk names the input
-file and line, as in one process (each sentence carries its path and line).
+are then sent again (up to RESHIP times) and the chunks that needed them submitted again. An
+error in a chunk names the input file and line, as in one process (each sentence carries its
+path and line).
 """
 
 from __future__ import annotations
@@ -229,8 +230,8 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
                     raise HetdepError(f"the Dask workers died each time they parsed the chunk of sentences from "
                                       f"{_start(batches[number])} on: {error}") from None
                 except FutureCancelledError:
-                    # the model's files were lost with the workers that held them (one killed just after
-                    # they were sent): they are sent again and the chunks that needed them run again
+                    # the model's files were lost with the worker that held them: sent again, and the
+                    # chunks that needed them run again (a cancellation for any other reason is raised)
                     if shipped is None or (given is shipped and shipped.status == "finished"):
                         raise
                     if given is shipped:

@@ -2,8 +2,9 @@
 
 A signal can arrive anywhere: in Python code (a KeyboardInterrupt), inside a compiled numba
 function (numba raises a SystemError, sometimes several nested, whose cause or context is the
-KeyboardInterrupt), while numba compiles (LLVM calls Python back through ctypes, which would
-print the exception and drop it: a signal that comes there is sent again once it is out), on a
+KeyboardInterrupt), while numba compiles or its types are freed (LLVM calls Python back through
+ctypes, and the garbage collector runs numba's weak-reference callbacks, where Python would print
+the exception and drop it: a signal that comes there is sent again once it is out), on a
 worker thread's watch (the main thread sees it later), or in the instant after the work finished. So the command installs :func:`install`, whose handler records the signal
 before it raises; whatever exception then ends the work, :func:`is_interrupt` knows it for an
 interrupt, and outputs are not put in place once a signal was received (:func:`check`), even if
@@ -22,9 +23,10 @@ _installed: list[bool] = []  # set once this process's handlers are ours (the co
 
 _raised: list[bool] = []  # set once the handler raised its KeyboardInterrupt
 REDELIVERY = 0.05  # seconds after which a signal that came during compilation is sent again
-# The ctypes callbacks through which LLVM calls Python while numba compiles (its object cache's hooks):
-# an exception raised in one is printed as 'ignored' and dropped.
-_CALLBACKS = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer")
+# Where Python prints an exception as 'ignored' and drops it: the ctypes callbacks through which LLVM
+# calls Python while numba compiles (its object cache's hooks), numba's weak-reference callback run
+# when the garbage collector frees one of its types, and any finalizer.
+_CALLBACKS = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer", "_on_type_disposal", "__del__")
 
 
 def _handler(signum, frame) -> None:
@@ -41,7 +43,7 @@ def _handler(signum, frame) -> None:
 
 
 def _in_callback(frame) -> bool:
-    """Whether the signal came inside one of LLVM's ctypes callbacks (a few milliseconds each)."""
+    """Whether the signal came inside one of ``_CALLBACKS`` (a few milliseconds each)."""
     while frame is not None:
         if frame.f_code.co_name in _CALLBACKS:
             return True

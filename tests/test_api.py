@@ -13,7 +13,7 @@ from conftest import SAMPLES, write
 import hetdep
 from hetdep.cli import main
 from hetdep.errors import HetdepError, InputError
-from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.conllu import FEATS, read_conllu
 
 TEXT = "Le ministre parle du budget au public. Les élèves de l'école visitent le musée."
 
@@ -124,3 +124,15 @@ def test_two_graph_parsers_helping_each_other(tmp_path):
     dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:5]  # tagged CoNLL-U: these models have no tagger
     doc = nlp.parse_sentences(dev)
     assert len(doc) == 5 and all(set(w.head) == set(nlp.schemes) for w in doc.words)
+
+
+def test_each_scheme_s_features_are_the_word_s_own_in_that_scheme():
+    """A joint model's schemes may give a word different FEATS (SUD's ExtPos on a cardinal
+    determiner): ``word.scheme_feats`` has each, as ``to_conllu(scheme)`` writes it."""
+    doc = hetdep.load()("Il a acheté 30 pommes.")
+    sentence = doc.sentences[0]
+    for scheme in sentence.schemes:
+        assert [word.scheme_feats[scheme] for word in sentence] == sentence.tree(scheme).column(FEATS)
+    assert [word.feats for word in sentence] == sentence.tree(sentence.schemes[0]).column(FEATS)
+    thirty = next(word for word in sentence if word.form == "30")
+    assert thirty.scheme_feats["sud"] != thirty.scheme_feats["ud"], thirty

@@ -18,7 +18,9 @@ from hetdep.treebank.conllu import Sentence as TreebankSentence
 @dataclass(frozen=True)
 class Word:
     """One syntactic word: ``id`` counts from 1 in its sentence; ``head[scheme]`` is the id of
-    its head there (0: the root)."""
+    its head there (0: the root). ``feats`` is the first scheme's FEATS and
+    ``scheme_feats[scheme]`` each scheme's: a joint model's schemes may differ there (SUD's
+    ``ExtPos`` and ``Shared``)."""
 
     id: int
     form: str
@@ -29,6 +31,7 @@ class Word:
     misc: str
     head: Mapping[str, int]
     deprel: Mapping[str, str]
+    scheme_feats: Mapping[str, str]
 
 
 class Sentence:
@@ -40,9 +43,11 @@ class Sentence:
         rows = [first.rows[i] for i in first.word_rows]
         heads = {scheme: tree.heads for scheme, tree in self._trees.items()}
         labels = {scheme: tree.column(DEPREL) for scheme, tree in self._trees.items()}
+        feats = {scheme: tree.column(FEATS) for scheme, tree in self._trees.items()}
         self.words: tuple[Word, ...] = tuple(
             Word(int(row[ID]), row[FORM], row[LEMMA], row[UPOS], row[XPOS], row[FEATS], row[MISC],
-                 {scheme: heads[scheme][k] for scheme in heads}, {scheme: labels[scheme][k] for scheme in labels})
+                 {scheme: heads[scheme][k] for scheme in heads}, {scheme: labels[scheme][k] for scheme in labels},
+                 {scheme: feats[scheme][k] for scheme in feats})
             for k, row in enumerate(rows))
         self.text: str | None = next((c.split("=", 1)[1].strip() for c in first.comments if c.startswith("# text =")), None)
         self.sent_id: str | None = first.sent_id

@@ -37,7 +37,7 @@ def timed(src: Path, model: str | None, text: str, work: Path) -> tuple[float, f
                              stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)  # this child's own peak memory
     seconds = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
+    child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
     if child.returncode:
         raise SystemExit(f"{src}: hetdep parse failed (exit {child.returncode})")
     return seconds, usage.ru_maxrss / 1024

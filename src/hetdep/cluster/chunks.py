@@ -197,17 +197,17 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
         limit = AHEAD * max(1, len(client.nthreads()))
         name = f"hetdep-{uuid.uuid4().hex}"
         pending = as_completed()
-        numbers: dict[str, int] = {}  # a future's key: its chunk's place in the input
+        # a future's key: its chunk's place in the input, and which sending of the files it was given
+        numbers: dict[str, tuple[int, int]] = {}
         batches: dict[int, list[Sentence]] = {}  # a chunk's sentences, until its result has come
         done: dict[int, ChunkResult] = {}
         cut = iter(enumerate(chunks_of(sentences, chunk_words)))
-        future_files: dict[str, object] = {}  # a future's key: the files it was given
         submitted = written = reshipped = 0
 
         def submit(number: int) -> None:
             key = f"{name}-{number}-{reshipped}"  # a chunk runs again only with files sent again
             future = client.submit(process_chunk, job, batches[number], shipped, key=key, pure=False)
-            numbers[key], future_files[key] = number, shipped
+            numbers[key] = number, reshipped
             pending.add(future)
 
         timings: list[tuple[float, float, float]] = []  # each chunk's start, end and model loading (not its text)
@@ -223,7 +223,7 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
                 if pending.is_empty():
                     break
                 future = next(pending)
-                number, given = numbers.pop(future.key), future_files.pop(future.key)
+                number, sent = numbers.pop(future.key)
                 try:
                     done[number] = future.result()
                 except KilledWorker as error:
@@ -232,9 +232,9 @@ def run_on_cluster(job, sentences: Iterable[Sentence], output_paths: list[str | 
                 except FutureCancelledError:
                     # the model's files were lost with the worker that held them: sent again, and the
                     # chunks that needed them run again (a cancellation for any other reason is raised)
-                    if shipped is None or (given is shipped and shipped.status == "finished"):
+                    if shipped is None or (sent == reshipped and shipped.status == "finished"):
                         raise
-                    if given is shipped:
+                    if sent == reshipped:
                         if reshipped == RESHIP:
                             raise HetdepError(f"the Dask workers holding the model's files died {RESHIP + 1} "
                                               f"times before the chunk of sentences from {_start(batches[number])} "

@@ -88,9 +88,7 @@ def _kept_dictionaries():
     class KeptDictionaries(CachingDictionaryFactory):
         def _get_dictionary_uncached(self, lang: str) -> MappingStrToByteString:
             def unpacked() -> dict[bytes, bytes]:
-                mapping = DefaultDictionaryFactory().get_dictionary(lang)
-                raw = getattr(mapping, "_dict", None)  # its bytes, where simplemma keeps them so
-                return raw if isinstance(raw, dict) else {form.encode(): lemma.encode() for form, lemma in mapping.items()}
+                return DefaultDictionaryFactory().get_dictionary(lang)._dict  # its bytes, as simplemma 2 keeps them
 
             return MappingStrToByteString(kept(f"simplemma-{version('simplemma')}-{lang}", _read_pairs, unpacked,
                                                _write_pairs))

@@ -49,28 +49,6 @@ def test_a_joint_model_learns_both_schemes_and_tags(joint_result):
     assert all(tag != "_" for pair in pairs for tag in pair[0].upos)
 
 
-def test_feats_and_lemmas_from_heads_of_the_network_itself(tmp_path):
-    """With ``morphology``, FEATS and LEMMA (edit scripts) are tag heads of the network: learned,
-    written to every tree of a parse, and kept through saving."""
-    from hetdep.treebank.conllu import FEATS, LEMMA
-
-    dev = _pair("dev", 60)
-    result = train_neural(_pair("train"), dev, NeuralOptions(epochs=4, hidden=48, layers=1, threads=1, batch_words=300,
-                                                             morphology=True))
-    parser = result.parser
-    assert parser.vocabularies.tag_columns == ["upos", "feats", "lemma"]
-    first, best = result.history[0], result.history[result.best_iteration - 1]
-    assert best.dev_detail["FEATS"] > first.dev_detail["FEATS"] and best.dev_detail["LEMMA"] > 60
-    pairs = list(parser.parse(dev[0]))
-    words = [(g, s) for gold, (sud, _) in zip(dev[0], pairs) for g, s in zip(gold.column(LEMMA), sud.column(LEMMA))]
-    assert 100.0 * sum(g == s for g, s in words) / len(words) == pytest.approx(best.dev_detail["LEMMA"], abs=0.01)
-    assert all(sud.column(FEATS) == ud.column(FEATS) and sud.column(LEMMA) == ud.column(LEMMA) for sud, ud in pairs)
-    assert any(f != "_" for sud, _ in pairs for f in sud.column(FEATS))
-    parser.save(tmp_path / "model")
-    again = list(NeuralParser.load(tmp_path / "model").parse(dev[0]))
-    assert [sud.column(LEMMA) for sud, _ in again] == [sud.column(LEMMA) for sud, _ in pairs]
-
-
 def test_every_tree_is_a_tree_with_one_root(joint_result):
     for pair in joint_result.parser.parse(_pair("dev")[1]):
         for tree in pair:

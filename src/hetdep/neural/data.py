@@ -13,8 +13,6 @@ import numpy as np
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS, annotated, word_classes
 
-MORPHOLOGY = ("feats", "lemma")  # columns the network may also predict (NeuralOptions.morphology), as classes
-
 PAD, UNKNOWN, ROOT = 0, 1, 2  # word ids (chars: PAD and UNKNOWN, and ROOT spells the root)
 IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank leaves empty)
 MAX_CHARS = 40  # characters of a form the character encoder reads (a 10,000-character "word" costs no more)
@@ -28,7 +26,7 @@ class Vocabularies:
 
     words: list[str]
     chars: list[str]
-    tag_columns: list[str]  # the word columns the network predicts (UPOS, XPOS: those the treebank fills; FEATS, LEMMA)
+    tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
     pretrained: dict[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
@@ -38,17 +36,15 @@ class Vocabularies:
     treebanks: list[dict] = field(default_factory=list)
 
     @classmethod
-    def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT,
-              morphology: bool = False) -> "Vocabularies":
+    def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
         """From the training sentences of each scheme (the same words in each): forms seen
-        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels;
-        ``morphology``: FEATS and LEMMA (edit scripts) as well, where the treebank fills them (else
-        they are left to the perceptron taggers: see hetdep.models.pipeline)."""
-        return cls._learned(schemes[0], list(schemes), min_count, morphology)
+        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels
+        (FEATS and LEMMA are left to the perceptron taggers: see hetdep.models.pipeline)."""
+        return cls._learned(schemes[0], list(schemes), min_count)
 
     @classmethod
     def learn_treebanks(cls, treebanks: Sequence, heads: Sequence[Sequence[int]],
-                        min_count: int = MIN_WORD_COUNT, morphology: bool = False) -> "Vocabularies":
+                        min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
         """The same from several treebanks (:class:`hetdep.neural.treebanks.Treebank`, each its
         schemes' training sentences): words, characters and tags from all of them, and each
         scheme head's labels from the schemes ``heads`` sends to it (per treebank, a head per scheme)."""
@@ -58,17 +54,16 @@ class Vocabularies:
         for treebank, per_treebank in zip(treebanks, heads):
             for scheme, head in zip(treebank.train, per_treebank):
                 per_head[head].extend(scheme)
-        learned = cls._learned(sentences, per_head, min_count, morphology)
+        learned = cls._learned(sentences, per_head, min_count)
         learned.treebanks = [{"name": treebank.name, "schemes": list(treebank.schemes), "heads": list(per_treebank)}
                              for treebank, per_treebank in zip(treebanks, heads)]
         return learned
 
     @classmethod
-    def _learned(cls, first: Sequence[Sentence], schemes: Sequence[Sequence[Sentence]], min_count: int,
-                 morphology: bool) -> "Vocabularies":
+    def _learned(cls, first: Sequence[Sentence], schemes: Sequence[Sequence[Sentence]], min_count: int) -> "Vocabularies":
         counts = Counter(form.lower() for sentence in first for form in sentence.forms)
         chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
-        columns = [column for column in (*TAG_COLUMNS, *(MORPHOLOGY if morphology else ())) if annotated(first, column)]
+        columns = [column for column in TAG_COLUMNS if annotated(first, column)]
         return cls(words=["<pad>", "<unknown>", "<root>"] + _by_count(counts, min_count),
                    chars=["<pad>", "<unknown>", "<root>"] + _by_count(chars, 1),
                    tag_columns=columns,

@@ -20,7 +20,7 @@ from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, Encod
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.shape import Shape
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import WORD_COLUMNS, with_word_classes
+from hetdep.treebank.tags import TAG_COLUMNS
 
 KIND = "neural"
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
@@ -119,7 +119,7 @@ class NeuralParser:
         for sentence, parsed in _with_parses(sentences, self.parse):
             tagged = parsed if self.schemes == 1 else parsed[0]
             for column in self.vocabularies.tag_columns:
-                sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
+                sentence = sentence.with_column(TAG_COLUMNS[column], tagged.column(TAG_COLUMNS[column]))
             yield sentence
 
     def _parse_batch(self, sentences: list[Sentence]) -> list:
@@ -152,7 +152,7 @@ class NeuralParser:
             n = len(sentence)
             tagged = sentence
             for column, tag_ids, names in zip(self.vocabularies.tag_columns, tags, self.vocabularies.tags):
-                tagged = with_word_classes(tagged, column, [names[k] for k in tag_ids[row, 1:n + 1]])
+                tagged = tagged.with_column(TAG_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))

@@ -32,6 +32,7 @@ from hetdep.tokenizer import _boundaries
 from hetdep.tokenizer._boundaries import N_LABELS, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.characters import CharArrays, char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander
+from hetdep.tokenizer.spaced import SpacedTokens
 from hetdep.tokenizer.text import GoldText, escaped_space, gold_text, without_final_punctuation
 from hetdep.treebank.conllu import NO_HEAD, Sentence
 
@@ -205,9 +206,10 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
 
 class Tokenizer:
     def __init__(self, weights: np.ndarray, multiword: MultiwordExpander, record: dict | None = None,
-                 words: WordFeatures | None = None):
+                 words: WordFeatures | None = None, spaced: SpacedTokens | None = None):
         self.weights = weights
         self.multiword = multiword
+        self.spaced = spaced or SpacedTokens()  # tokens with a space inside (none: a tokenizer made before them)
         self.record = record or {}
         self.words = words or WordFeatures()  # without word clusters unless given
         self.pooled = self  # the tokenizer as trained, whose bias :meth:`for_treebank` moves
@@ -243,10 +245,11 @@ class Tokenizer:
             log(f"tokenizer: {share:g} of the sentences without their final punctuation kept (dev F1 of token "
                 f"ends and sentences summed: " + ", ".join(f"{t[1]:g}: {t[0]:.2f}" for t in tried) + ")")
         multiword = MultiwordExpander.train(gold.tokens, seed=options.seed)
+        spaced = SpacedTokens.train(gold.tokens)
         record = {"options": asdict(options), "history": history, "best_iteration": options.iterations,
                   "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
                   "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias, "unpunctuated": share}
-        return cls(weights, multiword, record, words)
+        return cls(weights, multiword, record, words, spaced)
 
     # files
 
@@ -259,7 +262,8 @@ class Tokenizer:
         np.savez_compressed(directory / "weights.npz", rows=rows.astype(np.int64), values=self.weights[rows],
                             buckets=np.array([self.weights.shape[0]], np.int64), **clusters)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
-                  "templates": self.words.templates, **self.record, "multiword": self.multiword.config()}
+                  "templates": self.words.templates, **self.record, "multiword": self.multiword.config(),
+                  **({"spaced": self.spaced.config()} if self.spaced.shapes else {})}
         write_config(directory, config)
 
     @classmethod
@@ -294,14 +298,18 @@ class Tokenizer:
             multiword = MultiwordExpander.from_config(config["multiword"])
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelFileError(f"{directory / 'config.json'}: damaged multiword lexicon ({error!r})") from None
+        try:
+            spaced = SpacedTokens.from_config(config.get("spaced", []))
+        except ValueError as error:
+            raise ModelFileError(f"{directory / 'config.json'}: damaged shapes of tokens with spaces ({error})") from None
         record = {k: v for k, v in config.items()
-                  if k not in ("kind", "format_version", "weights_sha256", "templates", "multiword")}
+                  if k not in ("kind", "format_version", "weights_sha256", "templates", "multiword", "spaced")}
         biases = record.get(TREEBANK_BIASES, {})
         if not (isinstance(biases, dict) and all(isinstance(name, str) and isinstance(bias, (int, float))
                                                  and not isinstance(bias, bool) and np.isfinite(bias)
                                                  for name, bias in biases.items())):
             raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_BIASES} is not a treebank name -> number mapping")
-        return cls(weights, multiword, record, words)
+        return cls(weights, multiword, record, words, spaced)
 
     # several treebanks
 
@@ -327,7 +335,7 @@ class Tokenizer:
             return pooled
         weights = pooled.weights.copy()
         weights[int(_boundaries.constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
-        moved = Tokenizer(weights, pooled.multiword, pooled.record, pooled.words)
+        moved = Tokenizer(weights, pooled.multiword, pooled.record, pooled.words, pooled.spaced)
         moved.pooled = pooled
         return moved
 
@@ -389,6 +397,7 @@ class Tokenizer:
 
     def _sentence(self, text: str, starts, ends, next_start: int, at_start: bool, sent_id: int,
                   offset: int | None = None) -> Sentence:
+        starts, ends = self.spaced.join(text, starts, ends)
         forms = [text[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
         expansions = self.multiword.expand(forms)
         rows, word_rows, number = [], [], 1

@@ -210,11 +210,12 @@ class NeuralParser:
         write_config(directory, config)
 
     @classmethod
-    def load(cls, directory: str | Path) -> "NeuralParser":
+    def load(cls, directory: str | Path, config: dict | None = None) -> "NeuralParser":
         """A saved model, read through the checks of every model part (fields, sha256, arrays), its
-        arrays checked against the shapes its configuration gives."""
+        arrays checked against the shapes its configuration gives (``config``: its config.json,
+        where the caller read it already)."""
         directory = Path(directory)
-        config = read_config(directory)
+        config = read_config(directory) if config is None else config
         if config["kind"] != KIND:
             raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a neural one")
         try:

@@ -43,7 +43,7 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir), choice, config=config,
+        opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir, config), choice, config=config,
                      tokenizer=load_tokenizer(model_dir, config) if tag_input else None, feats_b=feats_b(config, model_dir))
         if tag_input:
             opened.taggers = _with_tag_helpers(opened.parser, bundled_taggers(config, model_dir), config, model_dir)

@@ -53,7 +53,9 @@ class NeuralOptions:
     dropout: float = 0.33
     embeddings: str | None = None  # word2vec / fastText text file: the word embeddings start from its vectors
     decoder: str = "eisner"  # or "mst" (non-projective trees): see hetdep.neural.parser.DECODERS
-    sharing: str = "per-treebank"  # several treebanks: scheme heads per treebank, or per scheme (SHARINGS)
+    # Several treebanks: scheme heads per scheme (Stymne et al. 2018), or per treebank (SHARINGS); per
+    # scheme measured better on the fr recipe (docs/commands.md, bench/treebank_variants.py).
+    sharing: str = "per-scheme"
     temperature: float = 1.0  # several treebanks: batches drawn by size ** (1 / temperature)
     treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input
 

@@ -3,7 +3,7 @@
 classifier, which ends a token at every space, makes two.
 
 What may be joined is learned from the treebank, not written per language: the shapes (digits as
-``9``, letters as ``a`` or ``A``) of its tokens that hold a single space, each kept when training
+``9``, letters as ``a`` or ``A``) of its tokens made of pieces one space apart, each kept when training
 shows it at least MIN_TOKENS times and as one token at least PRECISION of the times its pieces
 stand side by side (Vietnamese, whose words are syllables with spaces between, would otherwise
 join every pair of syllables of one shape). Tokens side by side with one space between whose
@@ -33,6 +33,7 @@ def shape(text: str) -> str:
 class SpacedTokens:
     def __init__(self, shapes: Sequence[str] = ()):
         self.shapes = frozenset(shapes)
+        self._firsts = frozenset(s[0] for s in self.shapes)  # a token starting otherwise starts no join
 
     @classmethod
     def train(cls, sentences: Sequence[Sequence[tuple[str, object]]]) -> "SpacedTokens":
@@ -59,7 +60,7 @@ class SpacedTokens:
         new_starts, new_ends, k, n = [], [], 0, len(starts)
         while k < n:
             last = k
-            for j in range(min(n - 1, k + MAX_PIECES - 1), k, -1):
+            for j in range(min(n - 1, k + MAX_PIECES - 1), k, -1) if shape(text[starts[k]]) in self._firsts else ():
                 if all(text[ends[i]:starts[i + 1]] == " " for i in range(k, j)) and \
                         shape(text[starts[k]:ends[j]]) in self.shapes:
                     last = j

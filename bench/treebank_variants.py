@@ -40,7 +40,7 @@ def variant_options(recipe: TreebanksRecipe, spec: str, threads: int, embeddings
         key, _, value = assignment.partition("=")
         if key not in types:
             sys.exit(f"bench/treebank_variants.py: {key!r} is not a field of NeuralOptions ({', '.join(types)})")
-        values[key] = types[key](value)
+        values[key] = value.lower() in ("1", "true", "yes") if types[key] is bool else types[key](value)
     return name, NeuralOptions(**values)
 
 

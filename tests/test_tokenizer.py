@@ -109,7 +109,7 @@ def test_des_and_du_are_split_or_kept_as_their_context_says():
     """"des" is "de les" after "près" or "la plupart" but a determiner before a noun: learned from
     fr-sequoia's and fr-parisstories' training tokens, the choice reads the two words before it
     and the ends of its neighbours. On the three French test sets it goes wrong 63 times (85 when
-    it read one word each side)."""
+    it read only the word before it)."""
     train = [sentence_tokens(s) for name in ("fr-sequoia", "fr-parisstories")
              for s in read_conllu(SHARED_DATA / name / "train.ud.conllu")]
     expander = MultiwordExpander.train(train)

@@ -148,6 +148,38 @@ def test_the_entry_points_never_ask_a_model_s_kind():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("which", ["shipped", "pipeline"])
+def test_the_model_s_path_enters_no_module_more_than_twice(which, request, tmp_path):
+    """Following the model folder from ``hetdep parse`` to the parts that read it (issue 60): each
+    module it passes through takes it at most twice, so no room hands it back and forth."""
+    from collections import Counter
+
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+    from hetdep.models.names import shipped_models
+
+    model = str(shipped_models()[0].path if which == "shipped" else request.getfixturevalue("pipeline_model"))
+    (tmp_path / "in.txt").write_text("Le chat dort sur le canapé.\n", encoding="utf-8")
+    entered: list[str] = []
+
+    def follow(frame, event, arg):
+        module = frame.f_globals.get("__name__", "")
+        if event == "call" and module.startswith("hetdep") and (not entered or entered[-1] != module) and any(
+                isinstance(value, (str, Path)) and str(value) == model for value in frame.f_locals.values()):
+            entered.append(module)
+
+    sys.setprofile(follow)
+    try:
+        result = CliRunner().invoke(main, ["parse", "--model", model, "--input", str(tmp_path / "in.txt"),
+                                           "--output", str(tmp_path / "out.conllu"), "--quiet"])
+    finally:
+        sys.setprofile(None)
+    assert result.exit_code == 0, result.output
+    assert "hetdep.models.opening" in entered and len(entered) >= 8  # the path was followed through the door
+    assert max(Counter(entered).values()) <= 2, " -> ".join(entered)
+
+
 def test_a_neural_model_refuses_a_beam_it_would_not_use():
     from hetdep.models.names import shipped_models
 

@@ -160,7 +160,7 @@ class ConstituencyParser(SavedModel):
         if not actions.labels:
             raise ModelFileError(f"{directory}/config.json: no phrase label: the model could parse no sentence of two words")
         what = "the phrase labels or the feature templates"
-        check_width(weights, actions.n_actions, directory, what)
+        check_width(weights, actions.n_actions, what)
         template_set = recorded_template_set(config)
         if template_set not in TEMPLATE_SETS or config["templates"] != len(TEMPLATE_SETS[template_set]):
             raise ModelFileError(f"{directory}: weights do not match {what}")

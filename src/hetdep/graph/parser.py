@@ -295,7 +295,7 @@ class GraphParser(SavedModel):
                      projective_encoding=config["projective_encoding"], treebanks=config.get("treebanks", []),
                      augmented=bool(config.get("augmented", False)), helped=bool(config.get("helped", False)),
                      helper_k=int(config.get("helper_k", 16)))
-        check_width(weights, parser.width, directory, "the label set")
+        check_width(weights, parser.width, "the label set")
         if any(not any(label.startswith(f"{name}:") for label in labels) for name in parser.treebanks):
             raise ModelFileError(f"{directory}/config.json: a treebank of the model has no labels")
         if parser.helped and config.get("agreement_features") != AGREEMENT_FEATURES:

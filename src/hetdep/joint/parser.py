@@ -174,14 +174,14 @@ class JointParser(SavedModel):
     def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "JointParser":
         labels = (list(config["labels_a"]), list(config["labels_b"]))
         parser = cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
-                     (label_id(config, "root_label_a", labels[0], directory), label_id(config, "root_label_b", labels[1], directory)),
+                     (label_id(config, "root_label_a", labels[0]), label_id(config, "root_label_b", labels[1])),
                      weights, t=parse_t(config["t"]),
                      guide=config.get("guide") or ("paper" if config["guided"] else "none"),  # older: "guided"
                      beam=config["beam"], tag_column=config["tag_column"],
                      projective_encoding=config["projective_encoding"], lattice=bool(config.get("lattice", False)),
                      lattice_weight=float(config.get("lattice_weight", 0.0)))
         what = "the label sets or the feature templates"
-        check_width(weights, max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1])), directory, what)
+        check_width(weights, max(2 + 2 * len(labels[0]), 2 + 2 * len(labels[1])), what)
         if config["templates"] != len(parser.templates):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return parser

@@ -56,14 +56,25 @@ class SavedModel:
             return cls.from_config(config, weights, directory, **context)
         except ModelFileError:
             raise
+        except Misfit as error:
+            raise ModelFileError(f"{directory / 'config.json' if error.in_config else directory}: {error}") from None
         except (KeyError, TypeError, ValueError, AttributeError, HetdepError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid {cls.WHAT} configuration ({error!r})") from None
 
 
-def check_width(weights: TrainedWeights, width: int, directory: Path, what: str) -> None:
+class Misfit(ValueError):
+    """A saved part that does not fit the rest of its model, found by ``from_config``, which is not
+    given the folder: :meth:`SavedModel.load` names it (``in_config``: its config.json)."""
+
+    def __init__(self, message: str, in_config: bool = False):
+        super().__init__(message)
+        self.in_config = in_config
+
+
+def check_width(weights: TrainedWeights, width: int, what: str) -> None:
     """Refuse weights whose action columns do not fit the model's labels or tags (``what``)."""
     if weights.widest_action() >= width or weights.dense.shape[1] != width:
-        raise ModelFileError(f"{directory}: weights do not match {what}")
+        raise Misfit(f"weights do not match {what}")
 
 
 def save_model(directory: Path, config: dict, weights: TrainedWeights) -> None:
@@ -111,11 +122,11 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def label_id(config: dict, key: str, labels: list, directory: Path) -> int:
+def label_id(config: dict, key: str, labels: list) -> int:
     """A saved label id (the root label), refused unless it names one of ``labels``."""
     value = config[key]
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(labels):
-        raise ModelFileError(f"{directory}/config.json: {key} {value!r} is not a label of the model (0..{len(labels) - 1})")
+        raise Misfit(f"{key} {value!r} is not a label of the model (0..{len(labels) - 1})", in_config=True)
     return value
 
 

@@ -233,6 +233,23 @@ def recorded_taggers(folder: Path, wanted: set[str], exactly: bool) -> list:
     return taggers
 
 
+@dataclass(frozen=True)
+class Bundled:
+    """What a parsing model's folder carries beside its parser, read in one visit: the tokenizer
+    and taggers (for input that needs them) and scheme b's FEATS map."""
+
+    tokenizer: object = None
+    taggers: tuple = ()
+    feats_b: FeatureMap | None = None
+
+
+def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool) -> Bundled:
+    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers)."""
+    if not tag_input:
+        return Bundled(feats_b=feats_b(config, model_dir))
+    return Bundled(load_tokenizer(model_dir, config), tuple(bundled_taggers(config, model_dir)), feats_b(config, model_dir))
+
+
 def feats_b(config: dict, model_dir: str | Path) -> FeatureMap | None:
     """A joint model's map of FEATS to scheme b's, if its training learned one."""
     record = (config.get("pipeline") or {}).get("feats_b")

@@ -253,7 +253,7 @@ class Tagger(SavedModel):
         """A saved tagger (``shared``: the strings and lexicon of the tagger a backward one belongs to)."""
         tags = list(config["tags"])
         what = "the tag set or the feature templates"
-        check_width(weights, len(tags) + _tagger.FIRST_TAG_COLUMN, directory, what)
+        check_width(weights, len(tags) + _tagger.FIRST_TAG_COLUMN, what)
         templates = config["templates"]
         if (not isinstance(templates, list) or len(templates) < _tagger.FIRST_TEMPLATES
                 or templates != _tagger.STATIC_TEMPLATES[:len(templates)].tolist() or config["column"] not in COLUMNS):

@@ -152,11 +152,11 @@ class ArcStandardParser(SavedModel):
     def from_config(cls, config: dict, weights: TrainedWeights, directory: Path) -> "ArcStandardParser":
         labels = list(config["labels"])
         what = "the label set or the feature templates"
-        check_width(weights, 2 + 2 * len(labels), directory, what)
+        check_width(weights, 2 + 2 * len(labels), what)
         if config["templates"] != len(TEMPLATES):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         return cls(Vocab.from_list(config["words"]), Vocab.from_list(config["tags"]), labels,
-                   label_id(config, "root_label", labels, directory), weights, beam=config["beam"], dp=bool(config.get("dp", False)),
+                   label_id(config, "root_label", labels), weights, beam=config["beam"], dp=bool(config.get("dp", False)),
                    lattice=bool(config.get("lattice", False)),
                    lattice_weight=float(config.get("lattice_weight", 0.0)), tag_column=config["tag_column"],
                    projective_encoding=config["projective_encoding"])

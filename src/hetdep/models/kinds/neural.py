@@ -15,9 +15,7 @@ from hetdep.models import NEURAL, TREEBANK_TAGGERS
 from hetdep.models.parsing import (
     OpenModels,
     ParseChoice,
-    bundled_taggers,
-    feats_b,
-    load_tokenizer,
+    bundled_parts,
     recorded_taggers,
     recorded_treebanks,
 )
@@ -43,11 +41,12 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        opened = cls(model_dir, NEURAL, NeuralParser.load(model_dir, config), choice, config=config,
-                     tokenizer=load_tokenizer(model_dir, config) if tag_input else None, feats_b=feats_b(config, model_dir))
+        parser = NeuralParser.load(model_dir, config)
+        bundled = bundled_parts(config, model_dir, tag_input)
+        opened = cls(model_dir, NEURAL, parser, choice, config=config, tokenizer=bundled.tokenizer, feats_b=bundled.feats_b)
         if tag_input:
-            opened.taggers = _with_tag_helpers(opened.parser, bundled_taggers(config, model_dir), config, model_dir)
-            opened.treebank_taggers = _treebank_taggers(config, model_dir, opened.parser.treebank_names)
+            opened.taggers = _with_tag_helpers(parser, list(bundled.taggers), config, model_dir)
+            opened.treebank_taggers = _treebank_taggers(config, model_dir, parser.treebank_names)
         return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
 
     def for_treebank(self, name: str) -> "NeuralModels":

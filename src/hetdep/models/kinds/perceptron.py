@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 from hetdep.errors import HetdepError
 from hetdep.learn.model_files import read_config, read_kind
 from hetdep.models import GRAPH_KINDS
-from hetdep.models.parsing import OpenModels, ParseChoice, bundled_taggers, feats_b, load_tokenizer, set_lattice_weight
+from hetdep.models.parsing import OpenModels, ParseChoice, bundled_parts, set_lattice_weight
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.feature_maps import FeatureMap
@@ -40,9 +40,9 @@ class PerceptronModels(OpenModels):
         kind = str(config["kind"])
         if choice.treebank is not None and choice.helper is not None:
             raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
-        opened = cls(model_dir, kind, None, choice, taggers=bundled_taggers(config, model_dir) if tag_input else [],
-                     tokenizer=load_tokenizer(model_dir, config) if tag_input else None, config=config,
-                     feats_b=feats_b(config, model_dir))
+        bundled = bundled_parts(config, model_dir, tag_input)
+        opened = cls(model_dir, kind, None, choice, taggers=list(bundled.taggers), tokenizer=bundled.tokenizer, config=config,
+                     feats_b=bundled.feats_b)
         if kind in GRAPH_KINDS:
             opened.parser = GraphParser.load(model_dir, kind)
             if choice.helper is not None:

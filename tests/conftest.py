@@ -52,3 +52,23 @@ def pipeline_model(tmp_path_factory):
     assert result.exit_code == 0, result.output
     assert "with its tokenizer and tagger" in result.output
     return model
+
+
+@pytest.fixture(scope="session")
+def saved(tmp_path_factory):
+    """Tiny saved models of three kinds (arc-standard, dep1, joint), trained on 40 sample sentences."""
+    from hetdep.graph.parser import train_graph
+    from hetdep.joint.training import train_joint
+    from hetdep.learn.perceptron import TrainOptions
+    from hetdep.transition.training import train
+    from hetdep.treebank.conllu import read_conllu
+    from hetdep.treebank.pairs import read_pairs
+
+    folder = tmp_path_factory.mktemp("models")
+    sentences = list(read_conllu(SAMPLES / "train.ud.conllu"))[:40]
+    pairs = read_pairs(SAMPLES / "train.sud.conllu", SAMPLES / "train.ud.conllu")[:40]
+    options = TrainOptions(beam=2, iterations=1)
+    train(sentences, [], options).parser.save(folder / "arc")
+    train_graph(sentences, [], options).parser.save(folder / "dep1")
+    train_joint(pairs, [], options).parser.save(folder / "joint")
+    return folder

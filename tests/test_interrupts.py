@@ -104,3 +104,97 @@ def test_a_signal_in_llvms_callbacks_is_sent_again_until_it_comes_after(no_signa
         assert interrupts._raised
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_when(process, marker: str, timeout: float = 120.0) -> str:
+    """Send Ctrl-C (SIGINT) to ``process`` once ``marker`` appears on its stderr; returns all of stderr."""
+    import os
+    import signal
+    import time
+
+    os.set_blocking(process.stderr.fileno(), False)
+    seen, deadline = "", time.monotonic() + timeout
+    while marker not in seen and time.monotonic() < deadline and process.poll() is None:
+        chunk = process.stderr.read()
+        seen += chunk.decode("utf-8", "replace") if chunk else ""
+        time.sleep(0.05)
+    assert marker in seen, f"{marker!r} never appeared: {seen[-500:]}"
+    process.send_signal(signal.SIGINT)
+    process.signalled = time.monotonic()
+    process.wait(timeout=60)
+    os.set_blocking(process.stderr.fileno(), True)
+    return seen + process.stderr.read().decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("kind, marker", [
+    (["--beam", "4", "--gold-tags"], "iteration 3"),
+    pytest.param(["--parser", "neural", "--threads", "1"], "epoch 2 done", marks=pytest.mark.slow),  # its taggers train first
+])
+def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path, kind, marker):
+    """The best finished iteration is written at once (within seconds of the signal), and the
+    command says so in one line, its last."""
+    import time
+
+    if "neural" in kind:
+        pytest.importorskip("torch", reason="training the neural parser needs PyTorch")
+    model = tmp_path / "m"
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
+                                "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), *kind,
+                                "--iterations", "200", "--patience", "200", "--no-tokenizer"],
+                               stderr=subprocess.PIPE)
+    stderr = _interrupt_when(process, marker, timeout=300)
+    assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
+    assert "1:" in stderr and "interrupted during iteration" in stderr
+    said = [line for line in stderr.splitlines() if line.startswith("hetdep: interrupted")]
+    assert len(said) == 1 and stderr.strip().splitlines()[-1] == said[0]
+    assert time.monotonic() - process.signalled < 10
+    assert (model / "config.json").exists() and (model / "weights.npz").exists()
+
+
+@pytest.mark.slow
+def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run(tmp_path):
+    """Tokenizer, tagger and jackknifing kept, the parser resumed after its last finished iteration."""
+    import json
+
+    args = ["train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
+            "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"), "--beam", "4",
+            "--iterations", "4", "--patience", "4", "--folds", "3"]
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    subprocess.run([sys.executable, "-m", "hetdep", *args, "--model", str(whole)], check=True, capture_output=True)
+    assert not (whole / ".training-state").exists()
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", *args, "--model", str(resumed)], stderr=subprocess.PIPE)
+    stderr = _interrupt_when(process, "iteration 2 done")
+    assert process.returncode == 130 and "Traceback" not in stderr and f"hetdep train --resume {resumed}" in stderr
+    kept = resumed / ".training-state"
+    assert (kept / "tokenizer").is_dir() and (kept / "tagger" / "upos").is_dir() and (kept / "jackknifed.conllu").is_file()
+    again = subprocess.run([sys.executable, "-m", "hetdep", "train", "--resume", str(resumed)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("finished by the interrupted training, kept") == 5  # tokenizer, 3 taggers, jackknifing
+    assert not kept.exists()
+    for part in ("weights.npz", "tokenizer/weights.npz", "tagger/upos/weights.npz", "tagger/feats/weights.npz",
+                 "tagger/lemma/weights.npz"):
+        assert (whole / part).read_bytes() == (resumed / part).read_bytes(), part
+
+    def scores(model):
+        config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+        return config["best_iteration"], [(r["dev_uas"], r["dev_las"], r["updates"]) for r in config["history"]]
+
+    assert scores(whole) == scores(resumed)
+
+
+def test_resume_needs_an_interrupted_training_and_no_other_option(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path)])
+    assert result.exit_code == 2 and "no interrupted training to go on with here" in result.output
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path), "--beam", "8"])
+    assert result.exit_code == 2 and "drop --beam" in result.output
+    (tmp_path / ".training-state").mkdir()
+    (tmp_path / ".training-state" / "run.json").write_text('{"beam": 8, "nonsense": 1}', encoding="utf-8")
+    result = CliRunner().invoke(main, ["train", "--resume", str(tmp_path)])
+    assert result.exit_code == 2 and "damaged record of the interrupted training" in result.output
+    result = CliRunner().invoke(main, ["train", "--beam", "8"])
+    assert result.exit_code == 2 and "give --train, --dev and --model" in result.output
+

@@ -1,5 +1,5 @@
-"""The figures README.md and docs/models.md quote for the shipped models agree with the models
-themselves: each model's card (its scores from raw text and its network's training, written by
+"""The figures README.md, docs/models.md and docs/accuracy.md quote for the shipped models agree
+with the models themselves: each model's card (its scores from raw text and its network's training, written by
 bench/build_shipped_model.py when it built the model), its size on disk and its digest. A rebuilt
 model with stale docs fails here. The command line's help quotes no measured figure: it points to
 docs/models.md, so there is one place to keep them."""
@@ -19,6 +19,7 @@ from hetdep.models.names import shipped_models
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MODELS_DOC = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+ACCURACY_DOC = (ROOT / "docs" / "accuracy.md").read_text(encoding="utf-8")
 COLUMNS = ("Sentences", "Words", "UPOS", "UFeats", "Lemmas")  # then UD LAS and SUD LAS, as docs/models.md's tables have them
 
 
@@ -38,6 +39,20 @@ def test_the_docs_tables_quote_the_model_s_card(model):
         first = next(iter(schemes.values()))
         wanted = [first[metric] for metric in COLUMNS] + [schemes["ud"]["LAS"], schemes["sud"]["LAS"]]
         assert cells == [f"{value:.2f}" for value in wanted], f"docs/models.md's {label} row against {model.name}'s card"
+
+
+@pytest.mark.parametrize("model", shipped_models(), ids=lambda model: model.name)
+def test_the_accuracy_page_quotes_the_model_s_card(model):
+    """docs/accuracy.md's rows of a shipped model (UD LAS, SUD LAS, Sentences, UPOS, Lemmas) are its card's."""
+    card = json.loads((model.path / "card.json").read_text(encoding="utf-8"))
+    for label, schemes in card["from_raw_text"].items():
+        rows = [line for line in ACCURACY_DOC.splitlines()
+                if re.match(rf"\| {re.escape(label)}( \(.*\))? \| shipped `{model.name}`", line)]
+        assert len(rows) == 1, f"docs/accuracy.md: one row of {label} for the shipped {model.name} wanted, {len(rows)} found"
+        cells = [cell.strip() for cell in rows[0].split("|")[3:8]]
+        first = next(iter(schemes.values()))
+        wanted = [schemes["ud"]["LAS"], schemes["sud"]["LAS"], first["Sentences"], first["UPOS"], first["Lemmas"]]
+        assert cells == [f"{value:.2f}" for value in wanted], f"docs/accuracy.md's {label} row against {model.name}'s card"
 
 
 @pytest.mark.parametrize("model", shipped_models(), ids=lambda model: model.name)

@@ -37,7 +37,7 @@ FRENCH = """# The model shipped with hetdep: French, SUD + UD, written and spoke
 What `hetdep parse` and `hetdep.load()` use when no model is named. Built by
 `python bench/build_shipped_model.py` from the treebanks below: one neural parser (a BiLSTM
 encoder reading trained and pretrained word vectors and each sentence's treebank, biaffine SUD and
-UD scorers per treebank, UPOS) with its tokenizer and its FEATS and LEMMA taggers, made compact
+UD scorers shared by the treebanks, UPOS) with its tokenizer and its FEATS and LEMMA taggers, made compact
 (8-bit network weights). It parses as fr-sequoia by default; `--treebank gsd` or
 `--treebank parisstories` parses as the others (`hetdep info` lists them). Scores from raw text:
 docs/models.md.

@@ -142,8 +142,8 @@ RECIPES = {
                          tokenizer_texts=("fr-gsd/dev.ud.conllu",), vectors="fr-vectors.txt"),
     "en-ewt": Recipe("en-ewt", ("--iterations", "20"), convert_ud=True),
     "zh-beginner": Recipe("zh-beginner", ("--iterations", "40")),
-    # All the French that may ship (fr-partut is non-commercial): one encoder, scheme heads per
-    # treebank; fr-sequoia first, so the model's default output is what the shipped model gave.
+    # All the French that may ship (fr-partut is non-commercial): one encoder, scheme heads shared
+    # by the treebanks (the default --sharing per-scheme); fr-sequoia first, the default output.
     "fr": TreebanksRecipe("fr", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
                                  Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"))),
                           ("--iterations", "24"), vectors="fr-vectors.txt"),

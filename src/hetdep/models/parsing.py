@@ -239,7 +239,7 @@ class Bundled:
     and taggers (for input that needs them) and scheme b's FEATS map."""
 
     tokenizer: object = None
-    taggers: tuple = ()
+    taggers: list = field(default_factory=list)
     feats_b: FeatureMap | None = None
 
 
@@ -247,7 +247,7 @@ def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool) -> Bundl
     """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers)."""
     if not tag_input:
         return Bundled(feats_b=feats_b(config, model_dir))
-    return Bundled(load_tokenizer(model_dir, config), tuple(bundled_taggers(config, model_dir)), feats_b(config, model_dir))
+    return Bundled(load_tokenizer(model_dir, config), bundled_taggers(config, model_dir), feats_b(config, model_dir))
 
 
 def feats_b(config: dict, model_dir: str | Path) -> FeatureMap | None:

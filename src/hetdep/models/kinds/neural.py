@@ -45,7 +45,7 @@ class NeuralModels(OpenModels):
         bundled = bundled_parts(config, model_dir, tag_input)
         opened = cls(model_dir, NEURAL, parser, choice, config=config, tokenizer=bundled.tokenizer, feats_b=bundled.feats_b)
         if tag_input:
-            opened.taggers = _with_tag_helpers(parser, list(bundled.taggers), config, model_dir)
+            opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, parser.treebank_names)
         return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
 

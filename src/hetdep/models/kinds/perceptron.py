@@ -41,7 +41,7 @@ class PerceptronModels(OpenModels):
         if choice.treebank is not None and choice.helper is not None:
             raise HetdepError("--treebank and --with do not combine: joint inference parses with each model's own labels")
         bundled = bundled_parts(config, model_dir, tag_input)
-        opened = cls(model_dir, kind, None, choice, taggers=list(bundled.taggers), tokenizer=bundled.tokenizer, config=config,
+        opened = cls(model_dir, kind, None, choice, taggers=bundled.taggers, tokenizer=bundled.tokenizer, config=config,
                      feats_b=bundled.feats_b)
         if kind in GRAPH_KINDS:
             opened.parser = GraphParser.load(model_dir, kind)

@@ -144,6 +144,21 @@ def test_the_numpy_forward_pass_is_the_pytorch_networks(joint_result):
     assert (parser.network.labels(mine, 1, heads.numpy()) == labels)[valid].mean() > 0.99
 
 
+def test_the_padded_lstm_reads_each_sentence_as_a_packed_one_does():
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    from hetdep.neural.network import PaddedLSTM
+
+    torch.manual_seed(0)
+    padded = PaddedLSTM(7, 5, num_layers=2).eval()
+    packed = torch.nn.LSTM(7, 5, num_layers=2, batch_first=True, bidirectional=True)
+    packed.load_state_dict(padded.state_dict())
+    x, lengths = torch.randn(4, 6, 7), torch.tensor([6, 1, 3, 5])
+    expected, _ = pad_packed_sequence(packed(pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False))[0],
+                                      batch_first=True)
+    assert torch.allclose(padded(x, lengths), expected, atol=1e-6)
+
+
 def test_a_saved_model_parses_without_pytorch(joint_result, tmp_path):
     import subprocess
     import sys

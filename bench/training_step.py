@@ -1,6 +1,7 @@
 """The neural model's training step (loss, forward and backward) with its encoder read as padded
 sequences (hetdep.neural.network.PaddedLSTM) against PyTorch's packed ones, on fr-sequoia's
-training batches (UD + SUD, the recipe's network), in words per second and as a ratio.
+training batches (UD + SUD, the recipe's network without its pretrained vectors), in words per
+second and as a ratio.
 
     python bench/training_step.py [--batches 30] [--rounds 3] [--threads 2]
 

@@ -48,6 +48,20 @@ def test_eisner_finds_the_best_projective_tree(n):
         assert total == pytest.approx(best) and sum(scores[heads[m], m] for m in range(1, n + 1)) == pytest.approx(best)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 20])
+def test_the_plain_eisner_gives_the_compiled_one_s_heads_and_score_ties_included(n):
+    from hetdep.graph import reference
+
+    rng = np.random.default_rng(n)
+    for trial in range(20):
+        scores = rng.normal(size=(n + 1, n + 1)).astype(np.float32)
+        if trial % 2:
+            scores = rng.integers(-2, 3, size=(n + 1, n + 1)).astype(np.float32)  # many equal trees
+        heads, total = reference.eisner(scores, n)
+        compiled_heads, compiled_total = _eisner.eisner(scores, n)
+        assert heads.tolist() == compiled_heads.tolist() and total == compiled_total
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_mst_finds_the_best_tree_projective_or_not(n):
     from hetdep.graph.mst import mst

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES
+from hypothesis import given
+from hypothesis import strategies as st
 
 import hetdep
 from hetdep.cli import main
@@ -421,6 +423,24 @@ def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
     tagged = list(joint_result.parser.tag(iter(gold)))
     assert [s.heads for s in tagged] == [s.heads for s in gold] and [s.deprels for s in tagged] == [s.deprels for s in gold]
     assert [s.upos for s in tagged] == [pair[0].upos for pair in joint_result.parser.parse(gold)]
+
+
+@given(st.dictionaries(st.text(min_size=1).filter(lambda form: "\n" not in form), st.integers(1, 50), max_size=30),
+       st.booleans(), st.lists(st.text(max_size=4)))
+def test_stored_pretrained_forms_are_found_as_a_dict_finds_them(rows, in_order, asked):
+    """Sorted forms (as models store them) are found by binary search, forms stored in another
+    order through a dict: either way every form gives its row and no other form one."""
+    from hetdep.neural.pretrained import SortedForms, pretrained_forms
+
+    items = sorted(rows.items()) if in_order else list(rows.items())[::-1]
+    if not items:
+        return
+    blob = "\n".join(form for form, _ in items).encode("utf-8")
+    found = pretrained_forms(blob, np.array([row for _, row in items]))
+    assert found == rows and len(found) == len(rows) and sorted(found) == sorted(rows)
+    assert isinstance(found, SortedForms) == ([form for form, _ in items] == sorted(rows))
+    for form in asked + list(rows):
+        assert found.get(form, 0) == rows.get(form, 0)
 
 
 def test_pretrained_vectors_are_a_frozen_table_every_form_of_the_file_reads(tmp_path):

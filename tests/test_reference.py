@@ -164,7 +164,7 @@ def test_training_matches_reference_weights():
         assert np.array_equal(current.get(key, zeros), row) and np.array_equal(sums.get(key, zeros), table.U[key])
     # The saved (averaged, packed) weights are the reference's averages, in each of the packed forms
     # (with features of over eight weights dense, as models were saved before, to have dense rows here).
-    for trained in weights.averaged(), weights.averaged(packed_up_to=DENSE_AFTER):
+    for trained in weights.averaged(), weights.averaged(most_packed=DENSE_AFTER):
         averaged = trained.dense_rows(moves.n_actions)
         for key, row in table.W.items():
             assert np.array_equal(averaged.get(key, zeros), row - table.U[key] / np.float32(weights.counter))

@@ -129,7 +129,7 @@ def test_a_model_of_the_first_templates_keeps_them(tmp_path):
     """Templates are appended; a tagger trained before reads only its own (the shipped lemma
     tagger's configuration cut to the first templates stands for one); fewer than any model had
     are refused."""
-    from hetdep.tagger._search import FIRST_TEMPLATES, STATIC_TEMPLATES
+    from hetdep.tagger.templates import FIRST_TEMPLATES, STATIC_TEMPLATES
 
     shipped = SAMPLES.parent / "models" / "fr" / "tagger" / "lemma"
     config = json.loads((shipped / "config.json").read_text())
@@ -276,3 +276,23 @@ def test_the_beam_s_top_candidates_are_those_a_stable_sort_puts_first(values, k)
     order = np.zeros(k, dtype=np.int64)
     size = top(values, len(values), k, order)
     assert order[:size].tolist() == np.argsort(-values, kind="stable")[:k].tolist()
+
+
+def test_the_plain_search_tags_and_scores_as_the_compiled_one():
+    """The shipped model's FEATS taggers (inline, packed and dense weights; right to left too) on
+    sample sentences: the same tags and the same float32 scores from both searches."""
+    from hetdep.tagger import reference
+    from hetdep.tagger._search import search
+    from hetdep.tagger.tagger import encode, load_taggers
+
+    forward = next(tagger for tagger in load_taggers(SAMPLES.parent / "models" / "fr" / "tagger") if tagger.column == "feats")
+    for tagger in forward, forward.backward:
+        for sentence in DEV[:15]:
+            atoms = encode(tagger.strings, tagger.lexicon, sentence.forms, sentence.column(UPOS))
+            n, n_tags = len(atoms), len(tagger.tags)
+            extra = np.random.default_rng(n).normal(size=(n, n_tags)).astype(np.float32)
+            tags, scores = reference.search(atoms, 4, tagger.templates, tagger.weights.plain, n_tags, extra)
+            compiled_tags, _, compiled_scores = search(atoms, n, 4, tagger.templates, tagger.weights.table,
+                                                       tagger.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False,
+                                                       extra)
+            assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
-from hetdep.tokenizer import _boundaries, reference
+from hetdep.tokenizer import _boundaries, reference, templates
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
 from hetdep.tokenizer.text import gold_text, rebuild_text, sentence_text, sentence_tokens, without_final_punctuation
@@ -191,11 +191,11 @@ def test_word_clusters_are_read_saved_and_checked(clustered_tokenizer, sample_to
     tokenizer, clusters = clustered_tokenizer
     text = "Vu « LE chat » et l'ex-chef, ?! M. Dupont. 3,5 kg."
     arrays = tokenizer.words.arrays(text)
-    expected = [reference.word_table(clusters.codes).get(reference._word(text, i), 0) if not char.isspace() else 0
+    expected = [reference.word_table(clusters.codes).get(reference.word_key(reference._word(text, i)), 0) if not char.isspace() else 0
                 for i, char in enumerate(text)]
     assert arrays.clusters.tolist() == expected and expected[text.index("chat")] == clusters.codes["chat"]
     assert expected[text.index("?!")] == 0  # no letter: no word, though "?!" has a cluster
-    assert tokenizer.words.templates == sample_tokenizer.words.templates + _boundaries.N_CLUSTER_TEMPLATES == 41
+    assert tokenizer.words.templates == sample_tokenizer.words.templates + templates.N_CLUSTER_TEMPLATES == 41
     tokenizer.save(tmp_path / "tok")
     loaded = Tokenizer.load(tmp_path / "tok")
     sample = _raw(SAMPLES / "dev.ud.conllu")[:3000]
@@ -228,7 +228,7 @@ def test_train_tokenizer_clusters_the_words_of_given_vectors(tmp_path):
                                        str(tmp_path / "tok"), "--iterations", "2", "--embeddings", str(vectors)])
     assert result.exit_code == 0, result.output
     loaded = Tokenizer.load(tmp_path / "tok")
-    assert loaded.words.templates == _boundaries.N_TEMPLATES + _boundaries.N_CLUSTER_TEMPLATES
+    assert loaded.words.templates == templates.N_TEMPLATES + templates.N_CLUSTER_TEMPLATES
     assert 0 < len(loaded.words.keys) <= len(words)
     vectors.write_text("la 1 2\nle 1 x\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["train-tokenizer", "--train", str(SAMPLES / "train.ud.conllu"), "--model",
@@ -285,11 +285,11 @@ def test_the_sentence_end_bias_is_the_best_of_its_grid_on_dev():
     bias = fitted.record["sentence_end_bias"]
     assert bias in SENTENCE_END_BIASES
     gold = gold_text(dev)
-    row = _boundaries.constant_row(fitted.weights.shape[0])
+    row = templates.constant_row(fitted.weights.shape[0])
     found = {}
     for other in SENTENCE_END_BIASES:
         weights = fitted.weights.copy()
-        weights[row, _boundaries.SENTENCE_END] += other - bias
+        weights[row, templates.SENTENCE_END] += other - bias
         found[other] = _sentences_f1(Tokenizer(weights, fitted.multiword), gold)
     assert found[bias] == max(found.values())
 
@@ -317,7 +317,7 @@ def test_sentences_without_final_punctuation_are_made_and_learned_from():
 
 def _token_ends_f1(tokenizer: Tokenizer, gold) -> float:
     labels, _ = tokenizer.words.classify(tokenizer.words.arrays(gold.text), tokenizer.weights)
-    ends, guessed = gold.labels >= _boundaries.TOKEN_END, labels >= _boundaries.TOKEN_END
+    ends, guessed = gold.labels >= templates.TOKEN_END, labels >= templates.TOKEN_END
     return 2 * int((ends & guessed).sum()) / int(ends.sum() + guessed.sum())
 
 

@@ -17,7 +17,7 @@ import hetdep
 from hetdep.cli import main
 from hetdep.errors import HetdepError
 from hetdep.neural.treebanks import Treebank, epoch_batches, scheme_heads
-from hetdep.tokenizer._boundaries import SENTENCE_END, constant_row
+from hetdep.tokenizer.templates import SENTENCE_END, constant_row
 from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
 from hetdep.treebank.conllu import read_conllu
 
@@ -174,8 +174,9 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     document = hetdep.load(model, treebank="other")("Le chat dort.")
     assert document.schemes == ("ud",)
     other, first = hetdep.load(model).for_treebank("other")._models, hetdep.load(model)._models
-    own = other.treebank_taggers["other"]["feats"]
-    assert own in other.taggers and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
+    own = next(tagger for tagger in other.taggers if tagger.column == "feats")
+    assert own is other.own_taggers["other"]["feats"] and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
+    assert not first.own_taggers  # read only when parsed as its treebank
     biases = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_BIASES]
     assert set(biases) == {"seq", "other"}  # each treebank's sentence ends, fitted on its dev text
     for name, tokenizer in [("other", other.tokenizer), ("seq", first.tokenizer)]:  # the first's by default

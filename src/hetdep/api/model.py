@@ -20,6 +20,7 @@ from hetdep.errors import HetdepError
 from hetdep.models.names import find_model
 from hetdep.models.opening import open_models
 from hetdep.models.parsing import ParseChoice
+from hetdep.short_runs import SHORT_INPUT, prefer_references
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -107,9 +108,11 @@ class Model:
         return self._models.has_tagger
 
     def __call__(self, text: str) -> Document:
-        """Parse raw text: the model's tokenizer splits it into sentences, tokens and words."""
+        """Parse raw text: the model's tokenizer splits it into sentences, tokens and words (a short
+        text by the plain-Python loops while numba is not loaded: :mod:`hetdep.short_runs`)."""
         if not isinstance(text, str):
             raise HetdepError(f"text must be a string, not {type(text).__name__} (tokens go to model.parse(tokens=...))")
+        prefer_references(len(text.encode("utf-8", "surrogatepass")) <= SHORT_INPUT)
         return self._parse(self.tokenize(text))
 
     def parse(self, tokens: Sequence[Sequence[str]]) -> Document:

@@ -12,6 +12,7 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
+from hetdep.short_runs import is_short_file, prefer_references
 from hetdep.threads import limit_blas_threads
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
 from hetdep.treebank.inputs import read_raw_text, read_tokenized_text, sniff_format
@@ -124,6 +125,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency)
+    prefer_references(is_short_file(input_path))
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     limit_blas_threads(1)
     written = _scheme_written(models, scheme, output_path, output_b_path)

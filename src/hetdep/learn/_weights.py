@@ -39,14 +39,12 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-DENSE_AFTER = 8  # a training table's chain longer than this moves to a dense row
-DENSE = np.uint64(1 << 63)
-INLINE = np.uint64(1 << 62)
-_INDEX = np.uint64((1 << 63) - 1)
-_COUNT_SHIFT = np.uint64(40)
-_START = np.uint64((1 << 40) - 1)
-_ACTION = np.uint64((1 << 30) - 1)
-_THIRTY_TWO = np.uint64(32)
+from hetdep.learn.weight_layout import ACTION as _ACTION
+from hetdep.learn.weight_layout import COUNT_SHIFT as _COUNT_SHIFT
+from hetdep.learn.weight_layout import DENSE, DENSE_AFTER, INLINE
+from hetdep.learn.weight_layout import INDEX as _INDEX
+from hetdep.learn.weight_layout import START as _START
+from hetdep.learn.weight_layout import THIRTY_TWO as _THIRTY_TWO
 
 
 @intrinsic
@@ -166,24 +164,6 @@ def spread(features):
     for r in range(features.shape[0]):
         table[insert(table, n_used, features[r, 0]), 1] = features[r, 1]
     return table
-
-
-@njit(cache=True)
-def sparse_summary(table, packed):
-    """(the highest action of a sparse weight, -1 if none; whether every sparse weight is a
-    finite number): a model file's checks, in one pass over a trained table's inline weights
-    and its packed entries."""
-    widest = -1
-    finite = True
-    for i in range(table.shape[0]):
-        payload = table[i, 1]
-        if table[i, 0] != 0 and payload & INLINE and not payload & DENSE:
-            widest = max(widest, _entry_action(payload))
-            finite = finite and np.isfinite(_entry_weight(payload))
-    for e in range(packed.shape[0]):
-        widest = max(widest, _entry_action(packed[e]))
-        finite = finite and np.isfinite(_entry_weight(packed[e]))
-    return widest, finite
 
 
 @njit(cache=True)
@@ -368,13 +348,6 @@ def _nonzero_averaged(payload, rows, sums, c, averaged, acts, values):
                 values[count] = averaged[a]
             count += 1
     return count
-
-
-def packed_up_to(n_actions: int) -> int:
-    """The most weights a trained feature keeps as packed entries, more making a dense row: a
-    quarter of the actions (entries are twice a float's size, and added one by one), at least
-    ``DENSE_AFTER``."""
-    return max(DENSE_AFTER, n_actions // 4)
 
 
 @njit(cache=True)

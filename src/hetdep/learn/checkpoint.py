@@ -64,7 +64,8 @@ def save(folder: Path, weights: Weights, state: LoopState) -> None:
     fresh.mkdir()
     arrays = {f"w_{name}": getattr(weights, name) for name in _ARRAYS}
     if state.best_weights is not None:
-        arrays.update({f"best_{name}": array for name, array in state.best_weights._asdict().items()})
+        best = state.best_weights
+        arrays.update(best_table=best.table, best_packed=best.packed, best_dense=best.dense)
     np.savez(fresh / "state.npz", **arrays)
     record = {"iteration": state.iteration, "rng_state": state.rng_state, "history": state.history,
               "best_iteration": state.best_iteration, "counter": weights.counter, "n_actions": weights.n_actions}
@@ -94,7 +95,7 @@ def restore(folder: Path, weights: Weights) -> LoopState | None:
         for name in _ARRAYS:
             setattr(weights, name, arrays[f"w_{name}"])
         weights.counter = int(record["counter"])
-        best = (TrainedWeights(*(arrays[f"best_{name}"] for name in TrainedWeights._fields))
+        best = (TrainedWeights.from_table(*(arrays[f"best_{name}"] for name in ("table", "packed", "dense")))
                 if "best_table" in arrays else None)
         return LoopState(int(record["iteration"]), record["rng_state"], list(record["history"]), record["best_iteration"],
                          best)

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn._weights import packed_up_to
 from hetdep.learn.model_config import ModelFileError, check_fields
+from hetdep.learn.weight_layout import packed_up_to
 from hetdep.learn.weights import TrainedWeights
 
 FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries) is read and converted

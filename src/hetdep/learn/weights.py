@@ -7,19 +7,40 @@ overflow them, and the key table is rehashed to stay at most half full.
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
 
-from hetdep.learn import _weights
+from hetdep.learn.weight_layout import DENSE, PlainWeights, packed_up_to, sparse_summary
 
 
-class TrainedWeights(NamedTuple):
-    """Averaged weights laid out for reading: key table with payloads, packed sparse entries, dense rows."""
+def _compiled():
+    """The compiled table code (:mod:`hetdep.learn._weights`), imported when first needed: it
+    brings numba, which a short run does without (:mod:`hetdep.short_runs`)."""
+    from hetdep.learn import _weights
 
-    table: np.ndarray  # uint64 (slots, 2): key (0 = empty), payload (see hetdep.learn._weights)
-    packed: np.ndarray  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
-    dense: np.ndarray  # float32 (dense rows, actions)
+    return _weights
+
+
+class TrainedWeights:
+    """Averaged weights laid out for reading: the features' (key, payload) rows, the packed sparse
+    entries and the dense rows (:mod:`hetdep.learn.weight_layout`). The compiled scorer's hash
+    table of the rows is built when it is first read; a short run reads the rows through
+    :class:`PlainWeights` instead and never builds it (:mod:`hetdep.short_runs`)."""
+
+    def __init__(self, used: np.ndarray, packed: np.ndarray, dense: np.ndarray, table: np.ndarray | None = None):
+        self.used = used  # uint64 (features, 2): key, payload
+        self.packed = packed  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
+        self.dense = dense  # float32 (dense rows, actions)
+        self._table = table
+        self._plain: PlainWeights | None = None
+        self._building = threading.Lock()  # parsing threads may ask for the table at once
+
+    @classmethod
+    def from_table(cls, table: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
+        """The weights of a compiled table (``table[slot] = (key, payload)``, empty slots key 0)."""
+        return cls(table[table[:, 0] != 0], packed, dense, table)
 
     @classmethod
     def from_chains(cls, table: np.ndarray, enext: np.ndarray, act: np.ndarray, w: np.ndarray,
@@ -27,51 +48,70 @@ class TrainedWeights(NamedTuple):
         """The same weights from chained entries (a training table's, or a model file of format 1)."""
         n_actions = dense.shape[1]
         no_sums = np.zeros_like(w), np.zeros((len(dense), n_actions), dtype=np.float32)
-        return cls(*_weights.compact(table, (enext, act, w, dense), no_sums, 1, n_actions, _weights.packed_up_to(n_actions)))
+        return cls.from_table(*_compiled().compact(table, (enext, act, w, dense), no_sums, 1, n_actions,
+                                                   packed_up_to(n_actions)))
 
     @classmethod
     def from_stored(cls, features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
-        """The weights from a model file: its features' (key, payload) rows go back into a hash table,
-        in today's layout (:func:`packed_narrow_rows`)."""
-        features, packed, dense = packed_narrow_rows(features, packed, dense)
-        return cls(_weights.spread(features), packed, dense)
+        """The weights from a model file: its features' (key, payload) rows, in today's layout
+        (:func:`packed_narrow_rows`); the hash table comes back when first read."""
+        return cls(*packed_narrow_rows(features, packed, dense))
+
+    @property
+    def table(self) -> np.ndarray:
+        """The compiled scorer's open-addressing table of the rows, at most half full."""
+        if self._table is None:
+            with self._building:
+                if self._table is None:
+                    self._table = _compiled().spread(self.used)
+        return self._table
+
+    @property
+    def plain(self) -> PlainWeights:
+        """The weights as the plain-Python scorer reads them."""
+        if self._plain is None:
+            with self._building:
+                if self._plain is None:
+                    self._plain = PlainWeights(self.used, self.packed, self.dense)
+        return self._plain
 
     def stored(self) -> dict[str, np.ndarray]:
-        """What a model file keeps: the table's used rows (the half left empty for probing is
-        rebuilt on loading), the packed entries and the dense rows."""
-        return {"features": self.table[self.table[:, 0] != 0], "packed": self.packed, "dense": self.dense}
+        """What a model file keeps: the features' rows (the table's half left empty for probing is
+        rebuilt on reading), the packed entries and the dense rows."""
+        return {"features": self.used, "packed": self.packed, "dense": self.dense}
 
     @property
     def rows(self) -> tuple:
         """What the compiled scorer reads."""
-        return _weights.packed_rows(self.packed, self.dense)
+        return _compiled().packed_rows(self.packed, self.dense)
 
     @property
     def features(self) -> int:
-        return int(np.count_nonzero(self.table[:, 0]))
+        return len(self.used)
 
     def widest_action(self) -> int:
         """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
-        return int(_weights.sparse_summary(self.table, self.packed)[0])
+        return sparse_summary(self.used, self.packed)[0]
 
     def finite(self) -> bool:
         """No weight is NaN or infinite."""
-        return bool(_weights.sparse_summary(self.table, self.packed)[1]) and bool(np.isfinite(self.dense).all())
+        return sparse_summary(self.used, self.packed)[1] and bool(np.isfinite(self.dense).all())
 
     def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:
         """Feature key -> full row of action scores (for the reference and for tests)."""
-        keys, full = _weights.unpack(self.table, self.rows, n_actions)
+        keys, full = _compiled().unpack(self.table, self.rows, n_actions)
         return dict(zip(keys.tolist(), full))
 
     @property
     def nbytes(self) -> int:
-        return sum(array.nbytes for array in self)
+        """The bytes a parse holds: the table (twice the rows), the packed entries, the dense rows."""
+        return 2 * self.used.nbytes + self.packed.nbytes + self.dense.nbytes
 
     def pruned(self, share: float) -> "TrainedWeights":
         """The same weights without the ``share`` of them smallest in magnitude (a feature left
         with none is dropped): a shipped model's perceptron parts, smaller (hetdep.models.compact)."""
         n_actions = self.dense.shape[1]
-        keys, full = _weights.unpack(self.table, self.rows, n_actions)
+        keys, full = _compiled().unpack(self.table, self.rows, n_actions)
         magnitudes = np.abs(full[full != 0])
         if not magnitudes.size or share <= 0:
             return self
@@ -82,11 +122,11 @@ class TrainedWeights(NamedTuple):
 
 def packed_narrow_rows(features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> tuple[np.ndarray, ...]:
     """A stored model's (features, packed, dense) with each dense row of at most
-    ``_weights.packed_up_to`` weights turned into packed entries, as ``compact`` lays them out
+    ``packed_up_to`` weights turned into packed entries, as ``compact`` lays them out
     now: models saved while the bound was ``DENSE_AFTER`` read as fast as new ones, and score
     the same (a dense row adds zeros where packed entries add nothing)."""
     counts = np.count_nonzero(dense, axis=1)
-    narrow = (counts >= 2) & (counts <= _weights.packed_up_to(dense.shape[1]))
+    narrow = (counts >= 2) & (counts <= packed_up_to(dense.shape[1]))
     if not narrow.any():
         return features, packed, dense
     kept_rows = dense[narrow]
@@ -96,11 +136,11 @@ def packed_narrow_rows(features: np.ndarray, packed: np.ndarray, dense: np.ndarr
     starts = len(packed) + np.concatenate(([0], np.cumsum(counts[narrow])[:-1]))
     new_payload = np.zeros(len(dense), dtype=np.uint64)  # of each old dense row
     new_payload[narrow] = (counts[narrow].astype(np.uint64) << np.uint64(40)) | starts.astype(np.uint64)
-    new_payload[~narrow] = _weights.DENSE | np.arange(np.count_nonzero(~narrow), dtype=np.uint64)
+    new_payload[~narrow] = DENSE | np.arange(np.count_nonzero(~narrow), dtype=np.uint64)
     features = features.copy()
     payload = features[:, 1]
-    is_dense = payload >= _weights.DENSE
-    payload[is_dense] = new_payload[(payload[is_dense] & ~_weights.DENSE).astype(np.int64)]
+    is_dense = payload >= DENSE
+    payload[is_dense] = new_payload[(payload[is_dense] & ~DENSE).astype(np.int64)]
     return features, np.concatenate((packed, entries.view(np.int64))), dense[~narrow]
 
 
@@ -150,20 +190,20 @@ class Weights:
             size = self.table.shape[0]
             while 2 * (self.features + new) > size:
                 size *= 2
-            self.table = _weights.rehash(self.table, size)
+            self.table = _compiled().rehash(self.table, size)
 
-    def averaged(self, packed_up_to: int | None = None) -> TrainedWeights:
-        """The averaged weights, non-zero ones only (new arrays); features of up to ``packed_up_to``
-        weights packed (by default ``_weights.packed_up_to``, the reading layout)."""
-        most = packed_up_to or _weights.packed_up_to(self.n_actions)
-        return TrainedWeights(*_weights.compact(self.table, self.rows, self.sums, self.counter, self.n_actions, most))
+    def averaged(self, most_packed: int | None = None) -> TrainedWeights:
+        """The averaged weights, non-zero ones only (new arrays); features of up to ``most_packed``
+        weights packed (by default ``packed_up_to``, the reading layout)."""
+        most = most_packed or packed_up_to(self.n_actions)
+        return TrainedWeights.from_table(*_compiled().compact(self.table, self.rows, self.sums, self.counter, self.n_actions, most))
 
     def entries(self) -> "WeightEntries":
         """Every (feature, action) weight and its averaged value, as flat arrays (for mixing
         weights trained in several processes: :mod:`hetdep.cluster.mixing`)."""
         c = np.float32(self.counter)
-        out = WeightEntries.zeros(_weights.entries(self.table, self.rows, self.sums, c, *WeightEntries.zeros(0)))
-        _weights.entries(self.table, self.rows, self.sums, c, *out)
+        out = WeightEntries.zeros(_compiled().entries(self.table, self.rows, self.sums, c, *WeightEntries.zeros(0)))
+        _compiled().entries(self.table, self.rows, self.sums, c, *out)
         return out
 
     def reset(self, keys: np.ndarray, actions: np.ndarray, values: np.ndarray) -> None:
@@ -171,7 +211,7 @@ class Weights:
         no averaging history: the averaged weights are then those of the training that follows."""
         self.__init__(self.n_actions)
         self.reserve(len(np.unique(keys)), entries=len(keys))  # a table sized by features, as training grows it
-        _weights.load(self.table, self.n_used, self.rows, self.sums, self.counts, keys, actions, values)
+        _compiled().load(self.table, self.n_used, self.rows, self.sums, self.counts, keys, actions, values)
 
     @classmethod
     def trained(cls, n_actions: int, keys: np.ndarray, actions: np.ndarray, values: np.ndarray) -> TrainedWeights:

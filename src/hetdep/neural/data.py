@@ -5,11 +5,13 @@ arrays (parsing needs no PyTorch; training turns them into tensors, :meth:`Batch
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Sequence
 
 import numpy as np
 
+from hetdep.neural.pretrained import pretrained_forms
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS, annotated, word_classes
 
@@ -29,7 +31,7 @@ class Vocabularies:
     tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
-    pretrained: dict[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
+    pretrained: Mapping[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
     # A model trained on several treebanks: per treebank (in training order) its name, its schemes'
     # names and the scheme head (index into ``labels``) each scheme's trees come from. Empty: one
     # treebank, whose schemes are the heads in order.
@@ -93,10 +95,9 @@ class Vocabularies:
     def with_pretrained(self, forms: np.ndarray, rows: np.ndarray, table_rows: int) -> "Vocabularies":
         """These vocabularies with the pretrained forms of :meth:`pretrained_arrays`; ValueError if
         they do not decode or a row falls outside a table of ``table_rows``."""
-        words = forms.tobytes().decode("utf-8").split("\n")
-        if len(words) != len(rows) or not ((rows > 0) & (rows < table_rows)).all():
+        if not ((rows > 0) & (rows < table_rows)).all():
             raise ValueError("the pretrained forms and their rows do not fit the vector table")
-        return replace(self, pretrained=dict(zip(words, rows.tolist())))
+        return replace(self, pretrained=pretrained_forms(forms.tobytes(), rows))
 
 
 def _by_count(counts: Counter, min_count: int) -> list[str]:

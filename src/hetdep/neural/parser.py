@@ -19,6 +19,7 @@ from hetdep.learn.vocab import ParseStats
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.shape import Shape
+from hetdep.short_runs import use_references
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import TAG_COLUMNS
 
@@ -320,6 +321,8 @@ def _decoder(name: str):
         from hetdep.graph.mst import mst
 
         return mst
-    from hetdep.graph._eisner import eisner
-
+    if use_references():
+        from hetdep.graph.reference import eisner
+    else:
+        from hetdep.graph._eisner import eisner
     return eisner

@@ -1,10 +1,8 @@
 """Compiled hot path of the POS tagger: feature keys, beam search over tag sequences, update.
 
-Each word has ``N_ATOMS`` integer atoms (word, lower-cased word, prefixes, suffixes, shape,
-ambiguity class, the tag another tagger gave it; see :mod:`hetdep.tagger.tagger`). Static templates read atoms at offsets -2..+2 and are scored once
-per word; the tag templates add the previous one or two tags, scored per beam item. Tag k is
-weight column k + 2 (so that :func:`hetdep.learn._weights.add_scores` with ``arcs`` adds exactly
-the tag columns).
+The templates and atoms are in :mod:`hetdep.tagger.templates`; tag k is weight column k + 2 (so
+that :func:`hetdep.learn._weights.add_scores` with ``arcs`` adds exactly the tag columns).
+:mod:`hetdep.tagger.reference` is the same search in plain Python; the tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -14,64 +12,8 @@ from numba import njit
 
 from hetdep.learn import _weights
 from hetdep.learn._keys import KEY_SEED, mix, nonzero
+from hetdep.tagger.templates import CLASS, FIRST_TAG_COLUMN, N_TAG_TEMPLATES, NO_TAG, S3, UNUSED, L
 
-N_ATOMS = 15
-W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(N_ATOMS)
-FIRST_TAG_COLUMN = 2
-NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
-
-# Static templates: up to three (offset, atom) pairs, read at offsets -2..+2 from the word.
-_STATIC = (
-    (),  # bias
-    ((0, W),),
-    ((0, L),),
-    ((0, P1),),
-    ((0, P2),),
-    ((0, P3),),
-    ((0, S1),),
-    ((0, S2),),
-    ((0, S3),),
-    ((0, S4),),
-    ((0, SHAPE),),
-    ((-1, L),),
-    ((1, L),),
-    ((-2, L),),
-    ((2, L),),
-    ((-1, S3),),
-    ((1, S3),),
-    ((-1, L), (0, L)),
-    ((0, L), (1, L)),
-    ((-1, SHAPE), (0, SHAPE), (1, SHAPE)),
-    ((0, S3), (1, L)),
-    ((-1, L), (0, S3)),
-    ((0, CLASS),),
-    ((1, CLASS),),
-    ((2, CLASS),),
-    ((0, CLASS), (1, CLASS)),
-    ((0, L), (1, CLASS)),
-    ((1, CLASS), (2, CLASS)),
-    ((-1, L), (0, CLASS)),
-    ((0, L), (2, L)),
-    ((-2, L), (0, L)),
-    ((1, L), (2, L)),
-    ((-1, SHAPE), (0, SHAPE)),
-    ((0, P4),),
-    ((0, S5),),
-    ((0, GIVEN),),  # the tag a tagger run before gave (a FEATS or LEMMA tagger reads UPOS); constant otherwise
-    ((0, GIVEN), (0, L)),
-    ((0, GIVEN), (0, S3)),
-    ((0, GIVEN), (0, S5)),
-    ((-1, GIVEN), (0, GIVEN)),
-    ((0, GIVEN), (1, GIVEN)),
-    # Appended later: a model keeps the templates it was trained with, these up to FIRST_TEMPLATES or more.
-    ((0, CASING), (0, GIVEN)),  # the whole word's casing; SHAPE stops at 8 kinds (a URL's capitals)
-)
-FIRST_TEMPLATES = 41  # the templates of the first tagger models
-UNUSED = 9  # the offset of a padding pair
-STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)
-# Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
-# with the next word's ambiguity class.
-N_TAG_TEMPLATES = 6
 
 @njit(cache=True)
 def static_keys(atoms, n, i, templates, out):

@@ -21,6 +21,7 @@ model's (three treebanks), 91.23% -> 93.45% and 98.84% -> 98.97%.
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -33,29 +34,50 @@ PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dicti
 
 
 class LemmaDictionary:
-    """simplemma's lemma dictionary of one language: its lemmas, and each known form's lemma."""
+    """simplemma's lemma dictionary of one language: its lemmas, and each known form's lemma.
+
+    The lemmas come from the unpacked dictionary kept in the user's cache; simplemma itself (0.2 s
+    to import, a fifth of a one-sentence parse) only when a form is first looked up."""
 
     def __init__(self, language: str):
-        import simplemma
-        from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
-        from simplemma.utils import normalize_token
+        from importlib.metadata import version
 
         self.language = language
-        # One factory for the lemmas, the lookup and the lemmatizer: simplemma's module functions
-        # keep factories of their own, and each would unpack the dictionary again.
-        factory = _kept_dictionaries()
-        raw = factory.get_dictionary(language)._dict  # its bytes: decoding every form would take 0.8 s more
-        self.lemmas = frozenset(value.decode() for value in set(raw.values()))
-        self._lookup = DictionaryLookupStrategy(dictionary_factory=factory)
-        self._lemmatizer = simplemma.Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
-        self._normalized = normalize_token
+        self._pairs = kept(f"simplemma-{version('simplemma')}-{language}", _read_pairs,
+                           functools.partial(_unpacked, language), _write_pairs)
+        self.lemmas = frozenset(value.decode() for value in set(self._pairs.values()))  # bytes: decoding every form would take 0.8 s more
+        self._made = threading.Lock()
+
+    @functools.cached_property
+    def _simplemma(self) -> tuple:
+        """simplemma's lookup, lemmatizer and normalization, reading this dictionary (one factory
+        for both: simplemma's module functions keep factories of their own, and each would unpack
+        the dictionary again)."""
+        import simplemma
+        from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
+        from simplemma.strategies.dictionaries.dictionary_factory import DictionaryFactory, MappingStrToByteString
+        from simplemma.utils import normalize_token
+
+        pairs, language = self._pairs, self.language
+
+        class Kept(DictionaryFactory):
+            def get_dictionary(self, lang: str) -> MappingStrToByteString:
+                if lang != language:
+                    raise ValueError(f"this dictionary is {language!r}'s, not {lang!r}'s")
+                return MappingStrToByteString(pairs)
+
+        factory = Kept()
+        lemmatizer = simplemma.Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
+        return DictionaryLookupStrategy(dictionary_factory=factory), lemmatizer, normalize_token
 
     def lemma(self, form: str) -> str | None:
         """The dictionary's lemma of a form, or None if it does not know it (simplemma's
         ``is_known`` and ``lemmatize``, on this dictionary)."""
-        if self._lookup.get_lemma(self._normalized(form), self.language) is None:
+        with self._made:  # tagging threads may ask at once
+            lookup, lemmatizer, normalized = self._simplemma
+        if lookup.get_lemma(normalized(form), self.language) is None:
             return None
-        return self._lemmatizer.lemmatize(form, lang=self.language)
+        return lemmatizer.lemmatize(form, lang=self.language)
 
     def fill_unseen(self, forms: Sequence[str], scripts: list[str], seen: Callable[[str], bool], known: frozenset[str],
                     upos: Sequence[str] | None = None) -> list[str]:
@@ -73,27 +95,12 @@ class LemmaDictionary:
         return out
 
 
-def _kept_dictionaries():
-    """simplemma's dictionary factory reading each language's dictionary from the user's cache
-    (:mod:`hetdep.user_cache`): French unpacked from simplemma's packed file in 0.17 s, read back
-    in 0.06 s."""
-    from importlib.metadata import version
+def _unpacked(language: str) -> dict[bytes, bytes]:
+    """simplemma's dictionary of a language unpacked from its packed file (0.17 s for French), as
+    simplemma 2 keeps it: bytes to bytes."""
+    from simplemma.strategies.dictionaries.dictionary_factory import DefaultDictionaryFactory
 
-    from simplemma.strategies.dictionaries.dictionary_factory import (
-        CachingDictionaryFactory,
-        DefaultDictionaryFactory,
-        MappingStrToByteString,
-    )
-
-    class KeptDictionaries(CachingDictionaryFactory):
-        def _get_dictionary_uncached(self, lang: str) -> MappingStrToByteString:
-            def unpacked() -> dict[bytes, bytes]:
-                return DefaultDictionaryFactory().get_dictionary(lang)._dict  # its bytes, as simplemma 2 keeps them
-
-            return MappingStrToByteString(kept(f"simplemma-{version('simplemma')}-{lang}", _read_pairs, unpacked,
-                                               _write_pairs))
-
-    return KeptDictionaries()
+    return DefaultDictionaryFactory().get_dictionary(language)._dict
 
 
 def _read_pairs(folder: Path) -> dict[bytes, bytes]:

@@ -30,9 +30,11 @@ import numpy as np
 from hetdep.learn.model_files import ModelFileError, SavedModel, check_width, save_model
 from hetdep.learn.vocab import UNKNOWN, Vocab
 from hetdep.learn.weights import TrainedWeights
-from hetdep.tagger import _search as _tagger
+from hetdep.short_runs import use_references
+from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, STATIC_TEMPLATES, W
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
 
@@ -114,7 +116,7 @@ def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given:
     given = given or [""] * len(forms)
     atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag)] for form, tag in zip(forms, given)],
                      dtype=np.int64)
-    return atoms.reshape(len(forms), _tagger.N_ATOMS)
+    return atoms.reshape(len(forms), N_ATOMS)
 
 
 class Tagger(SavedModel):
@@ -139,7 +141,7 @@ class Tagger(SavedModel):
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
                  backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None,
                  known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN,
-                 templates: np.ndarray = _tagger.STATIC_TEMPLATES, dictionary: str | None = None):
+                 templates: np.ndarray = STATIC_TEMPLATES, dictionary: str | None = None):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -172,7 +174,7 @@ class Tagger(SavedModel):
         atoms = encode(self.strings, self.lexicon, forms, given)
         with self._counting:
             self.words += n
-            self.unknown_words += int((atoms[:, _tagger.W] == UNKNOWN).sum())
+            self.unknown_words += int((atoms[:, W] == UNKNOWN).sum())
         extra = np.zeros((n, len(self.tags)), dtype=np.float32)
         if self.backward is not None and self.backward_weight:  # the two share strings and lexicon: atoms too
             _, backward_scores = self.backward._search(atoms, beam, np.zeros_like(extra))
@@ -182,9 +184,15 @@ class Tagger(SavedModel):
     def _search(self, atoms: np.ndarray, beam: int | None, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         step = -1 if self.reverse else 1
         n = len(atoms)
-        tags, _, scores = _tagger.search(atoms[::step].copy(), n, beam or self.beam, self.templates, self.weights.table,
-                                         self.weights.rows, len(self.tags), np.zeros(n, dtype=np.int64), False,
-                                         extra[::step].copy())
+        if use_references():
+            tags, scores = reference.search(atoms[::step], beam or self.beam, self.templates, self.weights.plain,
+                                            len(self.tags), extra[::step])
+        else:
+            from hetdep.tagger._search import search
+
+            tags, _, scores = search(atoms[::step].copy(), n, beam or self.beam, self.templates, self.weights.table,
+                                     self.weights.rows, len(self.tags), np.zeros(n, dtype=np.int64), False,
+                                     extra[::step].copy())
         return tags[::step] - 1, scores[::step]
 
     def tag(self, sentences: Iterable[Sentence], beam: int | None = None, k: int = 0,
@@ -253,10 +261,10 @@ class Tagger(SavedModel):
         """A saved tagger (``shared``: the strings and lexicon of the tagger a backward one belongs to)."""
         tags = list(config["tags"])
         what = "the tag set or the feature templates"
-        check_width(weights, len(tags) + _tagger.FIRST_TAG_COLUMN, what)
+        check_width(weights, len(tags) + FIRST_TAG_COLUMN, what)
         templates = config["templates"]
-        if (not isinstance(templates, list) or len(templates) < _tagger.FIRST_TEMPLATES
-                or templates != _tagger.STATIC_TEMPLATES[:len(templates)].tolist() or config["column"] not in COLUMNS):
+        if (not isinstance(templates, list) or len(templates) < FIRST_TEMPLATES
+                or templates != STATIC_TEMPLATES[:len(templates)].tolist() or config["column"] not in COLUMNS):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
         backward_weight = float(config["backward_weight"])
@@ -272,7 +280,7 @@ class Tagger(SavedModel):
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight, reads=reads,
                    known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
-                   templates=_tagger.STATIC_TEMPLATES[:len(templates)], dictionary=config.get("dictionary"))
+                   templates=STATIC_TEMPLATES[:len(templates)], dictionary=config.get("dictionary"))
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:

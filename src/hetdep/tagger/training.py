@@ -28,6 +28,7 @@ from hetdep.tagger.tagger import (
     encode,
     word_strings,
 )
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, N_TAG_TEMPLATES, STATIC_TEMPLATES
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import UNANNOTATED, malformed
@@ -117,9 +118,9 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
     (a word's atoms do not depend on its position, so reversing the rows reverses the sentence)."""
     if reverse:
         encoded = [(atoms[::-1].copy(), gold[::-1].copy()) for atoms, gold in encoded]
-    weights = Weights(n_tags + _tagger.FIRST_TAG_COLUMN)
-    templates = _tagger.STATIC_TEMPLATES
-    per_word = len(templates) + _tagger.N_TAG_TEMPLATES
+    weights = Weights(n_tags + FIRST_TAG_COLUMN)
+    templates = STATIC_TEMPLATES
+    per_word = len(templates) + N_TAG_TEMPLATES
     no_extra = np.zeros((max(len(gold) for _, gold in encoded), n_tags), dtype=np.float32)  # training adds nothing
 
     def learn(index: int) -> bool:

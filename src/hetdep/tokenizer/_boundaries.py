@@ -18,13 +18,17 @@ from numba import njit
 from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MULTIPLIER, SEED
 from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, SPACE, UPPER
-
-INSIDE, TOKEN_END, SENTENCE_END = range(3)
-N_LABELS = 3
-N_TEMPLATES = 37  # a tokenizer without word clusters
-N_CLUSTER_TEMPLATES = 4  # appended when it has them (hetdep.learn.clusters)
-WORD_KEY = 99  # where a word's key starts, as a template number (word_hash)
-LEFT_SPAN, RIGHT_SPAN, CHUNK_SPAN, LOOK_AHEAD, SHAPE_SPAN = 16, 17, 32, 8, 16
+from hetdep.tokenizer.templates import (
+    CHUNK_SPAN,
+    INSIDE,
+    LEFT_SPAN,
+    LOOK_AHEAD,
+    N_LABELS,
+    RIGHT_SPAN,
+    SHAPE_SPAN,
+    TOKEN_END,
+    WORD_KEY,
+)
 
 _SEED = np.uint64(SEED)
 _MULTIPLIER = np.uint64(MULTIPLIER)
@@ -48,12 +52,6 @@ def _at(array, j):
     if j < 0 or j >= array.shape[0]:
         return 0
     return array[j]
-
-
-@njit(cache=True)
-def constant_row(buckets):
-    """The table row of template 0, the feature every boundary has: its weights are the labels' biases."""
-    return np.int64(_start(0) & np.uint64(buckets - 1))
 
 
 @njit(cache=True, inline="always")

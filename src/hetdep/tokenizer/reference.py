@@ -9,8 +9,18 @@ import numpy as np
 
 from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
-from hetdep.tokenizer._boundaries import CHUNK_SPAN, INSIDE, LEFT_SPAN, LOOK_AHEAD, N_LABELS, RIGHT_SPAN, SHAPE_SPAN, TOKEN_END
 from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, OUTSIDE, SPACE_CODE, UPPER, char_class
+from hetdep.tokenizer.templates import (
+    CHUNK_SPAN,
+    INSIDE,
+    LEFT_SPAN,
+    LOOK_AHEAD,
+    N_LABELS,
+    RIGHT_SPAN,
+    SHAPE_SPAN,
+    TOKEN_END,
+    WORD_KEY,
+)
 
 WORD_CLASSES = (LOWER, UPPER, DIGIT, CASELESS)
 
@@ -62,21 +72,27 @@ def _word(text: str, i: int) -> str:
     return "".join(chr(_code(text, j, lower=True)) for j in range(word[0], word[-1] + 1)) if word else ""
 
 
-def word_table(clusters: dict[str, int]) -> dict[str, int]:
-    """Each clustered word's word (as :func:`_word` reads a chunk) -> its cluster, the first of equals kept."""
-    table: dict[str, int] = {}
+def word_key(word: str) -> int:
+    """The key of a chunk's word (:func:`_word`): its characters hashed; 0 for none."""
+    return _key(WORD_KEY, *(ord(char) for char in word)) | 1 if word else 0
+
+
+def word_table(clusters: dict[str, int]) -> dict[int, int]:
+    """Each clustered word's key (of its word as :func:`_word` reads a chunk) -> its cluster, the
+    first of equals kept: what a tokenizer keeps of its clusters."""
+    table: dict[int, int] = {}
     for word, code in clusters.items():
         if word and not any(char.isspace() for char in word):
-            table.setdefault(_word(word, 0), code)
-    table.pop("", None)
+            table.setdefault(word_key(_word(word, 0)), code)
+    table.pop(0, None)
     return table
 
 
-def _word_cluster(text: str, i: int | None, table: dict[str, int]) -> int:
-    return 0 if i is None else table.get(_word(text, i), 0)
+def _word_cluster(text: str, i: int | None, table: dict[int, int]) -> int:
+    return 0 if i is None else table.get(word_key(_word(text, i)), 0)
 
 
-def feature_rows(text: str, i: int, buckets: int, table: dict[str, int] | None = None) -> list[int]:
+def feature_rows(text: str, i: int, buckets: int, table: dict[int, int] | None = None) -> list[int]:
     """The table rows of the boundary after ``text[i]``, template by template (``table``: a tokenizer's
     word clusters, by :func:`word_table`, read where a chunk ends)."""
     low = lambda j: _code(text, j, lower=True)  # noqa: E731
@@ -123,7 +139,7 @@ def feature_rows(text: str, i: int, buckets: int, table: dict[str, int] | None =
     return [key & (buckets - 1) for key in keys]
 
 
-def classify(text: str, weights: np.ndarray, table: dict[str, int] | None = None) -> tuple[list[int], list[list[float]]]:
+def classify(text: str, weights: np.ndarray, table: dict[int, int] | None = None) -> tuple[list[int], list[list[float]]]:
     """Labels (-1 for white space) and scores, as :func:`hetdep.tokenizer._boundaries.classify` gives them."""
     labels, scores = [], []
     for i, char in enumerate(text):
@@ -132,7 +148,7 @@ def classify(text: str, weights: np.ndarray, table: dict[str, int] | None = None
             scores.append([0.0] * N_LABELS)
             continue
         rows = feature_rows(text, i, weights.shape[0], table)
-        score = [float(sum(np.float32(weights[row, label]) for row in rows)) for label in range(N_LABELS)]
+        score = np.cumsum(weights[rows], axis=0, dtype=np.float32)[-1].tolist()  # float32 sums, template by template
         allowed = range(TOKEN_END, N_LABELS) if i + 1 == len(text) or text[i + 1].isspace() else range(INSIDE, N_LABELS)
         labels.append(max(allowed, key=lambda label: (score[label], -label)))
         scores.append(score)

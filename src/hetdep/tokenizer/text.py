@@ -16,8 +16,8 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from hetdep.tokenizer._boundaries import INSIDE, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.multiword import Token
+from hetdep.tokenizer.templates import INSIDE, SENTENCE_END, TOKEN_END
 from hetdep.treebank.conllu import FORM, ID, MISC, Sentence
 
 _ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}

@@ -17,6 +17,7 @@ sentence that would pass ``MAX_TOKENS`` tokens is cut at its likeliest sentence 
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import asdict, dataclass, replace
@@ -28,11 +29,12 @@ import numpy as np
 from hetdep.errors import HetdepError
 from hetdep.learn.clusters import WordClusters
 from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config, write_config
-from hetdep.tokenizer import _boundaries
-from hetdep.tokenizer._boundaries import N_LABELS, SENTENCE_END, TOKEN_END
+from hetdep.short_runs import use_references
+from hetdep.tokenizer import reference
 from hetdep.tokenizer.characters import CharArrays, char_arrays
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
+from hetdep.tokenizer.templates import N_CLUSTER_TEMPLATES, N_LABELS, N_TEMPLATES, SENTENCE_END, TOKEN_END, constant_row
 from hetdep.tokenizer.text import GoldText, escaped_space, gold_text, without_final_punctuation
 from hetdep.treebank.conllu import NO_HEAD, Sentence
 
@@ -96,6 +98,14 @@ def _dev_score(scores: dict[str, float]) -> float:
     return scores["token_ends"] + scores["sentences"]
 
 
+def _compiled():
+    """The compiled boundary classifier (:mod:`hetdep.tokenizer._boundaries`), imported when first
+    needed: it brings numba, which a short run does without (:mod:`hetdep.short_runs`)."""
+    from hetdep.tokenizer import _boundaries
+
+    return _boundaries
+
+
 SENTENCE_END_BIASES = tuple(float(b) for b in range(-10, 31, 2))  # grid fitted on dev, in perceptron-score units
 
 
@@ -106,8 +116,17 @@ class WordFeatures:
 
     def __init__(self, keys: np.ndarray | None = None, codes: np.ndarray | None = None):
         self.keys, self.codes = keys, codes
-        self.templates = _boundaries.N_TEMPLATES + (_boundaries.N_CLUSTER_TEMPLATES if keys is not None else 0)
-        self.table = _boundaries.cluster_table(keys, codes) if keys is not None else None
+        self.templates = N_TEMPLATES + (N_CLUSTER_TEMPLATES if keys is not None else 0)
+
+    @functools.cached_property
+    def table(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The compiled loop's open-addressing table of the clusters (built when first read)."""
+        return _compiled().cluster_table(self.keys, self.codes) if self.keys is not None else None
+
+    @functools.cached_property
+    def plain_table(self) -> dict[int, int] | None:
+        """The clusters by word key, as the reference reads them."""
+        return dict(zip(self.keys.tolist(), self.codes.tolist())) if self.keys is not None else None
 
     @classmethod
     def of_clusters(cls, clusters: WordClusters | None) -> "WordFeatures":
@@ -117,7 +136,7 @@ class WordFeatures:
             return cls()
         listed = [(word, code) for word, code in clusters.codes.items() if word and not any(c.isspace() for c in word)]
         words = char_arrays(" ".join(word for word, _ in listed))  # a chunk a word
-        _, keys = _boundaries.chunk_keys(words.lower, words.classes, words.chunk_end)
+        _, keys = _compiled().chunk_keys(words.lower, words.classes, words.chunk_end)
         _, first = np.unique(keys, return_index=True)
         kept = np.sort(first[keys[first] != 0])
         return cls(keys[kept], np.array([code for _, code in listed], dtype=np.int64)[kept])
@@ -127,11 +146,11 @@ class WordFeatures:
         arrays = char_arrays(text)
         if self.table is None:
             return arrays
-        return replace(arrays, clusters=_boundaries.chunk_clusters(arrays.lower, arrays.classes, arrays.chunk_end,
+        return replace(arrays, clusters=_compiled().chunk_clusters(arrays.lower, arrays.classes, arrays.chunk_end,
                                                                    *self.table))
 
     def classify(self, arrays: CharArrays, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _boundaries.classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
+        return _compiled().classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
                                     arrays.clusters, weights, self.templates)
 
 
@@ -149,7 +168,7 @@ def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText,
     boundary has, template 0) moved by the grid value that gives the best dev F1 of sentences
     (the smallest move on ties), the move and the dev scores with it. The perceptron leaves that label, rare next
     to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
-    row = int(_boundaries.constant_row(weights.shape[0]))
+    row = int(constant_row(weights.shape[0]))
     moved = weights.copy()
     base = moved[row, SENTENCE_END]
 
@@ -188,7 +207,7 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
             arrays = words.arrays(gold.text)
         blocks = [np.flatnonzero(gold.labels[start:end] >= 0) + start for start, end in gold.sentence_spans]
         order = np.concatenate([blocks[k] for k in rng.permutation(len(blocks))])
-        mistakes = _boundaries.train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
+        mistakes = _compiled().train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
                                            arrays.chunk_end, arrays.clusters, gold.labels.astype(np.int64), order, weights,
                                            sums, clock, words.templates)
         averaged = (weights - sums / clock[0]).astype(np.float32)
@@ -274,8 +293,8 @@ class Tokenizer:
         config = read_config(directory)
         if config["kind"] != KIND:
             raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a tokenizer")
-        clustered = config.get("templates") == _boundaries.N_TEMPLATES + _boundaries.N_CLUSTER_TEMPLATES
-        if config.get("templates") != _boundaries.N_TEMPLATES and not clustered:
+        clustered = config.get("templates") == N_TEMPLATES + N_CLUSTER_TEMPLATES
+        if config.get("templates") != N_TEMPLATES and not clustered:
             raise ModelFileError(f"{directory}: a tokenizer made by an earlier hetdep, whose boundary features differ "
                                  f"from this one's; train it again (hetdep train-tokenizer, or hetdep train)")
         arrays = read_arrays(directory, config, {"rows": ("i", 1), "values": ("f", 2), "buckets": ("i", 1),
@@ -334,7 +353,7 @@ class Tokenizer:
         if not bias:
             return pooled
         weights = pooled.weights.copy()
-        weights[int(_boundaries.constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
+        weights[int(constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
         moved = Tokenizer(weights, pooled.multiword, pooled.record, pooled.words, pooled.spaced)
         moved.pooled = pooled
         return moved
@@ -354,8 +373,12 @@ class Tokenizer:
         # from texts where every sentence is followed by white space, and at the bare end of a string
         # it would keep a final full stop on the last word.
         padded = text if text.endswith("\n") else text + "\n"
-        labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
-        labels, scores = labels[:n], scores[:n]
+        if use_references():
+            labels, scores = reference.classify(padded, self.weights, self.words.plain_table)
+            labels, scores = np.array(labels[:n], dtype=np.int8), np.array(scores[:n], dtype=np.float32)
+        else:
+            labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
+            labels, scores = labels[:n], scores[:n]
         if presegmented:
             labels[labels == SENTENCE_END] = TOKEN_END
         for match in (_LINE_END if presegmented else _BLANK_LINE).finditer(text):  # a blank line ends a sentence

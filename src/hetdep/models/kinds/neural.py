@@ -30,7 +30,10 @@ class NeuralModels(OpenModels):
     """A neural model: its network tags (UPOS, and others its training file had) as it parses;
     the bundled taggers of other columns tag after it, on ``choice.threads`` threads."""
 
-    treebank_taggers: dict = field(default_factory=dict)  # a model of several treebanks: name -> column -> its own tagger
+    # A model of several treebanks: name -> the columns of its own taggers, read when first parsed as it
+    # (into ``own_taggers``, which the copies :meth:`for_treebank` makes share).
+    treebank_taggers: dict = field(default_factory=dict)
+    own_taggers: dict = field(default_factory=dict)
     feats_b: FeatureMap | None = None  # scheme a's FEATS (its FEATS tagger's) to scheme b's, learned from the training pairs
 
     TAKES = {NEURAL: frozenset({"treebank"})}
@@ -54,7 +57,12 @@ class NeuralModels(OpenModels):
         taggers (FEATS), the rest shared."""
         if name not in self.treebanks:
             raise HetdepError(f"no treebank {name!r} in {self.model_dir}: it has " + (", ".join(self.treebanks) or "one treebank"))
-        own = self.treebank_taggers.get(name, {})
+        if name not in self.own_taggers:
+            folder = self.model_dir / TREEBANK_TAGGERS / name
+            columns = set(self.treebank_taggers.get(name, ()))
+            self.own_taggers[name] = {tagger.column: tagger for tagger in
+                                      (recorded_taggers(folder, columns, exactly=True) if columns else [])}
+        own = self.own_taggers[name]
         return replace(self, parser=self.parser.for_treebank(name), choice=replace(self.choice, treebank=name),
                        taggers=[own.get(tagger.column, tagger) for tagger in self.taggers],
                        tokenizer=self.tokenizer.for_treebank(name) if self.tokenizer is not None else None)
@@ -115,8 +123,9 @@ class NeuralModels(OpenModels):
 
 
 def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> dict:
-    """A model of several treebanks: each treebank's own taggers (``treebank-taggers/NAME/``), refused
-    unless they are those its training recorded (``pipeline.treebank_taggers``)."""
+    """A model of several treebanks: the columns of each treebank's own taggers (``treebank-taggers/NAME/``,
+    read when it is parsed as: the shipped model's take 0.2 s), refused unless the folders are those
+    its training recorded (``pipeline.treebank_taggers``)."""
     recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
     folder = Path(model_dir) / TREEBANK_TAGGERS
     found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
@@ -124,8 +133,7 @@ def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> di
             or not all(isinstance(columns, list) for columns in recorded.values())):
         raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
                              f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
-    return {name: {tagger.column: tagger for tagger in recorded_taggers(folder / name, set(columns), exactly=True)}
-            for name, columns in recorded.items()}
+    return {name: list(columns) for name, columns in recorded.items()}
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> list:

@@ -1,0 +1,84 @@
+"""The bit layout of a trained weight table (:mod:`hetdep.learn._weights` describes it), and a
+plain-Python reader of it: what a short run scores with instead of the compiled table
+(:mod:`hetdep.short_runs`), and what model files are checked with, both without numba.
+
+A payload is 0 (no weights), ``DENSE | d`` (dense row d), ``INLINE | action << 32 | bits`` (one
+weight) or ``count << 40 | first`` (``count`` packed entries from ``first``, each
+``action << 32 | bits``); ``bits`` are a float32's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DENSE_AFTER = 8  # a training table's chain longer than this moves to a dense row
+DENSE = np.uint64(1 << 63)
+INLINE = np.uint64(1 << 62)
+INDEX = np.uint64((1 << 63) - 1)
+COUNT_SHIFT = np.uint64(40)
+START = np.uint64((1 << 40) - 1)
+ACTION = np.uint64((1 << 30) - 1)
+THIRTY_TWO = np.uint64(32)
+
+
+def packed_up_to(n_actions: int) -> int:
+    """The most weights a trained feature keeps as packed entries, more making a dense row: a
+    quarter of the actions (entries are twice a float's size, and added one by one), at least
+    ``DENSE_AFTER``."""
+    return max(DENSE_AFTER, n_actions // 4)
+
+
+def entry_actions(words: np.ndarray) -> np.ndarray:
+    """The actions of inline payloads or packed entries (64-bit words)."""
+    return ((words.astype(np.uint64) >> THIRTY_TWO) & ACTION).astype(np.int64)
+
+
+def entry_weights(words: np.ndarray) -> np.ndarray:
+    """The float32 weights of inline payloads or packed entries (their low 32 bits)."""
+    return (words.astype(np.uint64) & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
+
+
+def sparse_summary(features: np.ndarray, packed: np.ndarray) -> tuple[int, bool]:
+    """(the highest action of a sparse weight, -1 if none; whether every sparse weight is a finite
+    number) of a table's (key, payload) rows and its packed entries: a model file's checks."""
+    payloads = features[:, 1]
+    inline = payloads[(payloads & INLINE != 0) & (payloads & DENSE == 0)]
+    words = np.concatenate((inline, packed.view(np.uint64)))
+    if not len(words):
+        return -1, True
+    return int(entry_actions(words).max()), bool(np.isfinite(entry_weights(words)).all())
+
+
+class PlainWeights:
+    """A trained table's weights read by key from a dict, each feature's decoded once, in the order
+    the compiled scorer adds them (so the sums round alike)."""
+
+    def __init__(self, features: np.ndarray, packed: np.ndarray, dense: np.ndarray):
+        self.payloads = dict(zip(features[:, 0].tolist(), features[:, 1].tolist()))
+        self.packed, self.dense = packed, dense
+        self._decoded: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def entries(self, key: int, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """A feature's (actions, weights) in the order :func:`hetdep.learn._weights.add_scores`
+        adds them: its sparse weights as stored, or its dense row from column ``first`` on."""
+        found = self._decoded.get((key, first))
+        if found is None:
+            found = self._decoded[key, first] = self._decode(self.payloads.get(key, 0), first)
+        return found
+
+    def _decode(self, payload: int, first: int) -> tuple[np.ndarray, np.ndarray]:
+        if payload & int(DENSE):
+            row = self.dense[payload & int(INDEX)]
+            return np.arange(first, len(row)), row[first:]
+        if payload & int(INLINE):
+            words = np.array([payload], dtype=np.uint64)
+        else:  # packed entries, or none (payload 0: count 0)
+            begin = payload & int(START)
+            words = self.packed[begin:begin + (payload >> int(COUNT_SHIFT))]
+        return entry_actions(words), entry_weights(words)
+
+    def add_scores(self, keys: list[int], acc: np.ndarray, first: int = 0) -> np.ndarray:
+        """``acc`` (float32) with the features' weights added, one at a time in the scorer's order."""
+        pairs = [self.entries(key, first) for key in keys]
+        np.add.at(acc, np.concatenate([actions for actions, _ in pairs]), np.concatenate([weights for _, weights in pairs]))
+        return acc

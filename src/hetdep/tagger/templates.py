@@ -1,0 +1,71 @@
+"""The tagger's feature templates and atoms: what its compiled search (:mod:`hetdep.tagger._search`)
+and its plain-Python reference (:mod:`hetdep.tagger.reference`) both read, kept apart from either
+so that a model loads without numba.
+
+Each word has ``N_ATOMS`` integer atoms (word, lower-cased word, prefixes, suffixes, shape,
+ambiguity class, the tag another tagger gave it; see :mod:`hetdep.tagger.tagger`). Static
+templates read atoms at offsets -2..+2 and are scored once per word; the tag templates add the
+previous one or two tags, scored per beam item. Tag k is weight column k + 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+N_ATOMS = 15
+W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(N_ATOMS)
+FIRST_TAG_COLUMN = 2
+NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
+
+# Static templates: up to three (offset, atom) pairs, read at offsets -2..+2 from the word.
+_STATIC = (
+    (),  # bias
+    ((0, W),),
+    ((0, L),),
+    ((0, P1),),
+    ((0, P2),),
+    ((0, P3),),
+    ((0, S1),),
+    ((0, S2),),
+    ((0, S3),),
+    ((0, S4),),
+    ((0, SHAPE),),
+    ((-1, L),),
+    ((1, L),),
+    ((-2, L),),
+    ((2, L),),
+    ((-1, S3),),
+    ((1, S3),),
+    ((-1, L), (0, L)),
+    ((0, L), (1, L)),
+    ((-1, SHAPE), (0, SHAPE), (1, SHAPE)),
+    ((0, S3), (1, L)),
+    ((-1, L), (0, S3)),
+    ((0, CLASS),),
+    ((1, CLASS),),
+    ((2, CLASS),),
+    ((0, CLASS), (1, CLASS)),
+    ((0, L), (1, CLASS)),
+    ((1, CLASS), (2, CLASS)),
+    ((-1, L), (0, CLASS)),
+    ((0, L), (2, L)),
+    ((-2, L), (0, L)),
+    ((1, L), (2, L)),
+    ((-1, SHAPE), (0, SHAPE)),
+    ((0, P4),),
+    ((0, S5),),
+    ((0, GIVEN),),  # the tag a tagger run before gave (a FEATS or LEMMA tagger reads UPOS); constant otherwise
+    ((0, GIVEN), (0, L)),
+    ((0, GIVEN), (0, S3)),
+    ((0, GIVEN), (0, S5)),
+    ((-1, GIVEN), (0, GIVEN)),
+    ((0, GIVEN), (1, GIVEN)),
+    # Appended later: a model keeps the templates it was trained with, these up to FIRST_TEMPLATES or more.
+    ((0, CASING), (0, GIVEN)),  # the whole word's casing; SHAPE stops at 8 kinds (a URL's capitals)
+)
+FIRST_TEMPLATES = 41  # the templates of the first tagger models
+UNUSED = 9  # the offset of a padding pair
+STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)
+# Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
+# with the next word's ambiguity class.
+N_TAG_TEMPLATES = 6

@@ -32,10 +32,9 @@ def use_references() -> bool:
     return _preferred and "numba" not in sys.modules
 
 
-def is_short_file(path: str | None) -> bool:
-    """Whether a command's input file is short enough for the references (not standard input,
-    whose length is not known before it is read)."""
+def is_short_file(path: str) -> bool:
+    """Whether a command's input file is short enough for the references."""
     try:
-        return path not in (None, "-") and os.path.getsize(path) <= SHORT_INPUT
+        return os.path.getsize(path) <= SHORT_INPUT
     except OSError:
         return False  # the reading that follows names the file in its error

@@ -42,12 +42,14 @@ def cluster_options(command):
 
 
 def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = "") -> Iterator[Sentence]:
-    """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the sniffing finds."""
+    """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the
+    sniffing finds; a short input is read by the plain-Python loops (:mod:`hetdep.short_runs`)."""
     name = None
     if path == "-":
         path, name = _spooled_stdin(), STDIN
     elif is_url(path):
         path, name = fetched(path), path
+    prefer_references(is_short_file(path))
     if input_format == "auto":
         input_format = sniff_format(path)
         if input_format == "text":
@@ -125,7 +127,6 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency)
-    prefer_references(is_short_file(input_path))
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     limit_blas_threads(1)
     written = _scheme_written(models, scheme, output_path, output_b_path)

@@ -29,8 +29,8 @@ class TrainedWeights:
     table of the rows is built when it is first read; a short run reads the rows through
     :class:`PlainWeights` instead and never builds it (:mod:`hetdep.short_runs`)."""
 
-    def __init__(self, used: np.ndarray, packed: np.ndarray, dense: np.ndarray, table: np.ndarray | None = None):
-        self.used = used  # uint64 (features, 2): key, payload
+    def __init__(self, used: np.ndarray | None, packed: np.ndarray, dense: np.ndarray, table: np.ndarray | None = None):
+        self._used = used  # uint64 (features, 2): key, payload; None where the table holds them
         self.packed = packed  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
         self.dense = dense  # float32 (dense rows, actions)
         self._table = table
@@ -40,7 +40,7 @@ class TrainedWeights:
     @classmethod
     def from_table(cls, table: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
         """The weights of a compiled table (``table[slot] = (key, payload)``, empty slots key 0)."""
-        return cls(table[table[:, 0] != 0], packed, dense, table)
+        return cls(None, packed, dense, table)
 
     @classmethod
     def from_chains(cls, table: np.ndarray, enext: np.ndarray, act: np.ndarray, w: np.ndarray,
@@ -63,8 +63,15 @@ class TrainedWeights:
         if self._table is None:
             with self._building:
                 if self._table is None:
-                    self._table = _compiled().spread(self.used)
+                    self._table = _compiled().spread(self._used)
+                    self._used = None  # the table holds them: not twice in memory
         return self._table
+
+    @property
+    def used(self) -> np.ndarray:
+        """The features' (key, payload) rows."""
+        used = self._used
+        return used if used is not None else self._table[self._table[:, 0] != 0]
 
     @property
     def plain(self) -> PlainWeights:
@@ -87,7 +94,7 @@ class TrainedWeights:
 
     @property
     def features(self) -> int:
-        return len(self.used)
+        return len(self._used) if self._used is not None else int(np.count_nonzero(self._table[:, 0]))
 
     def widest_action(self) -> int:
         """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
@@ -105,7 +112,7 @@ class TrainedWeights:
     @property
     def nbytes(self) -> int:
         """The bytes a parse holds: the table (twice the rows), the packed entries, the dense rows."""
-        return 2 * self.used.nbytes + self.packed.nbytes + self.dense.nbytes
+        return 32 * self.features + self.packed.nbytes + self.dense.nbytes
 
     def pruned(self, share: float) -> "TrainedWeights":
         """The same weights without the ``share`` of them smallest in magnitude (a feature left

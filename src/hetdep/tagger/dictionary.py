@@ -36,16 +36,16 @@ PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dicti
 class LemmaDictionary:
     """simplemma's lemma dictionary of one language: its lemmas, and each known form's lemma.
 
-    The lemmas come from the unpacked dictionary kept in the user's cache; simplemma itself (0.2 s
-    to import, a fifth of a one-sentence parse) only when a form is first looked up."""
+    The lemmas come from the unpacked dictionary kept in the user's cache; its pairs and simplemma
+    itself (0.2 s to import, a fifth of a one-sentence parse) only when a form is first looked up."""
 
     def __init__(self, language: str):
         from importlib.metadata import version
 
         self.language = language
-        self._pairs = kept(f"simplemma-{version('simplemma')}-{language}", _read_pairs,
-                           functools.partial(_unpacked, language), _write_pairs)
-        self.lemmas = frozenset(value.decode() for value in set(self._pairs.values()))  # bytes: decoding every form would take 0.8 s more
+        self._forms, self._lemmas = kept(f"simplemma-{version('simplemma')}-{language}", _read_lines,
+                                         functools.partial(_unpacked, language), _write_lines)
+        self.lemmas = frozenset(self._lemmas.decode("utf-8").split("\n"))
         self._made = threading.Lock()
 
     @functools.cached_property
@@ -58,7 +58,7 @@ class LemmaDictionary:
         from simplemma.strategies.dictionaries.dictionary_factory import DictionaryFactory, MappingStrToByteString
         from simplemma.utils import normalize_token
 
-        pairs, language = self._pairs, self.language
+        pairs, language = dict(zip(self._forms.split(b"\n"), self._lemmas.split(b"\n"))), self.language  # bytes, as simplemma 2 keeps them
 
         class Kept(DictionaryFactory):
             def get_dictionary(self, lang: str) -> MappingStrToByteString:
@@ -95,26 +95,27 @@ class LemmaDictionary:
         return out
 
 
-def _unpacked(language: str) -> dict[bytes, bytes]:
+def _unpacked(language: str) -> tuple[bytes, bytes]:
     """simplemma's dictionary of a language unpacked from its packed file (0.17 s for French), as
-    simplemma 2 keeps it: bytes to bytes."""
+    its forms and their lemmas, a line each (UTF-8)."""
     from simplemma.strategies.dictionaries.dictionary_factory import DefaultDictionaryFactory
 
-    return DefaultDictionaryFactory().get_dictionary(language)._dict
-
-
-def _read_pairs(folder: Path) -> dict[bytes, bytes]:
-    forms, lemmas = ((folder / name).read_bytes().split(b"\n") for name in ("forms", "lemmas"))
-    if len(forms) != len(lemmas):
-        raise ValueError(f"{folder}: as many forms as lemmas expected")
-    return dict(zip(forms, lemmas))
-
-
-def _write_pairs(pairs: dict[bytes, bytes], folder: Path) -> None:
+    pairs = DefaultDictionaryFactory().get_dictionary(language)._dict  # bytes to bytes, as simplemma 2 keeps them
     if any(b"\n" in form or b"\n" in lemma for form, lemma in pairs.items()):
-        raise OSError("a form or lemma with a line break: not kept")  # never yet in simplemma's dictionaries
-    (folder / "forms").write_bytes(b"\n".join(pairs))
-    (folder / "lemmas").write_bytes(b"\n".join(pairs.values()))
+        raise ValueError("a form or lemma with a line break")  # never yet in simplemma's dictionaries
+    return b"\n".join(pairs), b"\n".join(pairs.values())
+
+
+def _read_lines(folder: Path) -> tuple[bytes, bytes]:
+    forms, lemmas = ((folder / name).read_bytes() for name in ("forms", "lemmas"))
+    if forms.count(b"\n") != lemmas.count(b"\n"):
+        raise ValueError(f"{folder}: as many forms as lemmas expected")
+    return forms, lemmas
+
+
+def _write_lines(lines: tuple[bytes, bytes], folder: Path) -> None:
+    (folder / "forms").write_bytes(lines[0])
+    (folder / "lemmas").write_bytes(lines[1])
 
 
 @functools.cache

@@ -48,15 +48,10 @@ def test_a_short_text_is_parsed_without_numba_as_the_compiled_loops_parse_it(tmp
         assert plain.count("# text") >= 5
 
 
-def test_a_python_user_s_first_short_text_is_parsed_without_numba():
-    script = ("import sys, hetdep; document = hetdep.load()('Le chat dort sur le canapé.'); "
+def test_a_python_user_s_short_text_and_short_standard_input_are_parsed_without_numba():
+    script = ("import sys, hetdep; from hetdep.cli import main; document = hetdep.load()('Le chat dort sur le canapé.'); "
+              "main(['parse', '--input', '-', '--output', '-'], standalone_mode=False); "
               "print(len(document.sentences[0].words), 'numba' in sys.modules)")
-    told = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert told.stdout.split() == ["7", "False"]
-
-
-def test_short_standard_input_is_tokenized_and_parsed_without_numba():
-    for command in (["tokenize", "--input", "-", "--output", "-"], ["parse", "--input", "-", "--output", "-"]):
-        told = subprocess.run([sys.executable, "-c", _PARSE_AND_TELL, *command], input="Le chat dort. Il pleut",
-                              capture_output=True, text=True, check=True)
-        assert told.stdout.count("# text") == 2 and told.stdout.split()[-2:] == ["False", "False"], told.stdout
+    told = subprocess.run([sys.executable, "-c", script], input="Le chat dort. Il pleut", capture_output=True, text=True,
+                          check=True)
+    assert told.stdout.count("# text") == 2 and told.stdout.split()[-2:] == ["7", "False"], told.stdout

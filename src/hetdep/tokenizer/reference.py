@@ -9,18 +9,9 @@ import numpy as np
 
 from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
+from hetdep.tokenizer import templates
 from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, OUTSIDE, SPACE_CODE, UPPER, char_class
-from hetdep.tokenizer.templates import (
-    CHUNK_SPAN,
-    INSIDE,
-    LEFT_SPAN,
-    LOOK_AHEAD,
-    N_LABELS,
-    RIGHT_SPAN,
-    SHAPE_SPAN,
-    TOKEN_END,
-    WORD_KEY,
-)
+from hetdep.tokenizer.templates import CHUNK_SPAN, LEFT_SPAN, LOOK_AHEAD, RIGHT_SPAN, SHAPE_SPAN, WORD_KEY
 
 WORD_CLASSES = (LOWER, UPPER, DIGIT, CASELESS)
 
@@ -145,11 +136,12 @@ def classify(text: str, weights: np.ndarray, table: dict[int, int] | None = None
     for i, char in enumerate(text):
         if char.isspace():
             labels.append(-1)
-            scores.append([0.0] * N_LABELS)
+            scores.append([0.0] * templates.N_LABELS)
             continue
         rows = feature_rows(text, i, weights.shape[0], table)
         score = np.cumsum(weights[rows], axis=0, dtype=np.float32)[-1].tolist()  # float32 sums, template by template
-        allowed = range(TOKEN_END, N_LABELS) if i + 1 == len(text) or text[i + 1].isspace() else range(INSIDE, N_LABELS)
+        first = templates.TOKEN_END if i + 1 == len(text) or text[i + 1].isspace() else templates.INSIDE  # only ends before a space
+        allowed = range(first, templates.N_LABELS)
         labels.append(max(allowed, key=lambda label: (score[label], -label)))
         scores.append(score)
     return labels, scores

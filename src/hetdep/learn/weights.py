@@ -7,6 +7,7 @@ overflow them, and the key table is rehashed to stay at most half full.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import NamedTuple
 
@@ -96,13 +97,18 @@ class TrainedWeights:
     def features(self) -> int:
         return len(self._used) if self._used is not None else int(np.count_nonzero(self._table[:, 0]))
 
+    @functools.cached_property
+    def _sparse_summary(self) -> tuple[int, bool]:
+        """One pass for both of a model file's checks (:func:`sparse_summary`)."""
+        return sparse_summary(self.used, self.packed)
+
     def widest_action(self) -> int:
         """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
-        return sparse_summary(self.used, self.packed)[0]
+        return self._sparse_summary[0]
 
     def finite(self) -> bool:
         """No weight is NaN or infinite."""
-        return sparse_summary(self.used, self.packed)[1] and bool(np.isfinite(self.dense).all())
+        return self._sparse_summary[1] and bool(np.isfinite(self.dense).all())
 
     def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:
         """Feature key -> full row of action scores (for the reference and for tests)."""

@@ -140,7 +140,7 @@ def classify(text: str, weights: np.ndarray, table: dict[int, int] | None = None
             continue
         rows = feature_rows(text, i, weights.shape[0], table)
         score = np.cumsum(weights[rows], axis=0, dtype=np.float32)[-1].tolist()  # float32 sums, template by template
-        first = templates.TOKEN_END if i + 1 == len(text) or text[i + 1].isspace() else templates.INSIDE  # only ends before a space
+        first = templates.TOKEN_END if i + 1 == len(text) or text[i + 1].isspace() else templates.INSIDE  # a chunk's last character ends a token
         allowed = range(first, templates.N_LABELS)
         labels.append(max(allowed, key=lambda label: (score[label], -label)))
         scores.append(score)

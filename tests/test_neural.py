@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
+import zipfile
 
 import numpy as np
 import pytest
@@ -80,6 +81,9 @@ def test_quantized_it_is_a_quarter_the_size_and_parses_nearly_the_same(joint_res
     joint_result.parser.save(tmp_path / "small", quantize=True)
     config = json.loads((tmp_path / "small" / "config.json").read_text(encoding="utf-8"))
     assert "encoder.weight_ih_l0" in config["quantized"] and "encoder.bias_ih_l0" not in config["quantized"]
+    with zipfile.ZipFile(tmp_path / "small" / "weights.npz") as archive:  # the 8-bit arrays stored as they are, read faster
+        methods = {member.filename.removesuffix(".npy"): member.compress_type for member in archive.infolist()}
+    assert {name for name, method in methods.items() if method == zipfile.ZIP_STORED} == set(config["quantized"])
     with np.load(tmp_path / "small" / "weights.npz") as arrays:
         assert arrays["encoder.weight_ih_l0"].dtype == np.int8
         steps = arrays["encoder.weight_ih_l0.scale"]

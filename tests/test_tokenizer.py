@@ -262,6 +262,13 @@ def test_each_treebank_s_sentence_end_bias_is_fitted_on_its_dev_and_a_damaged_on
         assert loaded.for_treebank(name).for_treebank("none") is loaded  # each move starts from the trained tokenizer
         assert ([s.to_text() for s in loaded.for_treebank(name).tokenize(text)]
                 == [s.to_text() for s in tokenizer.for_treebank(name).tokenize(text)])
+    moved_first = Tokenizer.load(tmp_path / "tok").for_treebank("a")  # made from the stored rows, the pooled table never made
+    assert "weights" not in moved_first.pooled.__dict__
+    row = templates.constant_row(tokenizer.weights.shape[0])
+    expected = tokenizer.weights.copy()
+    expected[row, templates.SENTENCE_END] += np.float32(biases["a"])
+    assert np.array_equal(moved_first.weights, expected) and np.array_equal(loaded.for_treebank("a").weights, expected)
+    assert "weights" not in moved_first.pooled.__dict__
     config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
     config[TREEBANK_BIASES] = {"a": "high"}
     (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")

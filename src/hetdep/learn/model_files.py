@@ -109,6 +109,18 @@ def prune_weights(directory: Path, kind: str, share: float) -> None:
     write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
+def write_arrays(path: Path, arrays: dict[str, np.ndarray], stored: frozenset[str] = frozenset()) -> None:
+    """An .npz archive as ``np.savez_compressed`` writes it, but the arrays named in ``stored``
+    kept uncompressed: 8-bit weights shrink by a sixth compressed, and inflating them took a
+    quarter of a neural model's loading (np.load reads both kinds of member)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, array in arrays.items():
+            member = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            member.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
+            with archive.open(member, "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, np.asanyarray(array), allow_pickle=False)
+
+
 def write_config(directory: Path, config: dict) -> None:
     """A model part's config.json (written after its weights.npz, whose sha256 it holds)."""
     (Path(directory) / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")

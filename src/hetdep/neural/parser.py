@@ -14,7 +14,7 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
-from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_config
+from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_arrays, write_config
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
@@ -195,7 +195,7 @@ class NeuralParser:
 
     def save(self, directory: str | Path, *, quantize: bool = False, **training_record) -> None:
         """config.json (shape, vocabularies, training record) and weights.npz (every parameter,
-        float32; ``quantize``: the large ones as 8-bit integers, compressed, a quarter the size)."""
+        float32; ``quantize``: the large ones as 8-bit integers, a quarter the size, the rest compressed)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         state = dict(self.arrays)
@@ -203,7 +203,10 @@ class NeuralParser:
         for name in quantized:
             state[name], state[name + SCALE] = _quantized(state[name])
         state.update(self.vocabularies.pretrained_arrays())
-        (np.savez_compressed if quantize or self.vocabularies.pretrained else np.savez)(directory / "weights.npz", **state)
+        if quantize or self.vocabularies.pretrained:
+            write_arrays(directory / "weights.npz", state, stored=frozenset(quantized))
+        else:
+            np.savez(directory / "weights.npz", **state)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
@@ -299,7 +302,7 @@ def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.n
         raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array's scales are not those quantizing gives "
                              "(finite, not negative, 0 exactly for a row of zeros)")
     with np.errstate(over="ignore", invalid="ignore"):  # a damaged scale's infinities are refused by the caller, in one line
-        return values.astype(np.float32) * scale[..., None]
+        return np.multiply(values, scale[..., None], dtype=np.float32)  # one pass: each value made float32, then multiplied
 
 
 def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:

@@ -224,14 +224,27 @@ def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, opti
 
 
 class Tokenizer:
-    def __init__(self, weights: np.ndarray, multiword: MultiwordExpander, record: dict | None = None,
+    def __init__(self, weights: np.ndarray | Callable[[], np.ndarray], multiword: MultiwordExpander, record: dict | None = None,
                  words: WordFeatures | None = None, spaced: SpacedTokens | None = None):
-        self.weights = weights
+        """``weights``: the table (hashed feature -> each label's weight), or what makes it when it
+        is first used (a loaded tokenizer's 25 MB table is made once, for the treebank it tokenizes as)."""
+        if callable(weights):
+            self._make_table = weights
+        else:
+            self.weights = weights
         self.multiword = multiword
         self.spaced = spaced or SpacedTokens()  # tokens with a space inside (none: a tokenizer made before them)
         self.record = record or {}
         self.words = words or WordFeatures()  # without word clusters unless given
         self.pooled = self  # the tokenizer as trained, whose bias :meth:`for_treebank` moves
+
+    @functools.cached_property
+    def weights(self) -> np.ndarray:
+        return self._make_table()
+
+    def _fresh_table(self) -> np.ndarray:
+        """A table of its own for a tokenizer made from this one (from the stored rows if this one never made its table)."""
+        return self._make_table() if "weights" not in self.__dict__ else self.weights.copy()
 
     # training
 
@@ -304,8 +317,6 @@ class Tokenizer:
                 and values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets[0])
                 and np.isfinite(values).all()):
             raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays that do not fit together")
-        weights = np.zeros((int(buckets[0]), N_LABELS), np.float32)
-        weights[rows] = values
         words = WordFeatures()
         if clustered:
             keys, codes = arrays["cluster_keys"], arrays["cluster_codes"]
@@ -328,7 +339,7 @@ class Tokenizer:
                                                  and not isinstance(bias, bool) and np.isfinite(bias)
                                                  for name, bias in biases.items())):
             raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_BIASES} is not a treebank name -> number mapping")
-        return cls(weights, multiword, record, words, spaced)
+        return cls(functools.partial(_table, rows, values, int(buckets[0])), multiword, record, words, spaced)
 
     # several treebanks
 
@@ -352,9 +363,7 @@ class Tokenizer:
         bias = (pooled.record.get(TREEBANK_BIASES) or {}).get(name, 0.0)
         if not bias:
             return pooled
-        weights = pooled.weights.copy()
-        weights[int(constant_row(weights.shape[0])), SENTENCE_END] += np.float32(bias)
-        moved = Tokenizer(weights, pooled.multiword, pooled.record, pooled.words, pooled.spaced)
+        moved = Tokenizer(functools.partial(_moved, pooled, bias), pooled.multiword, pooled.record, pooled.words, pooled.spaced)
         moved.pooled = pooled
         return moved
 
@@ -447,6 +456,20 @@ class Tokenizer:
         sentence_text = " ".join(text[starts[0]:ends[-1]].split())
         comments = [f"# sent_id = {sent_id}", f"# text = {sentence_text}"]
         return Sentence(comments, rows, word_rows, [NO_HEAD] * len(word_rows))
+
+
+def _table(rows: np.ndarray, values: np.ndarray, buckets: int) -> np.ndarray:
+    """The dense table of a stored tokenizer's rows (about 1% of its buckets are used)."""
+    table = np.zeros((buckets, N_LABELS), np.float32)
+    table[rows] = values
+    return table
+
+
+def _moved(pooled: Tokenizer, bias: float) -> np.ndarray:
+    """The pooled tokenizer's table with its sentence-end bias moved by ``bias`` (:meth:`Tokenizer.for_treebank`)."""
+    table = pooled._fresh_table()
+    table[int(constant_row(table.shape[0])), SENTENCE_END] += np.float32(bias)
+    return table
 
 
 def _repeats(keys: np.ndarray) -> bool:

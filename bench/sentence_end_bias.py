@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 
 from hetdep.models.names import find_model
+from hetdep.tokenizer.learning import dev_scores, fit_sentence_end_bias
 from hetdep.tokenizer.text import gold_text
-from hetdep.tokenizer.tokenizer import Tokenizer, _dev_scores, _fit_sentence_end_bias
+from hetdep.tokenizer.tokenizer import Tokenizer
 from hetdep.treebank.conllu import read_conllu
 
 
@@ -28,10 +29,10 @@ def main() -> None:
         dev, _, test = files.partition(":")
         dev_gold, test_gold = gold_text(list(read_conllu(dev))), gold_text(list(read_conllu(test)))
         dev_arrays, test_arrays = tokenizer.words.arrays(dev_gold.text), tokenizer.words.arrays(test_gold.text)
-        before = _dev_scores(tokenizer.weights, test_arrays, test_gold, tokenizer.words)["sentences"]
-        moved, bias, dev_scores = _fit_sentence_end_bias(tokenizer.weights, dev_arrays, dev_gold, tokenizer.words)
-        after = _dev_scores(moved, test_arrays, test_gold, tokenizer.words)["sentences"]
-        print(f"{name}: bias {bias:+g} (dev Sentences F1 {dev_scores['sentences']:.2f}); test Sentences F1 "
+        before = dev_scores(tokenizer.weights, test_arrays, test_gold, tokenizer.words)["sentences"]
+        moved, bias, fitted = fit_sentence_end_bias(tokenizer.weights, dev_arrays, dev_gold, tokenizer.words)
+        after = dev_scores(moved, test_arrays, test_gold, tokenizer.words)["sentences"]
+        print(f"{name}: bias {bias:+g} (dev Sentences F1 {fitted['sentences']:.2f}); test Sentences F1 "
               f"{before:.2f} -> {after:.2f}")
 
 

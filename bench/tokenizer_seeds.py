@@ -23,8 +23,9 @@ import numpy as np
 
 from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.clusters import WordClusters
+from hetdep.tokenizer.learning import TokenizerOptions
 from hetdep.tokenizer.text import document_text
-from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions
+from hetdep.tokenizer.tokenizer import Tokenizer
 from hetdep.treebank.conllu import read_conllu, write_conllu
 
 

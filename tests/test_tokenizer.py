@@ -14,10 +14,11 @@ from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference, templates
+from hetdep.tokenizer.learning import SENTENCE_END_BIASES, TokenizerOptions
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
 from hetdep.tokenizer.text import gold_text, rebuild_text, sentence_text, sentence_tokens, without_final_punctuation
-from hetdep.tokenizer.tokenizer import MAX_TOKENS, SENTENCE_END_BIASES, TREEBANK_BIASES, Tokenizer, TokenizerOptions
+from hetdep.tokenizer.tokenizer import MAX_TOKENS, TREEBANK_BIASES, Tokenizer
 from hetdep.treebank.conllu import FORM, MISC, read_conllu, write_conllu
 
 

@@ -323,7 +323,8 @@ def train_tokenizer_command(train_path, dev_path, model_dir, tokenizer_texts, it
     """Train a tokenizer alone: sentence segmentation, tokenization and multiword-token expansion
     ('hetdep train' trains one into every model whose training file has '# text')."""
     from hetdep.learn.clusters import WordClusters
-    from hetdep.tokenizer.tokenizer import Tokenizer, TokenizerOptions
+    from hetdep.tokenizer.learning import TokenizerOptions
+    from hetdep.tokenizer.tokenizer import Tokenizer
 
     train = read_all(train_path) + [sentence for path in tokenizer_texts for sentence in read_all(path)]
     clusters = WordClusters.read(embeddings, seed) if embeddings else None

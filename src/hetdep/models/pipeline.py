@@ -178,7 +178,7 @@ def _fit_tag_weights(parser, helpers: list, dev: Sequence[Sentence], log: Callab
 def _stages(choice: ModelChoice, pipeline: PipelineChoice, options: TrainOptions, train: list, train_b: list | None,
             tokenizer: bool, columns: list[str], morphology: list[str]) -> list[Stage]:
     from hetdep.tagger.training import TaggerOptions
-    from hetdep.tokenizer.tokenizer import TokenizerOptions
+    from hetdep.tokenizer.learning import TokenizerOptions
 
     stages = [Stage("tokenizer", TokenizerOptions().passes_with_dev, "iterations", fine=False)] if tokenizer else []
     passes = 2 * TaggerOptions().iterations * len(train)  # both directions, at most
@@ -203,8 +203,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     from hetdep.models.language import training_language
     from hetdep.tagger.tagger import Tagger, load_taggers
     from hetdep.tagger.training import TaggerOptions, fit_dictionary, jackknife, tag_accuracy, train_tagger
+    from hetdep.tokenizer.learning import TokenizerOptions
     from hetdep.tokenizer.text import sentence_text
-    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer, TokenizerOptions
+    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
     if given_tagger:

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
-import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -31,11 +30,12 @@ from hetdep.learn.clusters import WordClusters
 from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config, write_config
 from hetdep.short_runs import use_references
 from hetdep.tokenizer import reference
-from hetdep.tokenizer.characters import CharArrays, char_arrays
+from hetdep.tokenizer.learning import TokenizerOptions, dev_score, fit_sentence_end_bias, train_weights
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
 from hetdep.tokenizer.templates import N_CLUSTER_TEMPLATES, N_LABELS, N_TEMPLATES, SENTENCE_END, TOKEN_END, constant_row
-from hetdep.tokenizer.text import GoldText, escaped_space, gold_text, without_final_punctuation
+from hetdep.tokenizer.text import escaped_space, gold_text
+from hetdep.tokenizer.word_features import WordFeatures
 from hetdep.treebank.conllu import NO_HEAD, Sentence
 
 TREEBANK_BIASES = "treebank_sentence_end_bias"  # its record's per-treebank moves (Tokenizer.fit_treebank_biases)
@@ -45,182 +45,6 @@ MAX_TOKENS = 250
 MAX_BUCKETS_LOG2 = 26
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 _LINE_END = re.compile(r"\n")  # presegmented text: every line one sentence
-
-
-@dataclass(frozen=True)
-class TokenizerOptions:
-    iterations: int = 10
-    buckets_log2: int = 21  # rows of the hashed weight table: 2**21 (24 MB as float32)
-    seed: int = 1
-    # Shares of the training sentences that lose their final punctuation each iteration (so
-    # sentence ends without a full stop, headings and captions, are learned); with dev text each
-    # share trains a tokenizer and the best on dev is kept, without it the first share is used.
-    unpunctuated: tuple[float, ...] = (0.0, 0.3)
-
-    @property
-    def passes_with_dev(self) -> int:
-        """Iterations over the training text when dev text is given (one run a share)."""
-        return self.iterations * len(self.unpunctuated)
-
-
-# --- the model ----------------------------------------------------------------------------------
-
-
-def _sentence_spans(labels: np.ndarray) -> set[tuple[int, int]]:
-    """Each sentence's first and past-last character, as :meth:`Tokenizer.tokenize` would cut
-    them from these labels (the last character that is not white space always ends one)."""
-    visible = np.flatnonzero(labels >= 0)
-    if not len(visible):
-        return set()
-    ends = np.flatnonzero(labels == SENTENCE_END)
-    if not len(ends) or ends[-1] != visible[-1]:
-        ends = np.append(ends, visible[-1])
-    starts = visible[np.searchsorted(visible, np.concatenate(([0], ends[:-1] + 1)))]
-    return set(zip(starts.tolist(), (ends + 1).tolist()))
-
-
-def _boundary_f1(gold: np.ndarray, guess: np.ndarray) -> dict[str, float]:
-    """F1 of token ends and of sentence ends (characters), and of sentences (both ends right, as
-    the CoNLL 2018 shared task counts them)."""
-    scores = {}
-    for name, at_least in (("token_ends", TOKEN_END), ("sentence_ends", SENTENCE_END)):
-        g, s = gold >= at_least, guess >= at_least
-        both = int(np.sum(g & s))
-        total = int(g.sum() + s.sum())
-        scores[name] = round(200.0 * both / total, 2) if total else 100.0
-    g, s = _sentence_spans(gold), _sentence_spans(guess)
-    scores["sentences"] = round(200.0 * len(g & s) / (len(g) + len(s)), 2) if g or s else 100.0
-    return scores
-
-
-def _dev_score(scores: dict[str, float]) -> float:
-    """What the tokenizer's choices on dev maximize: tokens and sentences alike."""
-    return scores["token_ends"] + scores["sentences"]
-
-
-def _compiled():
-    """The compiled boundary classifier (:mod:`hetdep.tokenizer._boundaries`), imported when first
-    needed: it brings numba, which a short run does without (:mod:`hetdep.short_runs`)."""
-    from hetdep.tokenizer import _boundaries
-
-    return _boundaries
-
-
-SENTENCE_END_BIASES = tuple(float(b) for b in range(-10, 31, 2))  # grid fitted on dev, in perceptron-score units
-
-
-class WordFeatures:
-    """What the boundary features read of words beyond the text: the clusters of words (none, or
-    each word's key, :func:`hetdep.tokenizer._boundaries.word_hash`, with its cluster code), and so
-    how many templates there are."""
-
-    def __init__(self, keys: np.ndarray | None = None, codes: np.ndarray | None = None):
-        self.keys, self.codes = keys, codes
-        self.templates = N_TEMPLATES + (N_CLUSTER_TEMPLATES if keys is not None else 0)
-
-    @functools.cached_property
-    def table(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The compiled loop's open-addressing table of the clusters (built when first read)."""
-        return _compiled().cluster_table(self.keys, self.codes) if self.keys is not None else None
-
-    @functools.cached_property
-    def plain_table(self) -> dict[int, int] | None:
-        """The clusters by word key, as the reference reads them."""
-        return dict(zip(self.keys.tolist(), self.codes.tolist())) if self.keys is not None else None
-
-    @classmethod
-    def of_clusters(cls, clusters: WordClusters | None) -> "WordFeatures":
-        """The keys of the clustered words (the first of those with equal keys; none of a word
-        without a letter or digit) with their codes."""
-        if clusters is None:
-            return cls()
-        listed = [(word, code) for word, code in clusters.codes.items() if word and not any(c.isspace() for c in word)]
-        words = char_arrays(" ".join(word for word, _ in listed))  # a chunk a word
-        _, keys = _compiled().chunk_keys(words.lower, words.classes, words.chunk_end)
-        _, first = np.unique(keys, return_index=True)
-        kept = np.sort(first[keys[first] != 0])
-        return cls(keys[kept], np.array([code for _, code in listed], dtype=np.int64)[kept])
-
-    def arrays(self, text: str) -> CharArrays:
-        """The text's character arrays, with each chunk's word cluster."""
-        arrays = char_arrays(text)
-        if self.table is None:
-            return arrays
-        return replace(arrays, clusters=_compiled().chunk_clusters(arrays.lower, arrays.classes, arrays.chunk_end,
-                                                                   *self.table))
-
-    def classify(self, arrays: CharArrays, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _compiled().classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
-                                    arrays.clusters, weights, self.templates)
-
-
-def _dev_scores(weights: np.ndarray, arrays, gold: GoldText, words: WordFeatures) -> dict[str, float]:
-    """:func:`_boundary_f1` of these weights on dev text whose paragraph breaks end sentences, as
-    blank lines do in :meth:`Tokenizer.tokenize`."""
-    labels = words.classify(arrays, weights)[0]
-    labels[gold.paragraph_ends] = SENTENCE_END
-    return _boundary_f1(gold.labels, labels)
-
-
-def _fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText,
-                           words: WordFeatures) -> tuple[np.ndarray, float, dict[str, float]]:
-    """The weights with the bias of the sentence-end label (the weight of the feature every
-    boundary has, template 0) moved by the grid value that gives the best dev F1 of sentences
-    (the smallest move on ties), the move and the dev scores with it. The perceptron leaves that label, rare next
-    to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
-    row = int(constant_row(weights.shape[0]))
-    moved = weights.copy()
-    base = moved[row, SENTENCE_END]
-
-    def scored(bias: float) -> dict[str, float]:
-        moved[row, SENTENCE_END] = base + bias
-        return _dev_scores(moved, arrays, gold, words)
-
-    scores = {bias: scored(bias) for bias in SENTENCE_END_BIASES}
-    bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b]["sentences"], -abs(b)))
-    moved[row, SENTENCE_END] = base + bias
-    return moved, bias, scores[bias]
-
-
-def _train_weights(train: Sequence[Sentence], gold: GoldText, share: float, options: TokenizerOptions,
-                   dev_gold: GoldText | None, dev_arrays, log: Callable[[str], None],
-                   step: Callable[[], None], words: WordFeatures) -> tuple[np.ndarray, list[dict]]:
-    """The averaged weights of the last iteration and every iteration's record (with dev, its dev
-    scores). With ``share``, each iteration reads a text of its own in which that share of the
-    sentences, drawn anew, have lost their final punctuation.
-
-    The last iteration, not the best on dev: dev's few hundred sentences choose an iteration by
-    chance as much as by merit (fr-sequoia test Sentences F1, five seeds, with word clusters read at
-    every boundary: 88.53, from 87.96 to 88.99, against dev's choice 88.05, from 87.49 to 88.40;
-    without clusters 86.61 against 86.49; en-ewt 88.88 against 89.16; docs/archive.md)."""
-    weights = np.zeros((1 << options.buckets_log2, N_LABELS), np.float64)
-    sums = np.zeros_like(weights)
-    clock = np.zeros(1, np.int64)
-    rng = np.random.default_rng(options.seed)
-    averaged, history = None, []
-    arrays = None if share else words.arrays(gold.text)  # with a share, each iteration's text is its own
-    for iteration in range(1, options.iterations + 1):
-        started = time.perf_counter()
-        if share:
-            gold = gold_text([(without_final_punctuation(s) if draw < share else None) or s
-                              for s, draw in zip(train, rng.random(len(train)))])
-            arrays = words.arrays(gold.text)
-        blocks = [np.flatnonzero(gold.labels[start:end] >= 0) + start for start, end in gold.sentence_spans]
-        order = np.concatenate([blocks[k] for k in rng.permutation(len(blocks))])
-        mistakes = _compiled().train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
-                                           arrays.chunk_end, arrays.clusters, gold.labels.astype(np.int64), order, weights,
-                                           sums, clock, words.templates)
-        averaged = (weights - sums / clock[0]).astype(np.float32)
-        entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
-        if dev_arrays is not None:
-            entry["dev"] = _dev_scores(averaged, dev_arrays, dev_gold, words)
-        history.append(entry)
-        log(f"tokenizer iteration {iteration}" + (f" ({share:g} without final punctuation)" if share else "") +
-            f": {mistakes} mistakes" +
-            (f", dev F1 token ends {entry['dev']['token_ends']:.2f}, sentences {entry['dev']['sentences']:.2f}"
-             if "dev" in entry else ""))
-        step()
-    return averaged, history
 
 
 class Tokenizer:
@@ -265,12 +89,12 @@ class Tokenizer:
         shares = options.unpunctuated if dev_arrays is not None else options.unpunctuated[:1]
         tried = []
         for share in shares:
-            weights, history = _train_weights(train, gold, share, options, dev_gold, dev_arrays, log, step, words)
+            weights, history = train_weights(train, gold, share, options, dev_gold, dev_arrays, log, step, words)
             bias, score = 0.0, 0.0
             if dev_arrays is not None:
-                weights, bias, scores = _fit_sentence_end_bias(weights, dev_arrays, dev_gold, words)
+                weights, bias, scores = fit_sentence_end_bias(weights, dev_arrays, dev_gold, words)
                 log(f"tokenizer: sentence-end bias {bias:+g} (dev F1 of sentences {scores['sentences']:.2f})")
-                score = _dev_score(scores)
+                score = dev_score(scores)
             tried.append((score, share, weights, history, bias))
         score, share, weights, history, bias = max(tried, key=lambda t: t[0])  # the first of equals
         if len(tried) > 1:
@@ -352,7 +176,7 @@ class Tokenizer:
         for name, dev in devs.items():
             gold = gold_text(list(dev))
             if gold.tokens:
-                _, biases[name], _ = _fit_sentence_end_bias(self.weights, self.words.arrays(gold.text), gold, self.words)
+                _, biases[name], _ = fit_sentence_end_bias(self.weights, self.words.arrays(gold.text), gold, self.words)
         self.record[TREEBANK_BIASES] = biases
         return biases
 

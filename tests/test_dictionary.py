@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import SAMPLES
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hetdep.models.names import find_model
 from hetdep.tagger.dictionary import lemma_dictionary
@@ -81,7 +83,21 @@ def test_the_unpacked_dictionary_is_kept_in_the_user_s_cache_and_read_back_the_s
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     made, read = LemmaDictionary("fr"), LemmaDictionary("fr")  # the first unpacks and keeps, the second reads
-    assert [path.name for path in (tmp_path / "hetdep").iterdir()][0].endswith("-fr")
+    assert [path.name for path in (tmp_path / "hetdep").iterdir()][0].endswith("-fr-sorted")
     forms = ["dort", "pleut", "gares", "arrêtées", "xqzvw", "Paris"]
     assert [made.lemma(form) for form in forms] == [read.lemma(form) for form in forms] == [FRENCH.lemma(form) for form in forms]
     assert made.lemmas == read.lemmas == FRENCH.lemmas
+
+
+@given(st.dictionaries(st.text(st.characters(blacklist_characters="\n"), max_size=6),
+                       st.text(st.characters(blacklist_characters="\n"), max_size=6), max_size=30),
+       st.lists(st.text(max_size=6), max_size=10))
+def test_sorted_pairs_answer_as_the_dict_of_their_pairs(pairs, asked):
+    from hetdep.tagger.dictionary import SortedPairs
+
+    kept = sorted((form.encode("utf-8", "surrogatepass"), lemma.encode("utf-8", "surrogatepass")) for form, lemma in pairs.items())
+    found = SortedPairs(b"\n".join(f for f, _ in kept), b"\n".join(lemma for _, lemma in kept)) if kept else None
+    for form in [*pairs, *asked]:
+        key = form.encode("utf-8", "surrogatepass")
+        assert (found.get(key) if found else None) == dict(kept).get(key)
+    assert found is None or list(found) == [f for f, _ in kept]

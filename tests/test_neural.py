@@ -521,3 +521,81 @@ def test_a_model_whose_vector_rows_point_outside_its_table_is_refused(tmp_path):
         (model / "config.json").write_text(json.dumps(config))
         with pytest.raises(ModelFileError, match=message):
             NeuralParser.load(model)
+
+
+@pytest.fixture(scope="module")
+def feats_result():
+    from dataclasses import replace
+
+    return train_neural(_pair("train", 120), _pair("dev", 40), replace(SMALL, epochs=2, final_epochs=0, feats_head=True))
+
+
+def test_a_feats_head_predicts_feats_beside_upos(feats_result, tmp_path):
+    from hetdep.treebank.conllu import FEATS
+
+    parser = feats_result.parser
+    assert parser.vocabularies.tag_columns == ["upos", "feats"] and "FEATS" in feats_result.history[-1].dev_detail
+    assert "Gender=Fem|Number=Sing" in parser.vocabularies.tags[1]
+    parser.save(tmp_path / "m", quantize=True)
+    loaded = NeuralParser.load(tmp_path / "m")
+    pairs = list(loaded.parse(_pair("dev", 20)[0]))
+    features = [value for pair in pairs for value in pair[0].column(FEATS)]
+    assert all(value in parser.vocabularies.tags[1] for value in features) and set(features) - {"_"}
+    assert all(pair[0].column(FEATS) == pair[1].column(FEATS) for pair in pairs)  # the network's FEATS on both trees
+
+
+def test_a_feats_helper_reads_the_upos_the_network_chose(feats_result):
+    """The FEATS tagger, a helper of the FEATS head, tags after UPOS: it is given each sentence with
+    the network's UPOS written in (raw text has none), and its scores move the FEATS chosen."""
+    from hetdep.treebank.conllu import FEATS, UPOS
+
+    dev = [sentence.with_column(UPOS, ["_"] * len(sentence)) for sentence in _pair("dev", 20)[0]]
+    names = feats_result.parser.vocabularies.tags[1]
+    seen = []
+
+    def helper(sentence):
+        seen.append(sentence.column(UPOS))
+        scores = np.full((len(sentence), len(names)), -10.0)
+        scores[:, names.index("_")] = 0.0
+        return scores
+
+    parser = _copy(feats_result.parser)
+    alone = list(parser.parse(dev))
+    parser.tag_helpers["feats"] = (helper, 100.0)
+    helped = list(parser.parse(dev))
+    assert sorted(seen) == sorted(pair[0].column(UPOS) for pair in alone)  # batched by length: in another order
+    assert all("_" not in upos for upos in seen)
+    assert all(set(pair[0].column(FEATS)) == {"_"} for pair in helped)  # the helper's weight decided
+    assert [pair[0].column(UPOS) for pair in helped] == [pair[0].column(UPOS) for pair in alone]
+
+
+def test_a_network_of_unknown_tag_heads_is_refused(feats_result, tmp_path):
+    feats_result.parser.save(tmp_path / "m")
+    config = json.loads((tmp_path / "m" / "config.json").read_text(encoding="utf-8"))
+    config["vocabularies"]["tag_columns"] = ["upos", "lemma"]
+    (tmp_path / "m" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="tag heads"):
+        NeuralParser.load(tmp_path / "m")
+
+
+@pytest.mark.slow
+def test_the_command_line_trains_a_feats_head_beside_its_feats_tagger(tmp_path):
+    model = tmp_path / "m"
+    result = CliRunner().invoke(main, [
+        "train", "--train", str(SAMPLES / "train.sud.conllu"), "--dev", str(SAMPLES / "dev.sud.conllu"),
+        "--model", str(model), "--iterations", "1", "--final-epochs", "0", "--threads", "1", "--feats-head"])
+    assert result.exit_code == 0, result.output
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert config["vocabularies"]["tag_columns"] == ["upos", "feats"] and "feats" in config["pipeline"]["tag_weights"]
+    assert "FEATS: the network's tags" in result.output
+    kept = config["pipeline"]["tag_weights"]["feats"] > 0
+    assert ((model / "tagger" / "feats").is_dir()) == kept  # a FEATS tagger of weight 0 is not kept
+    text = tmp_path / "t.txt"
+    text.write_text("Le conseil municipal s'est réuni hier.\n", encoding="utf-8")
+    out = tmp_path / "o.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert any(value != "_" for value in next(iter(read_conllu(out))).column(5))  # FEATS from the network (and its helper)
+    refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                        "--model", str(tmp_path / "x"), "--parser", "dep1", "--feats-head"])
+    assert refused.exit_code == 2 and "--feats-head is for --parser neural" in refused.output

@@ -211,3 +211,31 @@ def test_sharing_and_temperature_need_several_treebanks(tmp_path):
     result = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
                                        str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "m"), "--temperature", "2"])
     assert result.exit_code == 2 and "--temperature is for several treebanks" in result.output
+
+
+def test_parsed_as_another_treebank_its_own_feats_tagger_helps_the_feats_head(tmp_path):
+    """A network with a FEATS head mixed with the first treebank's FEATS tagger: parsed as another
+    treebank, that treebank's own FEATS tagger helps instead, at the same weight."""
+    from hetdep.models.opening import open_models
+    from hetdep.models.tag_mixing import helper
+    from hetdep.tagger.training import TaggerOptions, train_tagger
+
+    trained = train_treebanks(_treebanks(), NeuralOptions(**{**vars(SMALL), "epochs": 1, "feats_head": True}))
+    model = tmp_path / "m"
+    trained.parser.save(model, pipeline={"tag_weights": {"feats": 0.5}, "taggers": ["feats"],
+                                         "treebank_taggers": {"other": ["feats"]}})
+    options = TaggerOptions(column="feats", iterations=2, reads="upos")
+    first = train_tagger(_read("train", "sud")[:100], _read("dev", "sud")[:30], options).parser
+    other = train_tagger(_read("dev", "ud")[60:160], _read("dev", "ud")[160:], options).parser
+    first.save(model / "tagger" / "feats")
+    other.save(model / "treebank-taggers" / "other" / "feats")
+    names = trained.parser.vocabularies.tags[trained.parser.vocabularies.tag_columns.index("feats")]
+    sentence = _read("dev", "ud")[0]
+    opened = open_models(model)
+    as_other = opened.for_treebank("other")
+    assert opened.taggers == [] and as_other.taggers == []  # helpers of the head, not taggers after it
+    for models, tagger in ((opened, first), (as_other, other)):
+        mixed, weight = models.parser.tag_helpers["feats"]
+        assert weight == 0.5 and np.array_equal(mixed(sentence), helper(tagger, names)(sentence))
+    assert not np.array_equal(helper(first, names)(sentence), helper(other, names)(sentence))
+    assert opened.parser.tag_helpers["feats"][0] is not as_other.parser.tag_helpers["feats"][0]

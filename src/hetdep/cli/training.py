@@ -71,11 +71,12 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b.")
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/commands.md]")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
+@click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
-                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, sharing, temperature):
+                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, sharing, temperature, feats_head):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard
@@ -114,6 +115,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         parser_kind = context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
     trained = check_training_options(parser_kind, {
         "--treebank": treebanks, "--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
+        "--feats-head": feats_head,
         "--rules": rules, "--templates": template_set, "--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags,
         "--lattice": lattice, "--dp": dp, "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided,
         "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head", "--train-b": train_b_path,
@@ -159,7 +161,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                               folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
                               embeddings=embeddings or (DEFAULT_VECTORS if trained.gradient else None), decoder=decoder,
                               final_epochs=final_epochs, sharing=sharing,
-                              temperature=temperature)
+                              temperature=temperature, feats_head=feats_head)
     files = (TrainingFiles(None, None, treebanks=named) if treebanks
              else TrainingFiles(train_path, dev_path, train_b_path, dev_b_path))
     with _kept_for_resume(context, model_dir):

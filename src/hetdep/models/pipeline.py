@@ -66,6 +66,7 @@ class PipelineChoice:
     final_epochs: int | None = None  # a neural model's epochs at a lower learning rate (None: its default)
     sharing: str | None = None  # a neural model of several treebanks: its scheme heads (hetdep.neural.treebanks)
     temperature: float | None = None  # and how its batches are drawn from them
+    feats_head: bool = False  # a neural model's FEATS head, mixed with its FEATS tagger at a weight fitted on dev
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                if trains_taggers and not neural else [])
     morphology, left_out = _morphology_columns(train, first_file, columns, neural) if trains_taggers else ([], [])
     helpers = [column for column in TAG_COLUMNS if annotated(train, column)] if trains_taggers and neural else []
+    mixed = helpers + (["feats"] if pipeline.feats_head and "feats" in morphology else [])  # the FEATS tagger: trained below
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
@@ -356,15 +358,19 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
                              embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
-                             treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature)
+                             treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature,
+                             feats_head=pipeline.feats_head)
     display.finish("parser", f"iteration {result.best_iteration} kept")
-    if helpers and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once
-        record["tag_weights"] = {column: 0.0 for column in helpers}
+    if mixed and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once
+        record["tag_weights"] = {column: 0.0 for column in mixed}
         display.log("interrupted: the network's tags are written alone (--resume fits its taggers' weights)")
-    elif helpers:
-        record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in helpers], dev, display.log)
-    if helpers:
+    elif mixed:
+        record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in mixed], dev, display.log)
+    if mixed:
         taggers = [tagger for tagger in taggers if record["tag_weights"].get(tagger.column, 1.0) > 0]
+    if record.get("tag_weights", {}).get("feats") == 0:  # the FEATS head alone: no treebank's own FEATS tagger helps it
+        treebank_taggers = {name: kept for name, own in treebank_taggers.items()
+                            if (kept := [tagger for tagger in own if tagger.column != "feats"])}
     if not result.interrupted:
         interrupts.check()  # a signal some stage let pass: nothing is written
     record["taggers"] = [tagger.column for tagger in (load_taggers(pipeline.tagger) if given_tagger else taggers)]

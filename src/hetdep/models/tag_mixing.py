@@ -33,13 +33,14 @@ def helper(tagger, names: Sequence[str]) -> Callable[[Sentence], np.ndarray]:
 
 def fit_weight(parser, tagger, dev: Sequence[Sentence]) -> tuple[float, dict[float, float]]:
     """The weight of WEIGHTS under which the mixed tags of ``dev`` (gold tokens) are most often
-    right, the smallest on ties, and each weight's accuracy (%) there."""
+    right, the smallest on ties, and each weight's accuracy (%) there; the tagger reads dev as
+    parsing gives it, with the network's tags (a FEATS tagger reads its UPOS)."""
     k = parser.vocabularies.tag_columns.index(tagger.column)
     names = parser.vocabularies.tags[k]
     position = {name: i for i, name in enumerate(names)}
     network = np.concatenate([scores[k] for scores in parser.tag_log_probabilities(list(dev))])
     helped_by = helper(tagger, names)
-    helped = np.concatenate([helped_by(sentence) for sentence in dev])
+    helped = np.concatenate([helped_by(sentence) for sentence in (parser.tag(dev) if tagger.reads else dev)])
     gold = [(i, position.get(tag, -1)) for i, tag in enumerate(t for s in dev for t in word_classes(s, tagger.column))
             if tag is not None]
     rows, targets = (np.array(values, dtype=np.int64) for values in zip(*gold)) if gold else (np.zeros(0, int),) * 2

@@ -71,7 +71,7 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         refused_because="--parser constituency (it reads the treebank's own tags, XPOS)"),
 }
 # Options one kind alone takes, and that kind (--treebank, the neural model's too, has its own refusal).
-ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--rules": CONSTITUENCY,
+ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--feats-head": NEURAL, "--rules": CONSTITUENCY,
                     "--templates": CONSTITUENCY}
 
 
@@ -137,7 +137,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                 progress: Callable | None = None, cluster=None, shards: int = 0, threads: int = 0,
                 embeddings: str | None = None, vectors: tuple | None = None, decoder: str | None = None,
                 final_epochs: int | None = None,
-                treebanks: list | None = None, sharing: str | None = None, temperature: float | None = None) -> TrainResult:
+                treebanks: list | None = None, sharing: str | None = None, temperature: float | None = None,
+                feats_head: bool = False) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
     ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores),
@@ -145,7 +146,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
     their words and vectors already read, came from), ``decoder``: its trees',
     ``final_epochs``: its epochs at a lower learning rate (None: the default); ``treebanks``: several
     named treebanks (:class:`hetdep.neural.treebanks.Treebank`) a neural model learns from instead of
-    ``train``/``dev``, with ``sharing`` and ``temperature`` (None: the defaults)."""
+    ``train``/``dev``, with ``sharing`` and ``temperature`` (None: the defaults); ``feats_head``: a
+    neural model's FEATS head."""
     check(choice, options)
     mixing = cluster is not None and cluster.wanted
     if mixing and (choice.parser != "arc-standard" or choice.concatenate):
@@ -198,7 +200,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                                threads=threads or default.threads, embeddings=embeddings,
                                decoder=decoder or default.decoder,
                                final_epochs=default.final_epochs if final_epochs is None else final_epochs,
-                               sharing=sharing or default.sharing, temperature=temperature or default.temperature)
+                               sharing=sharing or default.sharing, temperature=temperature or default.temperature,
+                               feats_head=feats_head)
         if treebanks is not None:
             return train_treebanks(treebanks, neural, progress=progress, vectors=vectors)
         files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])

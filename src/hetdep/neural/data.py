@@ -20,6 +20,8 @@ IGNORE = -100  # a target the loss skips (padding, the root, a tag the treebank 
 MAX_CHARS = 40  # characters of a form the character encoder reads (a 10,000-character "word" costs no more)
 PRETRAINED_FORMS, PRETRAINED_ROWS = "pretrained.forms", "pretrained.rows"  # their arrays' names in weights.npz
 MIN_WORD_COUNT = 2  # training occurrences a form needs for an embedding of its own (rarer ones: spelled only)
+TAG_HEADS = tuple(TAG_COLUMNS)  # the tag columns a network predicts where its treebank fills them; FEATS on demand
+FEATS_HEAD = "feats"
 
 
 @dataclass
@@ -28,7 +30,7 @@ class Vocabularies:
 
     words: list[str]
     chars: list[str]
-    tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS: those the treebank fills)
+    tag_columns: list[str]  # the tag columns the network predicts (UPOS, XPOS, FEATS if asked: those the treebank fills)
     tags: list[list[str]]  # per tag column
     labels: list[list[str]]  # per scheme
     pretrained: Mapping[str, int] = field(default_factory=dict)  # lower-cased form -> its row of the frozen vector table
@@ -38,15 +40,17 @@ class Vocabularies:
     treebanks: list[dict] = field(default_factory=list)
 
     @classmethod
-    def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
+    def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT,
+              heads: Sequence[str] = TAG_HEADS) -> "Vocabularies":
         """From the training sentences of each scheme (the same words in each): forms seen
-        ``min_count`` times, every character, the tag columns the treebank fills, each scheme's labels
-        (FEATS and LEMMA are left to the perceptron taggers: see hetdep.models.pipeline)."""
-        return cls._learned(schemes[0], list(schemes), min_count)
+        ``min_count`` times, every character, the tag columns of ``heads`` the treebank fills, each
+        scheme's labels (LEMMA, and FEATS unless asked for, are left to the perceptron taggers:
+        see hetdep.models.pipeline)."""
+        return cls._learned(schemes[0], list(schemes), min_count, heads)
 
     @classmethod
     def learn_treebanks(cls, treebanks: Sequence, heads: Sequence[Sequence[int]],
-                        min_count: int = MIN_WORD_COUNT) -> "Vocabularies":
+                        min_count: int = MIN_WORD_COUNT, tag_heads: Sequence[str] = TAG_HEADS) -> "Vocabularies":
         """The same from several treebanks (:class:`hetdep.neural.treebanks.Treebank`, each its
         schemes' training sentences): words, characters and tags from all of them, and each
         scheme head's labels from the schemes ``heads`` sends to it (per treebank, a head per scheme)."""
@@ -56,16 +60,17 @@ class Vocabularies:
         for treebank, per_treebank in zip(treebanks, heads):
             for scheme, head in zip(treebank.train, per_treebank):
                 per_head[head].extend(scheme)
-        learned = cls._learned(sentences, per_head, min_count)
+        learned = cls._learned(sentences, per_head, min_count, tag_heads)
         learned.treebanks = [{"name": treebank.name, "schemes": list(treebank.schemes), "heads": list(per_treebank)}
                              for treebank, per_treebank in zip(treebanks, heads)]
         return learned
 
     @classmethod
-    def _learned(cls, first: Sequence[Sentence], schemes: Sequence[Sequence[Sentence]], min_count: int) -> "Vocabularies":
+    def _learned(cls, first: Sequence[Sentence], schemes: Sequence[Sequence[Sentence]], min_count: int,
+                 heads: Sequence[str]) -> "Vocabularies":
         counts = Counter(form.lower() for sentence in first for form in sentence.forms)
         chars = Counter(char for sentence in first for form in sentence.forms for char in form[:MAX_CHARS])
-        columns = [column for column in TAG_COLUMNS if annotated(first, column)]
+        columns = [column for column in heads if annotated(first, column)]
         return cls(words=["<pad>", "<unknown>", "<root>"] + _by_count(counts, min_count),
                    chars=["<pad>", "<unknown>", "<root>"] + _by_count(chars, 1),
                    tag_columns=columns,

@@ -16,17 +16,18 @@ from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_arrays, write_config
 from hetdep.learn.vocab import ParseStats
-from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, Encoder, Vocabularies
+from hetdep.neural.data import FEATS_HEAD, PRETRAINED_FORMS, PRETRAINED_ROWS, TAG_HEADS, UNKNOWN, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.shape import Shape
 from hetdep.short_runs import use_references
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import TAG_COLUMNS
+from hetdep.treebank.tags import WORD_COLUMNS
 
 KIND = "neural"
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 SENTENCES_READ_AHEAD = 16 * SENTENCES_AT_ONCE  # sentences read before parsing, to batch them by length
 DECODERS = ("eisner", "mst")  # eisner the default: on fr-sequoia dev, joint model, SUD/UD LAS 88.40/87.51 against 88.31/87.27
+HEADS = (*TAG_HEADS, FEATS_HEAD)  # the tag heads a network may have
 
 
 class NeuralParser:
@@ -120,7 +121,7 @@ class NeuralParser:
         for sentence, parsed in _with_parses(sentences, self.parse):
             tagged = parsed if self.schemes == 1 else parsed[0]
             for column in self.vocabularies.tag_columns:
-                sentence = sentence.with_column(TAG_COLUMNS[column], tagged.column(TAG_COLUMNS[column]))
+                sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
 
     def _parse_batch(self, sentences: list[Sentence]) -> list:
@@ -131,8 +132,7 @@ class NeuralParser:
         if nonempty:
             batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
             encoded = network.encode(batch)
-            tags = [self._helped(column, scores, nonempty).argmax(-1)
-                    for column, scores in zip(self.vocabularies.tag_columns, network.tags(encoded))]
+            tags = self._tags(network.tags(encoded), nonempty)
             heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.heads]
             for slot, head in enumerate(self.heads):
                 scores = network.arc_scores(encoded, head)
@@ -153,13 +153,24 @@ class NeuralParser:
             n = len(sentence)
             tagged = sentence
             for column, tag_ids, names in zip(self.vocabularies.tag_columns, tags, self.vocabularies.tags):
-                tagged = tagged.with_column(TAG_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
+                tagged = tagged.with_column(WORD_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))
             self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
             out.append(trees[0] if self.schemes == 1 else trees)
         return out
+
+    def _tags(self, heads: list[np.ndarray], sentences: list[Sentence]) -> list[np.ndarray]:
+        """Each tag column's (batch, position) tag ids, column by column: a helper of a later column
+        (the FEATS tagger) reads the sentences with the tags chosen before it (UPOS) written in."""
+        columns, chosen = self.vocabularies.tag_columns, []
+        for k, (column, scores, names) in enumerate(zip(columns, heads, self.vocabularies.tags)):
+            chosen.append(self._helped(column, scores, sentences).argmax(-1))
+            if any(later in self.tag_helpers for later in columns[k + 1:]):
+                sentences = [sentence.with_column(WORD_COLUMNS[column], [names[t] for t in chosen[-1][row, 1:len(sentence) + 1]])
+                             for row, sentence in enumerate(sentences)]
+        return chosen
 
     def _helped(self, column: str, scores: np.ndarray, sentences: list[Sentence]) -> np.ndarray:
         """A tag head's (batch, position, tag) log-probabilities, plus its helper's times its weight
@@ -230,6 +241,8 @@ class NeuralParser:
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
             _check_treebanks(vocabularies, shape)
+            if len(set(vocabularies.tag_columns)) != len(vocabularies.tag_columns) or not set(vocabularies.tag_columns) <= set(HEADS):
+                raise ValueError(f"tag heads {vocabularies.tag_columns!r} are not distinct columns of {', '.join(HEADS)}")
             expected = shape.arrays()
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None

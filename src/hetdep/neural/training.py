@@ -29,10 +29,10 @@ from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.learn.vectors import read_embeddings
 from hetdep.neural import torch_module
-from hetdep.neural.data import IGNORE, Encoder, Vocabularies, batches_by_length
+from hetdep.neural.data import FEATS_HEAD, IGNORE, TAG_HEADS, Encoder, Vocabularies, batches_by_length
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import TAG_COLUMNS
+from hetdep.treebank.tags import WORD_COLUMNS
 
 FINAL_RATE = 0.1  # the learning rate of the final epochs, as a share of the first one
 EPOCH_STATE = "epoch.pt"  # in the pipeline's state folder: the training after its last finished epoch
@@ -58,6 +58,7 @@ class NeuralOptions:
     sharing: str = "per-scheme"
     temperature: float = 1.0  # several treebanks: batches drawn by size ** (1 / temperature)
     treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input
+    feats_head: bool = False  # a FEATS head beside UPOS and XPOS (the pipeline mixes it with its FEATS tagger)
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -95,7 +96,9 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
     heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].train)))]
-    vocabularies = (Vocabularies.learn_treebanks(treebanks, heads) if several else Vocabularies.learn(treebanks[0].train))
+    tag_heads = (*TAG_HEADS, FEATS_HEAD) if options.feats_head else TAG_HEADS
+    vocabularies = (Vocabularies.learn_treebanks(treebanks, heads, tag_heads=tag_heads) if several
+                    else Vocabularies.learn(treebanks[0].train, heads=tag_heads))
     table = None
     if vectors is None and options.embeddings:
         vectors = read_embeddings(options.embeddings)
@@ -278,7 +281,7 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] =
         suffix = f"_{name}" if parser.schemes > 1 else ""
         scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)
     for column in parser.vocabularies.tag_columns:
-        index = TAG_COLUMNS[column]
+        index = WORD_COLUMNS[column]
         pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])
                  for g, s in zip(gold.column(index), system.column(index))]
         scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / max(1, len(pairs)), 2)

@@ -19,6 +19,7 @@ from hetdep.models.parsing import (
     recorded_taggers,
     recorded_treebanks,
 )
+from hetdep.models.tag_mixing import helper
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.feature_maps import FeatureMap
@@ -63,7 +64,11 @@ class NeuralModels(OpenModels):
             self.own_taggers[name] = {tagger.column: tagger for tagger in
                                       (recorded_taggers(folder, columns, exactly=True) if columns else [])}
         own = self.own_taggers[name]
-        return replace(self, parser=self.parser.for_treebank(name), choice=replace(self.choice, treebank=name),
+        parser = self.parser.for_treebank(name)
+        for column, (_, weight) in self.parser.tag_helpers.items():  # a helper of the network's (FEATS) of its own
+            if column in own:
+                parser.tag_helpers[column] = (helper(own[column], _tag_names(parser, column)), weight)
+        return replace(self, parser=parser, choice=replace(self.choice, treebank=name),
                        taggers=[own.get(tagger.column, tagger) for tagger in self.taggers],
                        tokenizer=self.tokenizer.for_treebank(name) if self.tokenizer is not None else None)
 
@@ -100,7 +105,7 @@ class NeuralModels(OpenModels):
         with the bundled taggers' columns added on ``choice.threads`` threads (their compiled
         searches release Python's lock; the output is in input order)."""
         parsed = self.parser.parse(sentences)
-        return ordered_map(self._tag_trees, parsed, self.choice.threads) if self.taggers else parsed
+        return ordered_map(self._tag_trees, parsed, self.choice.threads) if self.taggers or self._maps_feats else parsed
 
     def _tag_trees(self, trees):
         """One parse with the bundled taggers' columns, tagged once (on the first scheme's tree,
@@ -119,7 +124,13 @@ class NeuralModels(OpenModels):
 
     @cached_property
     def _maps_feats(self) -> bool:
-        return self.feats_b is not None and any(tagger.column == "feats" for tagger in self.taggers)
+        """Whether scheme b's trees get their FEATS mapped from scheme a's (a FEATS tagger's, or the network's head's)."""
+        return self.feats_b is not None and (any(tagger.column == "feats" for tagger in self.taggers)
+                                             or "feats" in self.parser.vocabularies.tag_columns)
+
+
+def _tag_names(parser, column: str) -> list[str]:
+    return parser.vocabularies.tags[parser.vocabularies.tag_columns.index(column)]
 
 
 def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> dict:
@@ -140,8 +151,6 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
     """A neural model's bundled taggers that tag after its network (FEATS, LEMMA); those of its
     network's tag columns become the network's helpers at the weights its training fitted
     (:mod:`hetdep.models.tag_mixing`)."""
-    from hetdep.models.tag_mixing import helper
-
     weights = (config.get("pipeline") or {}).get("tag_weights") or {}
     where = Path(model_dir) / "config.json"
     if not isinstance(weights, dict) or not all(
@@ -151,8 +160,7 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
     after = []
     for tagger in taggers:
         if weights.get(tagger.column):  # its column is one of the network's (checked above)
-            names = parser.vocabularies.tags[parser.vocabularies.tag_columns.index(tagger.column)]
-            parser.tag_helpers[tagger.column] = (helper(tagger, names), float(weights[tagger.column]))
+            parser.tag_helpers[tagger.column] = (helper(tagger, _tag_names(parser, tagger.column)), float(weights[tagger.column]))
         else:
             after.append(tagger)
     missing = [column for column, weight in weights.items() if weight and column not in parser.tag_helpers]

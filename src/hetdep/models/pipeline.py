@@ -162,14 +162,16 @@ def _morphology_columns(train: Sequence[Sentence], path: str | Path, tags: Seque
     return columns, left_out
 
 
-def _fit_tag_weights(parser, helpers: list, dev: Sequence[Sentence], log: Callable[[str], None]) -> dict[str, float]:
+def _fit_tag_weights(parser, helpers: list, dev: Sequence[Sentence], log: Callable[[str], None],
+                     feats_dev: Sequence[Sentence] | None = None) -> dict[str, float]:
     """Each tag column's weight of its perceptron tagger beside the network's head
-    (:mod:`hetdep.models.tag_mixing`), fitted on dev; a tagger of weight 0 is not kept."""
+    (:mod:`hetdep.models.tag_mixing`), fitted on dev (``feats_dev``: the FEATS tagger's, the first
+    treebank's dev where each treebank has a FEATS tagger of its own); a tagger of weight 0 is not kept."""
     from hetdep.models.tag_mixing import fit_weight
 
     weights = {}
     for tagger in helpers:
-        weight, accuracy = fit_weight(parser, tagger, dev)
+        weight, accuracy = fit_weight(parser, tagger, feats_dev if tagger.column == "feats" and feats_dev is not None else dev)
         weights[tagger.column] = weight
         log(f"{tagger.column.upper()}: the network's tags" + (f" and its tagger's at weight {weight:g}" if weight else " alone")
             + f", dev accuracy {accuracy[weight]:.2f}% (the network alone: {accuracy[0.0]:.2f}%)")
@@ -365,7 +367,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         record["tag_weights"] = {column: 0.0 for column in mixed}
         display.log("interrupted: the network's tags are written alone (--resume fits its taggers' weights)")
     elif mixed:
-        record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in mixed], dev, display.log)
+        record["tag_weights"] = _fit_tag_weights(result.parser, [t for t in taggers if t.column in mixed], dev, display.log,
+                                                 feats_dev=treebanks[0].dev[0] if separate_feats else None)
     if mixed:
         taggers = [tagger for tagger in taggers if record["tag_weights"].get(tagger.column, 1.0) > 0]
     if record.get("tag_weights", {}).get("feats") == 0:  # the FEATS head alone: no treebank's own FEATS tagger helps it

@@ -18,7 +18,7 @@ from hetdep.tokenizer.learning import SENTENCE_END_BIASES, TokenizerOptions
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
 from hetdep.tokenizer.text import gold_text, rebuild_text, sentence_text, sentence_tokens, without_final_punctuation
-from hetdep.tokenizer.tokenizer import MAX_TOKENS, TREEBANK_BIASES, Tokenizer
+from hetdep.tokenizer.tokenizer import MAX_TOKENS, TREEBANK_BIASES, TREEBANK_SHARES, Tokenizer
 from hetdep.treebank.conllu import FORM, MISC, read_conllu, write_conllu
 
 
@@ -236,6 +236,35 @@ def test_train_tokenizer_clusters_the_words_of_given_vectors(tmp_path):
                                        str(tmp_path / "tok2"), "--embeddings", str(vectors)])
     assert result.exit_code != 0 and f"{vectors}:2" in result.output and "not a number" in result.output
     assert not (tmp_path / "tok2").exists()
+
+
+def test_each_treebank_gets_the_table_best_on_its_dev_and_keeps_it_when_saved(sample_tokenizer, tmp_path):
+    """Of the tables of the trained shares of unpunctuated sentences, each treebank gets the one
+    best on its dev (here a blank table against a trained one), moved by its own bias; the tables
+    a treebank chose are saved beside the trained one."""
+    import copy
+
+    tokenizer = copy.deepcopy(sample_tokenizer)
+    trained = tokenizer.weights
+    tokenizer.weights, tokenizer.record["unpunctuated"] = np.zeros_like(trained), 0.0
+    dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+    biases = tokenizer._choose_for_treebanks({0.0: tokenizer.weights, 0.3: trained}, {"a": dev[:100], "b": dev[100:]})
+    assert tokenizer.record[TREEBANK_SHARES] == {"a": 0.3, "b": 0.3} and set(tokenizer.variants) == {0.3}
+    row = templates.constant_row(trained.shape[0])
+    for name in ("a", "b"):
+        expected = trained.copy()
+        expected[row, templates.SENTENCE_END] += np.float32(biases[name])
+        assert np.array_equal(tokenizer.for_treebank(name).weights, expected)
+    tokenizer.save(tmp_path / "tok")
+    loaded = Tokenizer.load(tmp_path / "tok")
+    assert not loaded.weights.any() and set(loaded.variants) == {0.3}
+    text = _raw(SAMPLES / "dev.ud.conllu")[:2000]
+    assert [s.to_text() for s in loaded.for_treebank("a").tokenize(text)] == [s.to_text() for s in tokenizer.for_treebank("a").tokenize(text)]
+    config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
+    config[TREEBANK_SHARES] = {"a": 0.5}
+    (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=TREEBANK_SHARES):
+        Tokenizer.load(tmp_path / "tok")
 
 
 def test_a_tokenizer_of_other_boundary_features_is_refused(sample_tokenizer, tmp_path):

@@ -208,7 +208,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     from hetdep.tagger.training import TaggerOptions, fit_dictionary, jackknife, tag_accuracy, train_tagger
     from hetdep.tokenizer.learning import TokenizerOptions
     from hetdep.tokenizer.text import sentence_text
-    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
+    from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, TREEBANK_SHARES, Tokenizer
 
     given_tagger = pipeline.tagger not in TAGGER_CHOICES
     if given_tagger:
@@ -273,14 +273,16 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             clusters = WordClusters.from_vectors(*vectors, seed=options.seed) if vectors else None
             if clusters:
                 display.log(f"tokenizer: the clusters of {len(clusters)} words of {source}")
+            several = treebanks is not None and len(treebanks) > 1
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
-                                       step=lambda: display.advance("tokenizer"), clusters=clusters)
+                                       step=lambda: display.advance("tokenizer"), clusters=clusters,
+                                       treebank_devs={t.name: t.dev[0] for t in treebanks if t.dev} if several else None)
             tokenizer.save(state / "tokenizer")
-        if treebanks is not None and len(treebanks) > 1 and TREEBANK_BIASES not in tokenizer.record:
-            biases = tokenizer.fit_treebank_biases({treebank.name: treebank.dev[0] for treebank in treebanks if treebank.dev})
-            tokenizer.save(state / "tokenizer")
-            display.log("tokenizer: each treebank's sentence-end bias on its dev text, beside the pooled one: "
-                        + ", ".join(f"{name} {bias:+g}" for name, bias in biases.items()))
+            if several:
+                shares, trained = tokenizer.record.get(TREEBANK_SHARES, {}), tokenizer.record.get("unpunctuated", 0.0)
+                display.log("tokenizer: each treebank's share of sentences without final punctuation and sentence-end "
+                            "bias, chosen on its dev text: " + ", ".join(f"{name} {shares.get(name, trained):g}, {bias:+g}"
+                                                                         for name, bias in tokenizer.record[TREEBANK_BIASES].items()))
         best = tokenizer.record["history"][tokenizer.record["best_iteration"] - 1]
         share = tokenizer.record.get("unpunctuated", 0.0)
         record["tokenizer"] = {"best_iteration": tokenizer.record["best_iteration"], "dev": best.get("dev"),

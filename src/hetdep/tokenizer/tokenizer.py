@@ -39,6 +39,7 @@ from hetdep.tokenizer.word_features import WordFeatures
 from hetdep.treebank.conllu import NO_HEAD, Sentence
 
 TREEBANK_BIASES = "treebank_sentence_end_bias"  # its record's per-treebank moves (Tokenizer.fit_treebank_biases)
+TREEBANK_SHARES = "treebank_unpunctuated"  # and each treebank's choice among the trained shares' tables (Tokenizer.train)
 
 KIND = "tokenizer"
 MAX_TOKENS = 250
@@ -56,6 +57,9 @@ class Tokenizer:
             self._make_table = weights
         else:
             self.weights = weights
+        # Several treebanks: the tables of other shares of unpunctuated sentences than the trained one's
+        # that a treebank chose (share -> what makes a fresh copy), see :meth:`train`.
+        self.variants: dict[float, Callable[[], np.ndarray]] = {}
         self.multiword = multiword
         self.spaced = spaced or SpacedTokens()  # tokens with a space inside (none: a tokenizer made before them)
         self.record = record or {}
@@ -75,10 +79,13 @@ class Tokenizer:
     @classmethod
     def train(cls, train: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
               options: TokenizerOptions = TokenizerOptions(), log: Callable[[str], None] = lambda _: None,
-              step: Callable[[], None] = lambda: None, clusters: WordClusters | None = None) -> "Tokenizer":
+              step: Callable[[], None] = lambda: None, clusters: WordClusters | None = None,
+              treebank_devs: dict[str, Sequence[Sentence]] | None = None) -> "Tokenizer":
         """Train on sentences with ``# text``; with ``dev``, fit the sentence-end bias there and keep
         the best of the ``unpunctuated`` shares (each share's last iteration; dev's scores of every
         iteration are recorded). ``clusters``: word clusters the boundary features read.
+        ``treebank_devs``: the text is several treebanks', and each of them (name -> its dev
+        sentences) gets the share and the bias best on its own dev (:meth:`for_treebank`).
         ``log`` takes a line per iteration and choice, ``step`` is called after each iteration."""
         gold = gold_text(train)
         if not gold.tokens:
@@ -105,7 +112,10 @@ class Tokenizer:
         record = {"options": asdict(options), "history": history, "best_iteration": options.iterations,
                   "training_sentences": len(gold.tokens), "skipped_sentences": gold.skipped,
                   "multiword_forms": len(multiword.lexicon), "sentence_end_bias": bias, "unpunctuated": share}
-        return cls(weights, multiword, record, words, spaced)
+        tokenizer = cls(weights, multiword, record, words, spaced)
+        if treebank_devs:
+            tokenizer._choose_for_treebanks({t[1]: t[2] for t in tried}, treebank_devs)
+        return tokenizer
 
     # files
 
@@ -115,10 +125,16 @@ class Tokenizer:
         rows = np.flatnonzero(np.any(self.weights != 0, axis=1))
         clusters = {} if self.words.keys is None else {"cluster_keys": self.words.keys,
                                                        "cluster_codes": self.words.codes.astype(np.int32)}
+        variants = {}
+        for k, share in enumerate(sorted(self.variants)):
+            table = self.variants[share]()
+            used = np.flatnonzero(np.any(table != 0, axis=1))
+            variants[f"variant_rows_{k}"], variants[f"variant_values_{k}"] = used.astype(np.int64), table[used]
         np.savez_compressed(directory / "weights.npz", rows=rows.astype(np.int64), values=self.weights[rows],
-                            buckets=np.array([self.weights.shape[0]], np.int64), **clusters)
+                            buckets=np.array([self.weights.shape[0]], np.int64), **clusters, **variants)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "templates": self.words.templates, **self.record, "multiword": self.multiword.config(),
+                  **({"variants": sorted(self.variants)} if self.variants else {}),
                   **({"spaced": self.spaced.config()} if self.spaced.shapes else {})}
         write_config(directory, config)
 
@@ -134,12 +150,19 @@ class Tokenizer:
         if config.get("templates") != N_TEMPLATES and not clustered:
             raise ModelFileError(f"{directory}: a tokenizer made by an earlier hetdep, whose boundary features differ "
                                  f"from this one's; train it again (hetdep train-tokenizer, or hetdep train)")
+        shares = config.get("variants", [])
+        if not (isinstance(shares, list) and all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in shares)):
+            raise ModelFileError(f"{directory / 'config.json'}: variants is not a list of shares")
         arrays = read_arrays(directory, config, {"rows": ("i", 1), "values": ("f", 2), "buckets": ("i", 1),
-                                                 **({"cluster_keys": ("u", 1), "cluster_codes": ("i", 1)} if clustered else {})})
-        rows, values, buckets = arrays["rows"], arrays["values"], arrays["buckets"]
+                                                 **({"cluster_keys": ("u", 1), "cluster_codes": ("i", 1)} if clustered else {}),
+                                                 **{f"variant_{part}_{k}": kind for k in range(len(shares))
+                                                    for part, kind in (("rows", ("i", 1)), ("values", ("f", 2)))}})
+        buckets = arrays["buckets"]
+        tables = [(arrays["rows"], arrays["values"])] + [(arrays[f"variant_rows_{k}"], arrays[f"variant_values_{k}"])
+                                                         for k in range(len(shares))]
         if not (buckets.shape == (1,) and 0 < buckets[0] <= 1 << MAX_BUCKETS_LOG2 and buckets[0] & (buckets[0] - 1) == 0
-                and values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets[0])
-                and np.isfinite(values).all()):
+                and all(values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets[0])
+                        and np.isfinite(values).all() for rows, values in tables)):
             raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays that do not fit together")
         words = WordFeatures()
         if clustered:
@@ -163,7 +186,12 @@ class Tokenizer:
                                                  and not isinstance(bias, bool) and np.isfinite(bias)
                                                  for name, bias in biases.items())):
             raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_BIASES} is not a treebank name -> number mapping")
-        return cls(functools.partial(_table, rows, values, int(buckets[0])), multiword, record, words, spaced)
+        chosen = record.get(TREEBANK_SHARES, {})
+        if not (isinstance(chosen, dict) and all(share in (*shares, record.get("unpunctuated")) for share in chosen.values())):
+            raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_SHARES} names a share the tokenizer has no table of")
+        tokenizer = cls(functools.partial(_table, *tables[0], int(buckets[0])), multiword, record, words, spaced)
+        tokenizer.variants = {share: functools.partial(_table, *table, int(buckets[0])) for share, table in zip(shares, tables[1:])}
+        return tokenizer
 
     # several treebanks
 
@@ -172,22 +200,46 @@ class Tokenizer:
         bias, fitted on its dev sentences as training fits the pooled one (treebanks end sentences
         differently: Sequoia's headings, ParisStories' speech turns), recorded for
         :meth:`for_treebank`; a treebank without dev text gets none."""
-        biases = {}
+        return self._choose_for_treebanks({self.record.get("unpunctuated", 0.0): self.weights}, devs)
+
+    def _choose_for_treebanks(self, tables: dict[float, np.ndarray], devs: dict[str, Sequence[Sentence]]) -> dict[str, float]:
+        """Each treebank's table among the trained shares' ``tables`` and its move of the sentence-end
+        bias there, those with the best F1 of sentences on its dev text, as the bias is fitted (the
+        trained share's on ties: fr-gsd's 147 dev sentences score the same with either): fr-sequoia's
+        headings and captions want sentences without final punctuation in training, the other French
+        treebanks do not. Recorded, the other shares' tables a treebank chose kept."""
+        trained = self.record.get("unpunctuated", 0.0)
+        order = [trained, *(share for share in tables if share != trained)]
+        biases, shares = {}, {}
         for name, dev in devs.items():
             gold = gold_text(list(dev))
-            if gold.tokens:
-                _, biases[name], _ = fit_sentence_end_bias(self.weights, self.words.arrays(gold.text), gold, self.words)
+            if not gold.tokens:
+                continue
+            arrays = self.words.arrays(gold.text)
+            fitted = []
+            for share in order:
+                _, bias, scores = fit_sentence_end_bias(tables[share], arrays, gold, self.words)
+                fitted.append((scores["sentences"], share, bias))
+            _, shares[name], biases[name] = max(fitted, key=lambda f: f[0])  # the first of equals
         self.record[TREEBANK_BIASES] = biases
+        if len(tables) > 1:
+            self.record[TREEBANK_SHARES] = shares
+        else:
+            self.record.pop(TREEBANK_SHARES, None)
+        self.variants = {share: functools.partial(np.copy, tables[share]) for share in set(shares.values()) - {trained}}
         return biases
 
     def for_treebank(self, name: str) -> "Tokenizer":
-        """The tokenizer ending sentences as the treebank ``name`` does (its fitted bias moving the
-        trained one's), or the trained one where it has no bias of its own."""
+        """The tokenizer ending sentences as the treebank ``name`` does (the table of its share of
+        unpunctuated sentences, its fitted bias moving that table's), or the trained one where it
+        has no choice of its own."""
         pooled = self.pooled
         bias = (pooled.record.get(TREEBANK_BIASES) or {}).get(name, 0.0)
-        if not bias:
+        share = (pooled.record.get(TREEBANK_SHARES) or {}).get(name)
+        if not bias and share not in pooled.variants:
             return pooled
-        moved = Tokenizer(functools.partial(_moved, pooled, bias), pooled.multiword, pooled.record, pooled.words, pooled.spaced)
+        fresh = pooled.variants.get(share, pooled._fresh_table)
+        moved = Tokenizer(functools.partial(_moved, fresh, bias), pooled.multiword, pooled.record, pooled.words, pooled.spaced)
         moved.pooled = pooled
         return moved
 
@@ -289,9 +341,9 @@ def _table(rows: np.ndarray, values: np.ndarray, buckets: int) -> np.ndarray:
     return table
 
 
-def _moved(pooled: Tokenizer, bias: float) -> np.ndarray:
-    """The pooled tokenizer's table with its sentence-end bias moved by ``bias`` (:meth:`Tokenizer.for_treebank`)."""
-    table = pooled._fresh_table()
+def _moved(fresh: Callable[[], np.ndarray], bias: float) -> np.ndarray:
+    """A fresh table with its sentence-end bias moved by ``bias`` (:meth:`Tokenizer.for_treebank`)."""
+    table = fresh()
     table[int(constant_row(table.shape[0])), SENTENCE_END] += np.float32(bias)
     return table
 

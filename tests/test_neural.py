@@ -599,3 +599,24 @@ def test_the_command_line_trains_a_feats_head_beside_its_feats_tagger(tmp_path):
     refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
                                         "--model", str(tmp_path / "x"), "--parser", "dep1", "--feats-head"])
     assert refused.exit_code == 2 and "--feats-head is for --parser neural" in refused.output
+
+
+@given(st.lists(st.integers(1, 300), max_size=200))
+def test_batches_keep_the_order_and_bound_sentences_and_padded_positions(lengths):
+    from hetdep.neural.parser import POSITIONS_AT_ONCE, SENTENCES_AT_ONCE, _batches
+
+    order = sorted(range(len(lengths)), key=lambda k: lengths[k])
+    batches = list(_batches(order, [lengths[k] for k in order]))
+    assert [k for batch in batches for k in batch] == order
+    for batch in batches:
+        assert 1 <= len(batch) <= SENTENCES_AT_ONCE
+        assert len(batch) == 1 or len(batch) * max(lengths[k] for k in batch) <= POSITIONS_AT_ONCE
+
+
+def test_smaller_batches_give_the_same_trees(joint_result, monkeypatch):
+    import hetdep.neural.parser as parser_module
+
+    sentences = _pair("dev")[0]
+    trees = [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)]
+    monkeypatch.setattr(parser_module, "POSITIONS_AT_ONCE", 64)
+    assert [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)] == trees

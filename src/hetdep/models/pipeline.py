@@ -147,7 +147,8 @@ def _morphology_columns(train: Sequence[Sentence], path: str | Path, tags: Seque
     formed), and a line for each of FEATS and LEMMA left out, saying why (a treebank without XPOS
     is common and goes unsaid). A neural model gets these taggers too: FEATS and LEMMA heads on its
     encoder did worse than them on fr-sequoia dev (SUD file: 94.50% / 96.38% against the taggers'
-    96.36% / 98.81% reading the gold UPOS, 95.11% / 97.75% without it) and cost its trees 0.2-0.6 LAS."""
+    96.36% / 98.81% reading the gold UPOS, 95.11% / 97.75% without it) and cost its trees 0.2-0.6 LAS;
+    ``--feats-head`` adds the FEATS head back beside the tagger, mixed (docs/models.md)."""
     columns, left_out = [], []
     if not neural and "xpos" not in tags and annotated(train, "xpos"):
         columns.append("xpos")

@@ -242,7 +242,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if columns and len(train) < pipeline.folds:
         raise HetdepError(f"{files.train}: {len(train)} sentences are too few for {pipeline.folds}-fold jackknifing "
                           "(train with --gold-tags)")
-    separate_feats = treebanks is not None and len(treebanks) > 1 and "feats" in morphology
+    several = treebanks is not None and len(treebanks) > 1
+    separate_feats = several and "feats" in morphology
     extra = [f"feats, {treebank.name}" for treebank in treebanks[1:]] if separate_feats else []
     display = RunDisplay(_stages(choice, pipeline, options, train, train_b, with_tokenizer, columns,
                                  helpers + morphology + extra), stream, interactive)
@@ -274,7 +275,6 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             clusters = WordClusters.from_vectors(*vectors, seed=options.seed) if vectors else None
             if clusters:
                 display.log(f"tokenizer: the clusters of {len(clusters)} words of {source}")
-            several = treebanks is not None and len(treebanks) > 1
             tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
                                        step=lambda: display.advance("tokenizer"), clusters=clusters,
                                        treebank_devs={t.name: t.dev[0] for t in treebanks if t.dev} if several else None)

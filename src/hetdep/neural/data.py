@@ -21,7 +21,7 @@ MAX_CHARS = 40  # characters of a form the character encoder reads (a 10,000-cha
 PRETRAINED_FORMS, PRETRAINED_ROWS = "pretrained.forms", "pretrained.rows"  # their arrays' names in weights.npz
 MIN_WORD_COUNT = 2  # training occurrences a form needs for an embedding of its own (rarer ones: spelled only)
 TAG_HEADS = tuple(TAG_COLUMNS)  # the tag columns a network predicts where its treebank fills them; FEATS on demand
-FEATS_HEAD = "feats"
+WITH_FEATS = (*TAG_HEADS, "feats")  # every tag head a network may have (NeuralOptions.feats_head)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_arrays, write_config
 from hetdep.learn.vocab import ParseStats
-from hetdep.neural.data import FEATS_HEAD, PRETRAINED_FORMS, PRETRAINED_ROWS, TAG_HEADS, UNKNOWN, Encoder, Vocabularies
+from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.shape import Shape
 from hetdep.short_runs import use_references
@@ -30,7 +30,6 @@ SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 POSITIONS_AT_ONCE = 2048
 SENTENCES_READ_AHEAD = 16 * SENTENCES_AT_ONCE  # sentences read before parsing, to batch them by length
 DECODERS = ("eisner", "mst")  # eisner the default: on fr-sequoia dev, joint model, SUD/UD LAS 88.40/87.51 against 88.31/87.27
-HEADS = (*TAG_HEADS, FEATS_HEAD)  # the tag heads a network may have
 
 
 class NeuralParser:
@@ -155,7 +154,7 @@ class NeuralParser:
             n = len(sentence)
             tagged = sentence
             for column, tag_ids, names in zip(self.vocabularies.tag_columns, tags, self.vocabularies.tags):
-                tagged = tagged.with_column(WORD_COLUMNS[column], [names[k] for k in tag_ids[row, 1:n + 1]])
+                tagged = _with_tags(tagged, column, names, tag_ids[row])
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))
@@ -170,8 +169,7 @@ class NeuralParser:
         for k, (column, scores, names) in enumerate(zip(columns, heads, self.vocabularies.tags)):
             chosen.append(self._helped(column, scores, sentences).argmax(-1))
             if any(later in self.tag_helpers for later in columns[k + 1:]):
-                sentences = [sentence.with_column(WORD_COLUMNS[column], [names[t] for t in chosen[-1][row, 1:len(sentence) + 1]])
-                             for row, sentence in enumerate(sentences)]
+                sentences = [_with_tags(sentence, column, names, chosen[-1][row]) for row, sentence in enumerate(sentences)]
         return chosen
 
     def _helped(self, column: str, scores: np.ndarray, sentences: list[Sentence]) -> np.ndarray:
@@ -243,8 +241,8 @@ class NeuralParser:
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
             _check_treebanks(vocabularies, shape)
-            if len(set(vocabularies.tag_columns)) != len(vocabularies.tag_columns) or not set(vocabularies.tag_columns) <= set(HEADS):
-                raise ValueError(f"tag heads {vocabularies.tag_columns!r} are not distinct columns of {', '.join(HEADS)}")
+            if len(set(vocabularies.tag_columns)) != len(vocabularies.tag_columns) or not set(vocabularies.tag_columns) <= set(WITH_FEATS):
+                raise ValueError(f"tag heads {vocabularies.tag_columns!r} are not distinct columns of {', '.join(WITH_FEATS)}")
             expected = shape.arrays()
         except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{directory}/config.json: incomplete or invalid neural model configuration ({error})") from None
@@ -318,6 +316,11 @@ def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.n
                              "(finite, not negative, 0 exactly for a row of zeros)")
     with np.errstate(over="ignore", invalid="ignore"):  # a damaged scale's infinities are refused by the caller, in one line
         return np.multiply(values, scale[..., None], dtype=np.float32)  # one pass: each value made float32, then multiplied
+
+
+def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarray) -> Sentence:
+    """The sentence with a tag column written from its row of tag ids (position 0: the root)."""
+    return sentence.with_column(WORD_COLUMNS[column], [names[k] for k in ids[1:len(sentence) + 1]])
 
 
 def _batches(order: list[int], lengths: list[int]) -> Iterator[list[int]]:

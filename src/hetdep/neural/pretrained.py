@@ -8,11 +8,12 @@ search. Forms saved unsorted (a model of the first days of stored forms) go into
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Mapping
 from typing import Iterator
 
 import numpy as np
+
+from hetdep.sorted_lines import find
 
 
 def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
@@ -33,9 +34,8 @@ class SortedForms(Mapping):
         self.lines, self.rows = lines, rows
 
     def __getitem__(self, form: str) -> int:
-        key = form.encode("utf-8", "surrogatepass")
-        k = bisect.bisect_left(self.lines, key)
-        if k == len(self.lines) or self.lines[k] != key:
+        k = find(self.lines, form.encode("utf-8", "surrogatepass"))
+        if k is None:
             raise KeyError(form)
         return int(self.rows[k])
 

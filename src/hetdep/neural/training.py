@@ -29,7 +29,7 @@ from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.learn.vectors import read_embeddings
 from hetdep.neural import torch_module
-from hetdep.neural.data import FEATS_HEAD, IGNORE, TAG_HEADS, Encoder, Vocabularies, batches_by_length
+from hetdep.neural.data import IGNORE, TAG_HEADS, WITH_FEATS, Encoder, Vocabularies, batches_by_length
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -96,7 +96,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
     heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].train)))]
-    tag_heads = (*TAG_HEADS, FEATS_HEAD) if options.feats_head else TAG_HEADS
+    tag_heads = WITH_FEATS if options.feats_head else TAG_HEADS
     vocabularies = (Vocabularies.learn_treebanks(treebanks, heads, tag_heads=tag_heads) if several
                     else Vocabularies.learn(treebanks[0].train, heads=tag_heads))
     table = None

@@ -20,14 +20,12 @@ model's (three treebanks), 91.23% -> 93.45% and 98.84% -> 98.97%.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import threading
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-import numpy as np
-
+from hetdep.sorted_lines import Lines, find
 from hetdep.tagger.lemmas import edits
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
@@ -105,32 +103,17 @@ class SortedPairs:
     French's 250,000 pairs took 0.1 s of a one-sentence parse)."""
 
     def __init__(self, forms: bytes, lemmas: bytes):
-        self._forms, self._lemmas = _Lines(forms), _Lines(lemmas)
+        self._forms, self._lemmas = Lines(forms), Lines(lemmas)
 
     def get(self, form: bytes, default: bytes | None = None) -> bytes | None:
-        k = bisect.bisect_left(self._forms, form)
-        return self._lemmas[k] if k < len(self._forms) and self._forms[k] == form else default
+        k = find(self._forms, form)
+        return default if k is None else self._lemmas[k]
 
     def __iter__(self) -> Iterator[bytes]:
         return (self._forms[k] for k in range(len(self._forms)))
 
     def __len__(self) -> int:
         return len(self._forms)
-
-
-class _Lines(Sequence[bytes]):
-    """The lines of a blob, each cut out when read."""
-
-    def __init__(self, blob: bytes):
-        self._blob = blob
-        ends = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == ord("\n"))
-        self._starts, self._ends = np.concatenate(([0], ends + 1)), np.append(ends, len(blob))
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    def __getitem__(self, k):
-        return self._blob[self._starts[k]:self._ends[k]]
 
 
 def _unpacked(language: str) -> tuple[bytes, bytes]:

@@ -122,15 +122,13 @@ class Tokenizer:
     def save(self, directory: str | Path) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        rows = np.flatnonzero(np.any(self.weights != 0, axis=1))
+        rows, values = _stored(self.weights)
         clusters = {} if self.words.keys is None else {"cluster_keys": self.words.keys,
                                                        "cluster_codes": self.words.codes.astype(np.int32)}
         variants = {}
         for k, share in enumerate(sorted(self.variants)):
-            table = self.variants[share]()
-            used = np.flatnonzero(np.any(table != 0, axis=1))
-            variants[f"variant_rows_{k}"], variants[f"variant_values_{k}"] = used.astype(np.int64), table[used]
-        np.savez_compressed(directory / "weights.npz", rows=rows.astype(np.int64), values=self.weights[rows],
+            variants[f"variant_rows_{k}"], variants[f"variant_values_{k}"] = _stored(self.variants[share]())
+        np.savez_compressed(directory / "weights.npz", rows=rows, values=values,
                             buckets=np.array([self.weights.shape[0]], np.int64), **clusters, **variants)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "templates": self.words.templates, **self.record, "multiword": self.multiword.config(),
@@ -332,6 +330,12 @@ class Tokenizer:
         sentence_text = " ".join(text[starts[0]:ends[-1]].split())
         comments = [f"# sent_id = {sent_id}", f"# text = {sentence_text}"]
         return Sentence(comments, rows, word_rows, [NO_HEAD] * len(word_rows))
+
+
+def _stored(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A table's used rows and their values, as the weights file keeps them (:func:`_table` makes it back)."""
+    rows = np.flatnonzero(np.any(table != 0, axis=1))
+    return rows.astype(np.int64), table[rows]
 
 
 def _table(rows: np.ndarray, values: np.ndarray, buckets: int) -> np.ndarray:

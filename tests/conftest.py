@@ -72,3 +72,17 @@ def saved(tmp_path_factory):
     train_graph(sentences, [], options).parser.save(folder / "dep1")
     train_joint(pairs, [], options).parser.save(folder / "joint")
     return folder
+
+
+def torch_network(parser):
+    """The PyTorch network of a neural parser's arrays, in evaluation mode; its arrays' shapes are
+    checked to be those the parser checks saved models against."""
+    import torch
+
+    from hetdep.neural.network import Network
+
+    network = Network(parser.shape)
+    network.load_state_dict({name: torch.from_numpy(array) for name, array in parser.arrays.items()})
+    network.eval()
+    assert {name: tuple(t.shape) for name, t in network.state_dict().items()} == parser.shape.arrays()
+    return network

@@ -558,7 +558,7 @@ def test_cli_lattice_model_chooses_among_its_taggers_candidates(wsj_files, tmp_p
 
 
 def test_bracketed_output_escapes_brackets_and_spaces_so_it_reads_back():
-    from hetdep.constituency.parser import bracketed
+    from hetdep.treebank.phrase_trees import bracketed
     from hetdep.treebank.ptb import Node
 
     root = Node("NP", [Node("-LRB-", word="("), Node("NNP", word="new york"), Node("-RRB-", word=")")])

@@ -12,7 +12,7 @@ import zipfile
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES
+from conftest import SAMPLES, torch_network
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -126,13 +126,8 @@ def test_the_numpy_forward_pass_is_the_pytorch_networks(joint_result):
     PyTorch network that was trained, within float32 rounding; the shapes it checks files
     against are the network's."""
 
-    from hetdep.neural.network import Network
-
     parser = joint_result.parser
-    network = Network(parser.shape)
-    network.load_state_dict({name: torch.from_numpy(array) for name, array in parser.arrays.items()})
-    network.eval()
-    assert {name: tuple(t.shape) for name, t in network.state_dict().items()} == parser.shape.arrays()
+    network = torch_network(parser)
     batch = parser.encoder.batch([_pair("dev", 40)[0]])
     tensors = batch.tensors()
     with torch.inference_mode():

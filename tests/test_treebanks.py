@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES
+from conftest import SAMPLES, torch_network
 
 import hetdep
 from hetdep.cli import main
@@ -93,13 +93,8 @@ def test_it_parses_as_any_of_its_treebanks(several):
 
 
 def test_the_numpy_forward_pass_reads_the_treebank_embedding_as_pytorch_does(several):
-    from hetdep.neural.network import Network
-
     parser = several.parser
-    network = Network(parser.shape)
-    network.load_state_dict({name: torch.from_numpy(array) for name, array in parser.arrays.items()})
-    network.eval()
-    assert {name: tuple(t.shape) for name, t in network.state_dict().items()} == parser.shape.arrays()
+    network = torch_network(parser)
     for treebank in (0, 1):
         batch = parser.encoder.batch([_read("dev", "ud")[:30]], treebank=treebank)
         with torch.inference_mode():

@@ -16,10 +16,7 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
                        threads: int, templates: str, tagger_dir: str | None = None) -> None:
     from hetdep.constituency.pipeline import train_constituency_model
 
-    for path in (train_path, dev_path):
-        if Path(path).is_file() and Path(path).suffix in (".conllu", ".conll", ".conllx"):
-            raise HetdepError(f"{path}: --parser constituency trains from bracketed trees (.mrg: a file, a folder of "
-                              "them or a .zip), not CoNLL-U")
+    _refuse_conllu(train_path, dev_path, "constituency")
     result = train_constituency_model(model_dir, train_path, dev_path, options, rules, gold_tags, folds, threads,
                                       templates=templates, tagger_model=tagger_dir)
     for report in result.history:
@@ -34,6 +31,39 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
                    f"{result.best_iteration}, the best finished one, was written; go on with: hetdep train --resume "
                    f"{model_dir}", err=True)
         sys.exit(130)
+
+
+def train_neural_constituency(model_dir: str, train_path: str, dev_path: str, iterations: int, patience: int, seed: int,
+                              threads: int | None, final_epochs: int | None, embeddings: str | None,
+                              dependency: str | None) -> None:
+    from tqdm import tqdm
+
+    from hetdep.constituency.neural_pipeline import train_neural_constituency as train
+    from hetdep.models.vectors import DEFAULT_VECTORS
+    from hetdep.neural.training import NeuralOptions
+
+    _refuse_conllu(train_path, dev_path, "constituency-neural")
+    default = NeuralOptions()
+    options = NeuralOptions(epochs=iterations, patience=patience, seed=seed, threads=threads or default.threads,
+                            final_epochs=default.final_epochs if final_epochs is None else final_epochs)
+    result = train(model_dir, train_path, dev_path, options, dependency, embeddings or DEFAULT_VECTORS,
+                   progress=lambda **bar: tqdm(mininterval=1.0, disable=None, **bar), log=lambda line: click.echo(line, err=True))
+    for report in result.history:
+        detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
+        click.echo(f"epoch {report.iteration:2d}: {report.seconds:7.1f} s ({detail})", err=True)
+    click.echo(f"best epoch {result.best_iteration}; model written to {model_dir}", err=True)
+    if result.interrupted:
+        click.echo(f"hetdep: interrupted during epoch {len(result.history) + 1}: the model of epoch "
+                   f"{result.best_iteration}, the best finished one, was written; go on with: hetdep train --resume "
+                   f"{model_dir}", err=True)
+        sys.exit(130)
+
+
+def _refuse_conllu(train_path: str, dev_path: str, kind: str) -> None:
+    for path in (train_path, dev_path):
+        if Path(path).is_file() and Path(path).suffix in (".conllu", ".conll", ".conllx"):
+            raise HetdepError(f"{path}: --parser {kind} trains from bracketed trees (.mrg: a file, a folder of "
+                              "them or a .zip), not CoNLL-U")
 
 
 def eval_constituency(gold: str, pred: str, as_json: bool, max_length: int | None) -> None:

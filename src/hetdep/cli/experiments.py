@@ -103,7 +103,9 @@ def experiment_consensus(setting, data, out, iterations, k, rounds, parsers):
 @click.option("--folds", type=click.IntRange(2), default=10, show_default=True, help="Jackknifing folds for the predicted-tags and lattice parsers.")
 @click.option("--lattice-k", type=click.IntRange(2), default=3, show_default=True, help="Candidate tags a word in the tag lattices.")
 @click.option("--tagger", "tagger_model", type=click.Path(file_okay=False, exists=True), help="A model that tags XPOS (a neural model trained on the Penn2Malt conversion of wsj_0001-0159, or an XPOS tagger): one more test row, the predicted-tags parser reading its tags.")
-def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds, lattice_k, tagger_model):
+@click.option("--neural", "neural_model", type=click.Path(file_okay=False, exists=True), help="A neural phrase-structure model trained on wsj_0001-0159 with dev wsj_0160-0179 ('hetdep train --parser constituency-neural', bench/neural_constituency.py): one more test row, reading no tags (its own), and with --dependency its dependency trees in the dependencies table.")
+def experiment_constituency(data, out, beam, iterations, patience, dependency_iterations, folds, lattice_k, tagger_model,
+                            neural_model):
     """mi-huang2015 Figure 4 and Table 1 on the WSJ sample: plain and DP beams, gold and predicted
     tags and tag lattices, speed, and Penn2Malt dependencies from phrase structure against the
     arc-standard parser."""
@@ -113,7 +115,8 @@ def experiment_constituency(data, out, beam, iterations, patience, dependency_it
     report = run_constituency_experiment(Path(data), Path(out), TrainOptions(beam=beam, iterations=iterations, patience=patience),
                                          folds=folds, lattice_k=lattice_k, dependency_iterations=dependency_iterations,
                                          log=lambda message: click.echo(message, err=True),
-                                         tagger_model=Path(tagger_model) if tagger_model else None)
+                                         tagger_model=Path(tagger_model) if tagger_model else None,
+                                         neural_model=Path(neural_model) if neural_model else None)
     click.echo(f"report written to {report}", err=True)
 
 

@@ -35,8 +35,9 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--dev", "dev_path", required=False, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")
 @click.option("--dev-b", "dev_b_path", type=click.Path(dir_okay=False), help="The dev sentences in scheme b (joint model).")
 @click.option("--model", "model_dir", required=False, type=click.Path(file_okay=False), help="Directory to write the model to.")
-@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default=None, help="The parser  [default: neural, the most accurate, its scores, speed and training time in docs/models.md; arc-standard when an option of the perceptron parsers is given (--beam, --t, --gold-tags, --dp, ...), so scripts written for it keep their meaning]. The arc-standard beam-search parser (the fast option to train), or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. constituency: the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). neural: a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly.")
+@click.option("--parser", "parser_kind", type=click.Choice(list(PARSER_KINDS)), default=None, help="The parser  [default: neural, the most accurate, its scores, speed and training time in docs/models.md; arc-standard when an option of the perceptron parsers is given (--beam, --t, --gold-tags, --dp, ...), so scripts written for it keep their meaning]. The arc-standard beam-search parser (the fast option to train), or a graph-based parser of first (dep1) or second order with siblings (dep2); they decode exactly, so --beam and --update are refused with them. constituency: the shift-reduce phrase-structure parser (mi-huang2015), trained from bracketed trees (--train/--dev: a .mrg file, a folder of them or a .zip; beam 16 by default). neural: a BiLSTM encoder with biaffine arc and label scorers and its own tag heads (UPOS, XPOS), trained by gradient descent on every core (with --train-b one encoder for both schemes), trees decoded exactly. constituency-neural: that encoder with a span scorer (Stern et al. 2017), trained from bracketed trees, phrase-structure trees decoded exactly (CKY), its own XPOS tags; with --dependency, the dependency trees too.")
 @click.option("--rules", default=None, help="--parser constituency: head rules that binarize the training trees: collins (the default, measured better than penn2malt on the WSJ sample), penn2malt, zhang-clark-2008 (Chinese) or a table file.")
+@click.option("--dependency", "dependency_rules", default=None, help="--parser constituency-neural: the encoder also learns the dependency trees these head rules derive from the training trees (penn2malt, collins, zhang-clark-2008 or a table file), and the model writes both trees of each sentence: phrase structure to --output, dependencies to --output-b.")
 @click.option("--templates", "template_set", type=click.Choice(["zpar", "zhu2013"]), default=None, help="--parser constituency: feature templates, ZPar's 59 (the default: +1.2 F1 on the WSJ sample's test) or Zhu et al.'s 43 (parses about 1.3x faster)  [default: zpar]")
 @click.option("--t", "t", default="inf", show_default=True, help="Joint model: interleaving of the two schemes' actions: a non-zero integer (t > 0: a leads by t actions; t < 0: b leads), 'inf' (a's tree first) or '-inf' (b's tree first).")
 @click.option("--guide", type=click.Choice(list(GUIDES)), default="rich", show_default=True, help="Joint model: its guided features, which read the other scheme's tree: the paper's 18 templates; 'rich': those and 21 more (how S0 and S1 relate there as siblings or grandparent too, where their heads lie, whether they have dependents still in the queue; fired only where the other scheme has shifted S0 or S1); 'none': the paper's '/wo' ablation.")
@@ -73,7 +74,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
-def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
+def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, dependency_rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
                   tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, sharing, temperature, feats_head):
@@ -116,7 +117,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     trained = check_training_options(parser_kind, {
         "--treebank": treebanks, "--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
         "--feats-head": feats_head,
-        "--rules": rules, "--templates": template_set, "--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags,
+        "--rules": rules, "--dependency": dependency_rules, "--templates": template_set, "--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags,
         "--lattice": lattice, "--dp": dp, "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided,
         "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head", "--train-b": train_b_path,
         "--dev-b": dev_b_path, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
@@ -127,6 +128,13 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
     iterations = iterations or trained.iterations
     patience = patience or trained.patience
+    if trained.bracketed and trained.gradient:
+        from hetdep.cli.constituency import train_neural_constituency
+
+        with _kept_for_resume(context, model_dir):
+            train_neural_constituency(model_dir, train_path, dev_path, iterations, patience, seed, threads, final_epochs,
+                                      embeddings, dependency_rules)
+        return
     if trained.bracketed:
         from hetdep.cli.constituency import train_constituency
 

@@ -8,7 +8,6 @@ search in :mod:`hetdep.constituency._search`; its reference in :mod:`hetdep.cons
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -41,46 +40,6 @@ KIND = "constituency"
 def template_array(name: str = DEFAULT_TEMPLATES) -> np.ndarray:
     """A template set as rows of atom ids, padded with -1, for the compiled feature code."""
     return template_rows(templates_of(name), MAX_ATOMS_PER_TEMPLATE)
-
-
-ESCAPES = {"(": "-LRB-", ")": "-RRB-"}  # the Penn Treebank's names for brackets in words and tags
-
-
-def bracketed(root: Node) -> str:
-    """One line of brackets, the tree under a ``TOP`` node (as EVALB's parameter files expect).
-    Brackets in words and tags are written as the Penn Treebank writes them (``-LRB-``, ``-RRB-``),
-    and white space inside a word, which the format cannot hold, as ``_``."""
-    return f"(TOP {_escaped(root).to_text()})"
-
-
-def _escaped(node: Node) -> Node:
-    if node.is_leaf:
-        word = "_".join(ESCAPES.get(node.word, node.word).split()) or "_"
-        return Node(ESCAPES.get(node.label, node.label), word=word)
-    return Node(node.label, [_escaped(child) for child in node.children])
-
-
-@dataclass(frozen=True)
-class PhraseTree:
-    """A sentence's phrase-structure tree with the sentence it was parsed from (its words and
-    comments): written as one bracketed line, as ``hetdep parse`` writes a constituency model's trees."""
-
-    sentence: Sentence
-    root: Node
-
-    @property
-    def forms(self) -> list[str]:
-        return self.sentence.forms
-
-    @property
-    def comments(self) -> list[str]:
-        return self.sentence.comments
-
-    def __len__(self) -> int:
-        return len(self.sentence)
-
-    def to_text(self) -> str:
-        return bracketed(self.root) + "\n"
 
 
 class ConstituencyParser(SavedModel):

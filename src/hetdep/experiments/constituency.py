@@ -71,10 +71,11 @@ def dependency_options(options: TrainOptions, iterations: int) -> TrainOptions:
 
 def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, folds: int = 10, lattice_k: int = 3,
                                 dependency_iterations: int = 10, log: Callable[[str], None] = print,
-                                tagger_model: Path | None = None) -> Path:
+                                tagger_model: Path | None = None, neural_model: Path | None = None) -> Path:
     """The experiment's models (trained or reused) and its report; ``tagger_model``: a model that
     tags XPOS (a neural model trained on the Penn2Malt conversion of the training trees), whose
-    test tags the predicted-tags parser reads in one more row."""
+    test tags the predicted-tags parser reads in one more row; ``neural_model``: a neural
+    phrase-structure model trained on the same split, one more row (and its dependencies' row)."""
     from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
     splits = wsj_splits(data)
@@ -129,10 +130,28 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
                                 "training the arc-standard parser on the Penn2Malt conversion",
                                 lambda: train_arc_standard(sentences["train"], sentences["dev"], dep_options))
     lines = _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table,
-                    lattice_parser, lattices, weights, folds, lattice_k, tagger_model)
+                    lattice_parser, lattices, weights, folds, lattice_k, tagger_model, neural_model)
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return report
+
+
+def _neural_parses(model_dir: Path, items: Sequence[TaggedTree], sentences: list) -> tuple[BracketScores, float, list]:
+    """A neural phrase-structure model's EVALB scores on ``items``, its words per second (in process,
+    warmed up) and its dependency trees of ``sentences`` (the same words; empty without a dependency head)."""
+    from hetdep.neural.parser import NeuralParser
+
+    parser = NeuralParser.load(model_dir)
+    if not parser.vocabularies.phrases:
+        raise HetdepError(f"--neural {model_dir}: a neural dependency model, not a phrase-structure one "
+                          "(train it with --parser constituency-neural)")
+    list(parser.parse(sentences[:5]))
+    started = time.perf_counter()
+    parsed = [trees if isinstance(trees, tuple) else (trees,) for trees in parser.parse(sentences)]
+    speed = sum(len(item.forms) for item in items) / (time.perf_counter() - started)
+    result = score([Tree(item.root, item.tree.path, item.tree.line) for item in items],
+                   [Tree(trees[0].root, item.tree.path, item.tree.line) for item, trees in zip(items, parsed)])
+    return result, speed, [trees[1] for trees in parsed if len(trees) > 1]
 
 
 def _history(model_dir: Path) -> list[dict]:
@@ -140,7 +159,7 @@ def _history(model_dir: Path) -> list[dict]:
 
 
 def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predicted, tag_scores, sentences, table,
-            lattice_parser, lattices, weights, folds, lattice_k, tagger_model) -> list[str]:
+            lattice_parser, lattices, weights, folds, lattice_k, tagger_model, neural_model) -> list[str]:
     models = out / "models"
     test_items = splits["test"]
     test_words = sum(len(item.forms) for item in test_items)
@@ -175,6 +194,9 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
         _scores(parser, test_items[:5], tags[:5])  # warm: the compiled code is loaded
         result, speed = _scores(parser, test_items, tags)
         lines.append(_row(name, result, speed))
+    neural = _neural_parses(neural_model, test_items, sentences["test"]) if neural_model is not None else None
+    if neural is not None:
+        lines.append(_row(f"neural span parser {neural_model.name}, its own tags", *neural[:2]))
     chosen = lattice_parser.lattice_weight
     lines += ["", f"Predicted tags: an XPOS tagger trained on train (test accuracy {tag_scores['test']:.2f}%, dev "
               f"{tag_scores['dev']:.2f}%); the 1-best parser trained on {folds}-fold jackknifed tags "
@@ -190,8 +212,10 @@ def _report(out, options, plain, dp, tagged, arc_standard, splits, gold, predict
     gold_deps = sentences["test"]
     converted = [tree_sentence(plain.parse_tokens(item.forms, item.gold_tags), table, s.comments, s.path, s.line)
                  for item, s in zip(test_items, gold_deps)]
+    neural_deps = [(f"neural span parser {neural_model.name}'s own dependency head (its own tags)", neural[2])] if neural and neural[2] else []
     for name, trees in (("constituency (plain beam, gold tags), then Penn2Malt", converted),
-                        ("arc-standard, beam 64, trained on the Penn2Malt conversion", list(arc_standard.parse(gold_deps)))):
+                        ("arc-standard, beam 64, trained on the Penn2Malt conversion", list(arc_standard.parse(gold_deps))),
+                        *neural_deps):
         result = evaluate(gold_deps, trees)
         lines.append(f"| {name} | {result.uas:.2f} | {result.las:.2f} | {result.cm:.2f} |")
     lines += ["", "## Models", "", "| model | iterations | best iteration | training wall time (s) |", "|---|---|---|---|"]

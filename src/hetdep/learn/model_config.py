@@ -24,7 +24,8 @@ class ModelFileError(HetdepError):
 
 
 Check = Callable[[object], bool]
-MODEL_KINDS = ("arc-standard", "joint", "dep1", "dep2", "constituency", "tagger", "tokenizer", "neural")  # what config.json's kind may be
+MODEL_KINDS = ("arc-standard", "joint", "dep1", "dep2", "constituency", "tagger", "tokenizer", "neural",
+               "constituency-neural")  # what config.json's kind may be
 
 
 def _whole(low: int, high: float = float("inf")) -> Check:

@@ -13,7 +13,8 @@ from hetdep.treebank.tags import WORD_COLUMNS
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
                 "dep1": "first-order graph-based parser", "dep2": "second-order graph-based parser", "tagger": "POS tagger",
                 "constituency": "shift-reduce constituency parser", "tokenizer": "tokenizer",
-                "neural": "neural parser (BiLSTM encoder, biaffine scorers, its own tag heads)"}
+                "neural": "neural parser (BiLSTM encoder, biaffine scorers, its own tag heads)",
+                "constituency-neural": "neural phrase-structure parser (BiLSTM encoder, span scorer, its own tag heads)"}
 
 
 def check_parts(directory: Path, kind: str) -> None:
@@ -44,10 +45,11 @@ def summary(model_dir: str | Path) -> dict:
               else [len(config.get("labels", config.get("tags", [])))])
     if kind == "constituency":
         labels = [len(config["labels"]), len(config["unaries"])]
-    neural = kind == "neural"
+    neural = kind in ("neural", "constituency-neural")
     if neural:  # its vocabularies hold every list; it tags with its own heads and learned with gradient descent
         vocabularies = config.get("vocabularies") or {}
-        labels = [len(names) for names in vocabularies.get("labels", [])]
+        labels = ([len(vocabularies["phrases"])] if vocabularies.get("phrases") else []) + [
+            len(names) for names in vocabularies.get("labels", [])]
         config = {**config, "words": vocabularies.get("words", [])[3:], "training_options": config.get("neural_options"),
                   "pipeline": {**(config.get("pipeline") or {}), "tagger": "own heads"}}
     if kind == "tokenizer":
@@ -95,7 +97,7 @@ def _pretrained_vectors(directory: Path, config: dict) -> tuple[int, int] | None
 
 def _dev_scores(kind: str, report: dict) -> dict:
     """A best iteration's dev scores: UAS and LAS (and a joint model's per scheme), or a constituency parser's bracket scores."""
-    if kind == "constituency":  # its loop carries F1 where the others carry UAS
+    if kind in ("constituency", "constituency-neural"):  # F1 (and a scheme's UAS, LAS) in its detail
         return dict(report.get("dev_detail", {}))
     return {"UAS": report.get("dev_uas"), "LAS": report.get("dev_las"), **report.get("dev_detail", {})}
 
@@ -152,8 +154,8 @@ def describe(model_dir: str | Path) -> list[str]:
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")
     for record in facts.get("training_files", []):
-        lines.append(f"trained on ({record['role']}): {record['path']}, {record['sentences']:,} sentences, "
-                     f"sha256 {record['sha256'][:16]}")
+        lines.append(f"trained on ({record['role']}): {record['path']}, {record['sentences']:,} sentences"
+                     + (f", sha256 {record['sha256'][:16]}" if record.get("sha256") else ""))
     if facts.get("training_options"):
         options = facts["training_options"]
         lines.append("training options: " + ", ".join(f"{key} {value}" for key, value in options.items()))

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
 from hetdep.learn.perceptron import TrainOptions, TrainResult
-from hetdep.models import CONSTITUENCY, GRAPH_KINDS, NEURAL, PARSER_KINDS
+from hetdep.models import CONSTITUENCY, GRAPH_KINDS, NEURAL, NEURAL_CONSTITUENCY, PARSER_KINDS
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of, read_pairs
@@ -69,10 +69,17 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
         "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column"}),
         refused_because="--parser constituency (it reads the treebank's own tags, XPOS)"),
+    NEURAL_CONSTITUENCY: TrainingKind(30, 8, gradient=True, bracketed=True, refuses=frozenset({
+        "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
+        "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column", "--tagger", "--folds", "--gold-tags",
+        "--lattice", "--dp", "--decoder", "--feats-head", "--tokenizer-text", "--no-tokenizer", "--beam", "--update"}),
+        refused_because="--parser constituency-neural (it tags its own words and decodes trees exactly; it learns from "
+        "bracketed trees, with no text to train a tokenizer on)"),
 }
-# Options one kind alone takes, and that kind (--treebank, the neural model's too, has its own refusal).
-ONE_KIND_OPTIONS = {"--embeddings": NEURAL, "--decoder": NEURAL, "--final-epochs": NEURAL, "--feats-head": NEURAL, "--rules": CONSTITUENCY,
-                    "--templates": CONSTITUENCY}
+# Options some kinds alone take, and those kinds (--treebank, the neural model's too, has its own refusal).
+ONE_KIND_OPTIONS = {"--embeddings": (NEURAL, NEURAL_CONSTITUENCY), "--decoder": (NEURAL,), "--final-epochs": (NEURAL, NEURAL_CONSTITUENCY),
+                    "--feats-head": (NEURAL,), "--rules": (CONSTITUENCY,), "--templates": (CONSTITUENCY,),
+                    "--dependency": (NEURAL_CONSTITUENCY,)}
 
 
 def default_kind(perceptron_option_given: bool) -> str:
@@ -91,9 +98,9 @@ def check_training_options(kind: str, given: dict[str, object]) -> TrainingKind:
     used = sorted(name for name in trained.refuses if given.get(name))
     if used:
         raise HetdepError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply to {trained.refused_because}")
-    for name, only in ONE_KIND_OPTIONS.items():
-        if given.get(name) and kind != only:
-            raise HetdepError(f"{name} is for --parser {only}")
+    for name, takers in ONE_KIND_OPTIONS.items():
+        if given.get(name) and kind not in takers:
+            raise HetdepError(f"{name} is for --parser {' or '.join(takers)}")
     return trained
 
 

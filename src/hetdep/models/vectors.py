@@ -31,7 +31,7 @@ def read_vectors(source: str | Path) -> tuple[list[str], np.ndarray]:
     if not (model / "config.json").is_file():
         raise HetdepError(f"--embeddings {source}: neither a vectors file nor a model directory")
     config = read_config(model)
-    if config.get("kind") != "neural" or not (config.get("network") or {}).get("pretrained"):
+    if config.get("kind") not in ("neural", "constituency-neural") or not (config.get("network") or {}).get("pretrained"):
         raise HetdepError(f"--embeddings {source}: the model {model} carries no pretrained vectors (a neural model "
                           "trained with --embeddings does)")
     from hetdep.neural.parser import NeuralParser

@@ -38,15 +38,22 @@ class Vocabularies:
     # names and the scheme head (index into ``labels``) each scheme's trees come from. Empty: one
     # treebank, whose schemes are the heads in order.
     treebanks: list[dict] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)  # span labels of a phrase-structure head, the empty one first
+
+    def learn_phrases(self, trees: Sequence[dict[tuple[int, int], str]]) -> None:
+        """The span labels of the training trees (:func:`hetdep.neural.phrases.labelled_spans`), for a span head."""
+        from hetdep.neural.phrases import EMPTY
+
+        self.phrases = [EMPTY] + _by_count(Counter(label for spans in trees for label in spans.values()), 1)
 
     @classmethod
     def learn(cls, schemes: Sequence[Sequence[Sentence]], min_count: int = MIN_WORD_COUNT,
-              heads: Sequence[str] = TAG_HEADS) -> "Vocabularies":
-        """From the training sentences of each scheme (the same words in each): forms seen
-        ``min_count`` times, every character, the tag columns of ``heads`` the treebank fills, each
-        scheme's labels (LEMMA, and FEATS unless asked for, are left to the perceptron taggers:
-        see hetdep.models.pipeline)."""
-        return cls._learned(schemes[0], list(schemes), min_count, heads)
+              heads: Sequence[str] = TAG_HEADS, sentences: Sequence[Sentence] | None = None) -> "Vocabularies":
+        """From the training sentences of each scheme (the same words in each; ``sentences``, where
+        no scheme is given: a phrase-structure model's words): forms seen ``min_count`` times, every
+        character, the tag columns of ``heads`` the treebank fills, each scheme's labels (LEMMA, and
+        FEATS unless asked for, are left to the perceptron taggers: see hetdep.models.pipeline)."""
+        return cls._learned(schemes[0] if sentences is None else sentences, list(schemes), min_count, heads)
 
     @classmethod
     def learn_treebanks(cls, treebanks: Sequence, heads: Sequence[Sequence[int]],
@@ -81,12 +88,13 @@ class Vocabularies:
     def record(self) -> dict:
         """What config.json holds (the pretrained forms, many, are arrays: :meth:`pretrained_arrays`)."""
         return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
-                "labels": self.labels, **({"treebanks": self.treebanks} if self.treebanks else {})}
+                "labels": self.labels, **({"treebanks": self.treebanks} if self.treebanks else {}),
+                **({"phrases": self.phrases} if self.phrases else {})}
 
     @classmethod
     def from_record(cls, record: dict) -> "Vocabularies":
         return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")},
-                   treebanks=record.get("treebanks", []))
+                   treebanks=record.get("treebanks", []), phrases=record.get("phrases", []))
 
     def pretrained_arrays(self) -> dict[str, np.ndarray]:
         """The pretrained forms (UTF-8, a line each, sorted: they compress a third better) and their
@@ -123,6 +131,7 @@ class Batch:
     labels: list  # per scheme given with gold trees
     outputs: np.ndarray  # (schemes given,): the scheme head each of ``heads`` and ``labels`` trains
     treebank: np.ndarray  # (batch,): the treebank each sentence is read as (a model of several treebanks)
+    spans: np.ndarray  # (batch, 1 + longest, 1 + longest): each span's gold phrase label id or IGNORE; (0,) without
 
     def tensors(self) -> "Batch":
         """The same batch as PyTorch tensors, for training."""
@@ -145,11 +154,13 @@ class Encoder:
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
 
     def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None,
-              outputs: Sequence[int] | None = None, treebank: int = 0) -> Batch:
+              outputs: Sequence[int] | None = None, treebank: int = 0,
+              phrases: Sequence[dict[tuple[int, int], str]] | None = None) -> Batch:
         """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training: the
         scheme heads ``outputs`` names, by default all of them in order); ``word_dropout``: that share
         of known words made unknown, drawn from ``generator`` (a seeded ``torch.Generator``, as
-        training has); ``treebank``: which of the model's treebanks the sentences are read as."""
+        training has); ``treebank``: which of the model's treebanks the sentences are read as;
+        ``phrases``: each sentence's gold phrases by span, for training a span head."""
         sentences = schemes[0]
         longest = max(len(sentence) for sentence in sentences) + 1
         size = len(sentences)
@@ -185,11 +196,21 @@ class Encoder:
         if outputs is not None:  # with gold trees: the targets
             for column, index in zip(self.vocabularies.tag_columns, self.tag_index):
                 tags.append(self._targets(sentences, longest, lambda s, c=column: word_classes(s, c), index))
-            for trees, head in zip(schemes, outputs, strict=True):
+            given = schemes if phrases is None else schemes[:len(outputs)]  # a phrase-structure model's words may train no scheme
+            for trees, head in zip(given, outputs, strict=True):
                 heads.append(self._targets(trees, longest, lambda s: s.heads, None))
                 labels.append(self._targets(trees, longest, lambda s: s.deprels, self.label_index[head]))
+        spans = np.zeros(0, dtype=np.int64)
+        if phrases is not None:
+            spans = np.full((size, longest, longest), IGNORE, dtype=np.int64)
+            index = {label: k for k, label in enumerate(self.vocabularies.phrases)}
+            for row, (sentence, found) in enumerate(zip(sentences, phrases, strict=True)):
+                n = len(sentence)
+                spans[row, :n + 1, :n + 1] = np.where(np.triu(np.ones((n + 1, n + 1), dtype=bool), 1), 0, IGNORE)  # i < j: no phrase
+                for (i, j), label in found.items():
+                    spans[row, i, j] = index.get(label, IGNORE)
         return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels,
-                     np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64))
+                     np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64), spans)
 
     @staticmethod
     def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> np.ndarray:

@@ -135,6 +135,20 @@ class NumpyNetwork:
         return scores.argmax(-1)
 
 
+    def span_scores(self, encoded: np.ndarray, n: int) -> np.ndarray:
+        """(fencepost i, fencepost j, label) scores of one sentence's spans (``encoded``: its row, ``n``
+        words), each label's against the empty label's (0), as float64 for the chart (spans with
+        i >= j are computed and not read): :class:`hetdep.neural.network.SpanHead`'s products, each
+        fencepost projected once."""
+        a = self.arrays
+        hidden = encoded.shape[-1] // 2
+        backward = np.concatenate([encoded[1:n + 1, hidden:], np.zeros((1, hidden), dtype=encoded.dtype)])
+        projected = np.concatenate([encoded[:n + 1, :hidden], -backward], -1) @ a["spans.hidden.weight"].T
+        spans = np.maximum(projected[None, :, :] - projected[:, None, :] + a["spans.hidden.bias"], 0)
+        scores = _linear(spans, a, "spans.out").astype(np.float64)
+        return scores - scores[..., :1]
+
+
 def _with_ones(x: np.ndarray) -> np.ndarray:
     return np.concatenate([x, np.ones(x.shape[:-1] + (1,), dtype=x.dtype)], -1)
 

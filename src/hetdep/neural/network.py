@@ -1,5 +1,6 @@
-"""The network: word and character embeddings, a shared BiLSTM encoder, tag heads and per-scheme
-biaffine arc and label scorers (Dozat & Manning 2017's deep biaffine attention)."""
+"""The network: word and character embeddings, a shared BiLSTM encoder, tag heads, per-scheme
+biaffine arc and label scorers (Dozat & Manning 2017's deep biaffine attention) and, for phrase
+structure, a span scorer."""
 
 from __future__ import annotations
 
@@ -112,6 +113,33 @@ class SchemeHead(nn.Module):
         return torch.einsum("bix,oxy,biy->bio", x, self.labels.weight, y)
 
 
+def fenceposts(encoded: torch.Tensor) -> torch.Tensor:
+    """(batch, 1 + longest, 2 hidden): at fencepost k (before word k + 1, 0..n) the forward state after
+    word k (the root's at 0) beside the negated backward state at word k + 1 (zeros past the last word),
+    so that a span's features [f_j - f_i; b_i - b_j] are fencepost j's minus fencepost i's."""
+    hidden = encoded.shape[-1] // 2
+    backward = torch.cat([encoded[:, 1:, hidden:], encoded.new_zeros(encoded.shape[0], 1, hidden)], 1)
+    return torch.cat([encoded[:, :, :hidden], -backward], -1)
+
+
+class SpanHead(nn.Module):
+    """Phrase labels of spans (Stern et al. 2017; Kitaev & Klein 2018): an MLP over a span's
+    fencepost difference (:func:`fenceposts`), one score per label (0: no phrase). The MLP's first
+    layer is linear, so it is applied to each fencepost once and differenced: (batch, i, j, label)
+    scores for every span at the cost of one product per span for the output layer."""
+
+    def __init__(self, size: int, labels: int, shape: Shape):
+        super().__init__()
+        self.hidden = nn.Linear(size, shape.span_dim)
+        self.out = nn.Linear(shape.span_dim, labels)
+        self.dropout = nn.Dropout(shape.dropout)
+
+    def forward(self, encoded: torch.Tensor) -> torch.Tensor:
+        projected = fenceposts(encoded) @ self.hidden.weight.T
+        spans = projected[:, None, :, :] - projected[:, :, None, :] + self.hidden.bias
+        return self.out(self.dropout(torch.relu(spans)))
+
+
 class Network(nn.Module):
     def __init__(self, shape: Shape):
         super().__init__()
@@ -129,6 +157,8 @@ class Network(nn.Module):
         size = 2 * shape.hidden
         self.taggers = nn.ModuleList(nn.Linear(size, count) for count in shape.tags)
         self.schemes = nn.ModuleList(SchemeHead(size, count, shape) for count in shape.labels)
+        if shape.phrase_labels:
+            self.spans = SpanHead(size, shape.phrase_labels, shape)
 
     def encode(self, batch) -> torch.Tensor:
         """(batch, 1 + longest sentence, 2 hidden) for a :class:`hetdep.neural.data.Batch` of tensors:

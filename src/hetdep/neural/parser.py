@@ -18,12 +18,15 @@ from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, r
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
+from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.shape import Shape
 from hetdep.short_runs import use_references
-from hetdep.treebank.conllu import Sentence
+from hetdep.treebank.conllu import UPOS, XPOS, Sentence
+from hetdep.treebank.phrase_trees import PhraseTree
 from hetdep.treebank.tags import WORD_COLUMNS
 
 KIND = "neural"
+PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models.NEURAL_CONSTITUENCY)
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
 # longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower)
@@ -89,8 +92,9 @@ class NeuralParser:
 
     @property
     def schemes(self) -> int:
-        """Trees per sentence: the chosen treebank's schemes."""
-        return len(self.heads)
+        """Trees per sentence: the phrase-structure tree of a model with a span head, then the
+        chosen treebank's schemes."""
+        return bool(self.vocabularies.phrases) + len(self.heads)
 
     # parsing
 
@@ -121,6 +125,7 @@ class NeuralParser:
         """The sentences with the network's tags written in, every other column (trees too) kept."""
         for sentence, parsed in _with_parses(sentences, self.parse):
             tagged = parsed if self.schemes == 1 else parsed[0]
+            tagged = tagged.sentence if isinstance(tagged, PhraseTree) else tagged
             for column in self.vocabularies.tag_columns:
                 sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
@@ -142,6 +147,10 @@ class NeuralParser:
                     found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
                     heads[slot][row, :n + 1] = found
             labels = [network.labels(encoded, head, found) for head, found in zip(self.heads, heads)]
+            if self.vocabularies.phrases:
+                chart = _chart()
+                phrases = [chart(network.span_scores(encoded[row], len(sentence)), len(sentence))[:2]
+                           for row, sentence in enumerate(nonempty)]
             unknown = (batch.words == UNKNOWN).sum(1).tolist()
             for row, sentence in enumerate(nonempty):
                 outputs[id(sentence)] = (row, unknown[row])
@@ -158,6 +167,9 @@ class NeuralParser:
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))
+            if self.vocabularies.phrases:
+                root = tree_from_spans(tagged.forms, _leaf_tags(tagged), *phrases[row], self.vocabularies.phrases)
+                trees = (PhraseTree(tagged, root), *trees)
             self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
             out.append(trees[0] if self.schemes == 1 else trees)
         return out
@@ -218,7 +230,8 @@ class NeuralParser:
             write_arrays(directory / "weights.npz", state, stored=frozenset(quantized))
         else:
             np.savez(directory / "weights.npz", **state)
-        config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
+        config = {"kind": PHRASE_KIND if self.vocabularies.phrases else KIND, "format_version": FORMAT_VERSION,
+                  "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
                   **({"quantized": quantized} if quantized else {})}
@@ -231,7 +244,7 @@ class NeuralParser:
         where the caller read it already)."""
         directory = Path(directory)
         config = read_config(directory) if config is None else config
-        if config["kind"] != KIND:
+        if config["kind"] not in (KIND, PHRASE_KIND):
             raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a neural one")
         try:
             shape = Shape.from_record(config["network"])
@@ -241,6 +254,8 @@ class NeuralParser:
                     tuple(map(len, vocabularies.labels))):
                 raise ValueError("the network's sizes do not fit its vocabularies")
             _check_treebanks(vocabularies, shape)
+            if shape.phrase_labels != len(vocabularies.phrases) or bool(shape.phrase_labels) != (config["kind"] == PHRASE_KIND):
+                raise ValueError(f"its span labels do not fit a '{config['kind']}' network")
             if len(set(vocabularies.tag_columns)) != len(vocabularies.tag_columns) or not set(vocabularies.tag_columns) <= set(WITH_FEATS):
                 raise ValueError(f"tag heads {vocabularies.tag_columns!r} are not distinct columns of {', '.join(WITH_FEATS)}")
             expected = shape.arrays()
@@ -347,6 +362,24 @@ def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentenc
 
     for parsed in parse(remembered()):
         yield kept.popleft(), parsed
+
+
+def _leaf_tags(sentence: Sentence) -> list[str]:
+    """The tags a phrase-structure tree's words stand under: XPOS, else UPOS, else X."""
+    for column in (XPOS, UPOS):
+        found = sentence.column(column)
+        if any(tag != "_" for tag in found):
+            return found
+    return ["X"] * len(sentence)
+
+
+def _chart():
+    """CKY over span scores: compiled, or its reference for a short run (:mod:`hetdep.short_runs`)."""
+    if use_references():
+        from hetdep.neural.phrases import best_spans
+    else:
+        from hetdep.neural._chart import best_spans
+    return best_spans
 
 
 def _decoder(name: str):

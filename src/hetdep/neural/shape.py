@@ -26,6 +26,8 @@ class Shape:
     pretrained_dim: int = 0
     treebanks: int = 0  # rows of the treebank embedding (a model of several treebanks), 0 without one
     treebank_dim: int = 0
+    phrase_labels: int = 0  # span labels of the phrase-structure head (0: the empty label; 0 without the head)
+    span_dim: int = 250
 
     @property
     def input_dim(self) -> int:
@@ -59,6 +61,9 @@ class Shape:
                 found.update({f"schemes.{s}.{mlp}.0.weight": (width, size), f"schemes.{s}.{mlp}.0.bias": (width,)})
             found[f"schemes.{s}.arcs.weight"] = (1, self.arc_dim + 1, self.arc_dim + 1)
             found[f"schemes.{s}.labels.weight"] = (count, self.label_dim + 1, self.label_dim + 1)
+        if self.phrase_labels:
+            found.update({"spans.hidden.weight": (self.span_dim, size), "spans.hidden.bias": (self.span_dim,),
+                          "spans.out.weight": (self.phrase_labels, self.span_dim), "spans.out.bias": (self.phrase_labels,)})
         return found
 
 

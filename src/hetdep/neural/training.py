@@ -30,6 +30,7 @@ from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.learn.vectors import read_embeddings
 from hetdep.neural import torch_module
 from hetdep.neural.data import IGNORE, TAG_HEADS, WITH_FEATS, Encoder, Vocabularies, batches_by_length
+from hetdep.neural.phrases import labelled_spans
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -95,10 +96,16 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     torch.manual_seed(options.seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(options.threads)
-    heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].train)))]
+    heads = scheme_heads(treebanks, options.sharing) if several else [list(range(len(treebanks[0].schemes)))]
     tag_heads = WITH_FEATS if options.feats_head else TAG_HEADS
     vocabularies = (Vocabularies.learn_treebanks(treebanks, heads, tag_heads=tag_heads) if several
-                    else Vocabularies.learn(treebanks[0].train, heads=tag_heads))
+                    else Vocabularies.learn(treebanks[0].train[:len(treebanks[0].schemes)], heads=tag_heads,
+                                            sentences=treebanks[0].train[0]))
+    phrases = [[labelled_spans(root) for root in treebank.phrases] for treebank in treebanks]
+    if any(phrases) and several:
+        raise HetdepError("phrase structure is learned from one treebank (its trees' own sentences)")
+    if any(phrases):
+        vocabularies.learn_phrases([spans for own in phrases for spans in own])
     table = None
     if vectors is None and options.embeddings:
         vectors = read_embeddings(options.embeddings)
@@ -112,7 +119,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
                   dropout=options.dropout, pretrained=0 if table is None else len(table) + 1,
                   pretrained_dim=0 if table is None else table.shape[1], treebanks=embedded_treebanks,
-                  treebank_dim=options.treebank_dim if embedded_treebanks else 0)
+                  treebank_dim=options.treebank_dim if embedded_treebanks else 0, phrase_labels=len(vocabularies.phrases))
     network = Network(shape)
     if table is not None:
         with torch.no_grad():
@@ -151,7 +158,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             total_loss = 0.0
             for k, chosen in drawn:
                 batch = encoder.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
-                                      options.word_dropout, generator, outputs=heads[k], treebank=k).tensors()
+                                      options.word_dropout, generator, outputs=heads[k], treebank=k,
+                                      phrases=[phrases[k][i] for i in chosen] if phrases[k] else None).tensors()
                 loss = _loss(network, batch)
                 optimizer.zero_grad()
                 loss.backward()
@@ -163,16 +171,18 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             network.eval()
             parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder)
             scores = treebank_scores(parser, treebanks) if several else (
-                dev_scores(parser, treebanks[0].dev) if treebanks[0].dev and treebanks[0].dev[0] else {})
-            las = [value for key, value in scores.items() if key.startswith("LAS")]
+                dev_scores(parser, treebanks[0].dev, treebanks[0].schemes, treebanks[0].dev_phrases)
+                if treebanks[0].dev and treebanks[0].dev[0] else {})
+            las = [value for key, value in scores.items() if key.startswith(("LAS", "F1"))]  # phrase structure's F1 too
             uas = [value for key, value in scores.items() if key.startswith("UAS")]
             report = IterationReport(epoch, time.perf_counter() - started, 0, 0, float(np.mean(uas)) if uas else None,
                                      float(np.mean(las)) if las else None,
                                      {**scores, "loss": round(total_loss / sentences_per_epoch, 4),
                                       "learning_rate": optimizer.param_groups[0]["lr"]})
             if bar:
-                if report.dev_las is not None:
-                    bar.set_postfix(dev_UAS=f"{report.dev_uas:.2f}", dev_LAS=f"{report.dev_las:.2f}")
+                if report.dev_las is not None:  # a phrase-structure model alone has F1 and no UAS
+                    bar.set_postfix(**({} if report.dev_uas is None else {"dev_UAS": f"{report.dev_uas:.2f}"}),
+                                    dev_LAS=f"{report.dev_las:.2f}")
                 bar.close()
             score = report.dev_las if report.dev_las is not None else float(epoch)
             # Kept whole or not at all: an interrupt while the best state is copied (the moment an
@@ -253,6 +263,9 @@ def _loss(network, batch):
         loss = loss + cross_entropy(arcs.flatten(0, 1), gold_heads.flatten(), ignore_index=IGNORE)
         labels = head.label_scores(encoded, gold_heads.clamp(min=0))
         loss = loss + cross_entropy(labels.flatten(0, 1), gold_labels.flatten(), ignore_index=IGNORE)
+    if batch.spans.dim() == 3:  # every span's label, summed per word (a sentence of n words has n(n+1)/2 spans)
+        loss = loss + cross_entropy(network.spans(encoded).flatten(0, 2), batch.spans.flatten(), ignore_index=IGNORE,
+                                    reduction="sum") / (batch.lengths - 1).sum()
     return loss
 
 
@@ -269,14 +282,24 @@ def treebank_scores(parser, treebanks: Sequence[Treebank]) -> dict:
     return scores
 
 
-def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] = ()) -> dict:
-    """UAS and LAS per scheme (``UAS_a``, ``LAS_b``...; punctuation excluded) and each tag column's accuracy."""
+def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] = (), phrases: Sequence = ()) -> dict:
+    """UAS and LAS per scheme (``UAS_a``, ``LAS_b``...; punctuation excluded), each tag column's
+    accuracy and, with the gold ``phrases`` of a phrase-structure model, its bracket F1 (EVALB's)."""
     from hetdep.evaluation.attachment import evaluate
+    from hetdep.evaluation.brackets import score
+    from hetdep.treebank.ptb import Tree
 
     parsed = list(parser.parse(dev[0]))
     per_scheme = [parsed] if parser.schemes == 1 else [list(trees) for trees in zip(*parsed)]
     scores = {}
-    for name, gold, system in zip(names or "ab", dev, per_scheme):
+    if parser.vocabularies.phrases:
+        trees, per_scheme = per_scheme[0], per_scheme[1:]
+        if phrases:
+            found = score([Tree(root, s.path, s.line) for root, s in zip(phrases, dev[0])],
+                          [Tree(tree.root, tree.sentence.path, tree.sentence.line) for tree in trees])
+            scores["F1"] = round(found.f1, 2)
+        per_scheme = per_scheme or [[tree.sentence for tree in trees]]  # the tags of a model of phrase structure alone
+    for name, gold, system in zip(names or "ab", dev[:len(parser.heads)], per_scheme[:len(parser.heads)]):
         result = evaluate(gold, system)
         suffix = f"_{name}" if parser.schemes > 1 else ""
         scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)

@@ -9,7 +9,7 @@ small treebanks drawn more often, some of their batches twice)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -26,6 +26,11 @@ class Treebank:
     schemes: tuple[str, ...]
     train: list[list[Sentence]]  # per scheme, the same sentences
     dev: list[list[Sentence]]  # per scheme (may be empty lists)
+    # Phrase-structure trees of the same sentences (cleaned roots, hetdep.treebank.ptb.clean), for a span
+    # head: one per training sentence and one per dev sentence, or none. Then ``train`` and ``dev`` hold the
+    # sentences (words, tags) even when no dependency scheme is trained (``schemes`` empty).
+    phrases: list = field(default_factory=list)
+    dev_phrases: list = field(default_factory=list)
 
 
 def check_treebanks(treebanks: Sequence[Treebank]) -> None:

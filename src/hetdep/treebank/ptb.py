@@ -18,7 +18,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from hetdep.errors import InputError
 
@@ -41,14 +41,31 @@ class Node:
         return self.word is not None
 
     def leaves(self) -> list["Node"]:
-        if self.is_leaf:
-            return [self]
-        return [leaf for child in self.children for leaf in child.leaves()]
+        """The words in order (a loop, not recursion: a parser's tree may be thousands of phrases deep)."""
+        found, stack = [], [self]
+        while stack:
+            node = stack.pop()
+            if node.is_leaf:
+                found.append(node)
+            else:
+                stack.extend(reversed(node.children))
+        return found
 
-    def to_text(self) -> str:
-        if self.is_leaf:
-            return f"({self.label} {self.word})"
-        return f"({self.label} " + " ".join(child.to_text() for child in self.children) + ")"
+    def to_text(self, leaf: Callable[["Node"], str] | None = None) -> str:
+        """Brackets on one line, each word written by ``leaf`` (by default ``(TAG word)``); a loop, as :meth:`leaves`."""
+        parts: list[str] = []
+        stack: list = [(self, "")]
+        while stack:
+            node, before = stack.pop()
+            if node is None:
+                parts.append(")")
+            elif node.is_leaf:
+                parts.append(before + (leaf(node) if leaf else f"({node.label} {node.word})"))
+            else:
+                parts.append(f"{before}({node.label}")
+                stack.append((None, ""))
+                stack.extend((child, " ") for child in reversed(node.children))
+        return "".join(parts)
 
 
 @dataclass

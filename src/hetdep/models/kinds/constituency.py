@@ -57,11 +57,11 @@ class ConstituencyModels(OpenModels):
         return self.tagging(sentences) if self.tagging is not None else sentences
 
     def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
-        """One tree per sentence: a :class:`hetdep.constituency.parser.PhraseTree`, or its dependency
+        """One tree per sentence: a :class:`hetdep.treebank.phrase_trees.PhraseTree`, or its dependency
         tree by the head rules; the input tagged by the bundled tagger, or its XPOS tags required
         (a lattice model's candidates will do)."""
-        from hetdep.constituency.parser import PhraseTree
         from hetdep.convert.headrules import tree_sentence
+        from hetdep.treebank.phrase_trees import PhraseTree
 
         sentences = self.tag(sentences) if self.tagging is not None else self.require_tags(sentences)
 

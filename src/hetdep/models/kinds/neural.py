@@ -1,6 +1,7 @@
 """The neural model: one network for every scheme and tag column (:mod:`hetdep.neural`), with the
 bundled FEATS and LEMMA taggers that tag after it and, for a model of several treebanks, each
-treebank's own taggers."""
+treebank's own taggers; with a span head (``constituency-neural``), its phrase-structure tree
+first, or that tree by head rules (``to_dependency``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Iterable, Iterator
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
-from hetdep.models import NEURAL, TREEBANK_TAGGERS
+from hetdep.models import NEURAL, NEURAL_CONSTITUENCY, TREEBANK_TAGGERS
 from hetdep.models.parsing import (
     OpenModels,
     ParseChoice,
@@ -37,7 +38,9 @@ class NeuralModels(OpenModels):
     own_taggers: dict = field(default_factory=dict)
     feats_b: FeatureMap | None = None  # scheme a's FEATS (its FEATS tagger's) to scheme b's, learned from the training pairs
 
-    TAKES = {NEURAL: frozenset({"treebank"})}
+    table: object = None  # a phrase-structure model's: head rules its trees are converted by (``to_dependency``)
+
+    TAKES = {NEURAL: frozenset({"treebank"}), NEURAL_CONSTITUENCY: frozenset({"to_dependency"})}
 
     @classmethod
     def open(cls, model_dir: Path, config: dict, choice: ParseChoice, tag_input: bool) -> "NeuralModels":
@@ -47,7 +50,12 @@ class NeuralModels(OpenModels):
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
         parser = NeuralParser.load(model_dir, config)
         bundled = bundled_parts(config, model_dir, tag_input)
-        opened = cls(model_dir, NEURAL, parser, choice, config=config, tokenizer=bundled.tokenizer, feats_b=bundled.feats_b)
+        opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
+                     feats_b=bundled.feats_b)
+        if choice.to_dependency:
+            from hetdep.convert.headrules import load_table
+
+            opened.table = load_table(choice.to_dependency)
         if tag_input:
             opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
             opened.treebank_taggers = _treebank_taggers(config, model_dir, parser.treebank_names)
@@ -78,16 +86,29 @@ class NeuralModels(OpenModels):
 
     @property
     def pairs(self) -> bool:
-        return self.parser.schemes == 2
+        return self.parser.schemes == 2 and self.table is None
 
     @property
     def schemes(self) -> tuple[str, ...]:
-        """A model of several treebanks: the schemes of the one it parses as (its first by default)."""
+        """A model of several treebanks: the schemes of the one it parses as (its first by default);
+        phrase structure converted by head rules: theirs."""
+        if self.table is not None:
+            return (self.choice.to_dependency,)
         treebanks = recorded_treebanks(self.config)
         if treebanks:
             chosen = next((t for t in treebanks if t.get("name") == self.choice.treebank), treebanks[0])
             return tuple(chosen.get("schemes", ["a"]))[:2]
         return super().schemes
+
+    @property
+    def two_schemes(self) -> bool:
+        """A phrase-structure tree and a dependency tree are no pair of schemes to write in one file."""
+        return self.pairs and not self.parser.vocabularies.phrases
+
+    @property
+    def dependency_trees(self) -> bool:
+        """Whether its first tree is a dependency tree (else its span head's phrase structure, unconverted)."""
+        return not self.parser.vocabularies.phrases or self.table is not None
 
     @property
     def has_tagger(self) -> bool:
@@ -105,6 +126,11 @@ class NeuralModels(OpenModels):
         with the bundled taggers' columns added on ``choice.threads`` threads (their compiled
         searches release Python's lock; the output is in input order)."""
         parsed = self.parser.parse(sentences)
+        if self.table is not None:  # the phrase-structure tree (the first of a pair) by the head rules
+            from hetdep.convert.headrules import tree_sentence
+
+            return (tree_sentence(tree.root, self.table, tree.comments, tree.sentence.path, tree.sentence.line)
+                    for tree in (trees[0] if isinstance(trees, tuple) else trees for trees in parsed))
         return ordered_map(self._tag_trees, parsed, self.choice.threads) if self.taggers or self._maps_feats else parsed
 
     def _tag_trees(self, trees):

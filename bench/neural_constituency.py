@@ -1,0 +1,121 @@
+"""The neural phrase-structure parser on the WSJ sample (issue 59): test F1 without gold tags, and
+with ``--dependency`` both trees from one network against each trained alone.
+
+    python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3]
+
+Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
+written as cleaned bracketed trees and their Penn2Malt conversion. Each variant and seed is
+trained with ``hetdep train`` (kept in OUT and reused by a rerun), then parses the test words
+alone (``--format tokenized``: no gold tags) with ``hetdep parse``, scored by ``hetdep eval
+--const`` (EVALB, COLLINS.prm) and ``hetdep eval`` (UAS/LAS, punctuation excluded, against the
+converted test trees). Variants:
+
+- ``phrases``: ``--parser constituency-neural``;
+- ``joint``: the same with ``--dependency penn2malt``: phrase structure and dependencies;
+- ``dependency``: ``--parser neural`` on the Penn2Malt conversion alone.
+
+Prints each model's dev score, test F1 / UAS / LAS, tagging accuracy, training minutes and the
+whole process's words/s for the test split, then per variant the mean and range over the seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hetdep.convert.headrules import load_table, tree_sentence
+from hetdep.experiments.constituency import wsj_splits
+from hetdep.learn.model_files import read_config
+from hetdep.treebank.conllu import write_conllu
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-wsj-sample"
+VARIANTS = {"phrases": ["--parser", "constituency-neural"],
+            "joint": ["--parser", "constituency-neural", "--dependency", "penn2malt"],
+            "dependency": ["--parser", "neural", "--no-tokenizer"]}
+
+
+def hetdep(*arguments: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "hetdep", *arguments], capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"hetdep {' '.join(arguments)} failed:\n{done.stderr}")
+    return done.stdout
+
+
+def write_splits(data: Path, folder: Path) -> dict[str, int]:
+    """Each split as cleaned trees (.mrg), their Penn2Malt conversion (.conllu) and words (.txt); word counts."""
+    table = load_table("penn2malt")
+    words = {}
+    for name, items in wsj_splits(data).items():
+        (folder / f"{name}.mrg").write_text("".join(f"( {item.root.to_text()} )\n" for item in items), encoding="utf-8")
+        sentences = [tree_sentence(item.root, table, [], item.tree.path, item.tree.line) for item in items]
+        write_conllu(sentences, folder / f"{name}.conllu")
+        (folder / f"{name}.txt").write_text("".join(" ".join(s.forms) + "\n" for s in sentences), encoding="utf-8")
+        words[name] = sum(len(s) for s in sentences)
+    return words
+
+
+def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None) -> Path:
+    model = out / f"{variant}-seed{seed}"
+    if (model / "config.json").is_file():
+        return model
+    suffix = "conllu" if variant == "dependency" else "mrg"
+    hetdep("train", *VARIANTS[variant], "--train", str(out / f"train.{suffix}"), "--dev", str(out / f"dev.{suffix}"),
+           "--model", str(model), "--seed", str(seed), *(["--iterations", str(epochs)] if epochs else []),
+           *(["--threads", str(threads)] if threads else []))
+    return model
+
+
+def scored(out: Path, model: Path, variant: str, words: int) -> dict:
+    """The model's test scores and whole-process speed."""
+    tree_out, deps_out = model / "test.out.mrg", model / "test.out.conllu"
+    outputs = {"phrases": ["--output", str(tree_out)], "joint": ["--output", str(tree_out), "--output-b", str(deps_out)],
+               "dependency": ["--output", str(deps_out)]}[variant]
+    started = time.perf_counter()
+    hetdep("parse", "--model", str(model), "--input", str(out / "test.txt"), "--format", "tokenized", *outputs)
+    seconds = time.perf_counter() - started
+    config = read_config(model)
+    history = config.get("history") or []
+    found = {"words/s": round(words / seconds), "minutes": round(sum(r.get("seconds", 0) for r in history) / 60, 1),
+             "best epoch": config.get("best_iteration"),
+             "dev": history[config["best_iteration"] - 1].get("dev_detail") if history else None}
+    if variant != "dependency":
+        brackets = json.loads(hetdep("eval", "--const", "--json", str(out / "test.mrg"), str(tree_out)))
+        found.update(F1=brackets["F1"], tags=brackets["tagging_accuracy"])
+    if variant != "phrases":
+        attachment = json.loads(hetdep("eval", "--json", str(out / "test.conllu"), str(deps_out)))
+        found.update(UAS=round(attachment["UAS"], 2), LAS=round(attachment["LAS"], 2))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=DEFAULT)
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[1])
+    parser.add_argument("--epochs", type=int, default=None, help="hetdep train --iterations (default: its own)")
+    parser.add_argument("--threads", type=int, default=None, help="hetdep train --threads (default: its own, every core)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    words = write_splits(args.data, args.out)
+    results: dict[str, list[dict]] = {}
+    for variant in args.variants:
+        for seed in args.seeds:
+            found = scored(args.out, trained(args.out, variant, seed, args.epochs, args.threads), variant, words["test"])
+            results.setdefault(variant, []).append(found)
+            print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)
+    for variant, rows in results.items():
+        for metric in ("F1", "UAS", "LAS", "tags"):
+            values = [row[metric] for row in rows if metric in row]
+            if values:
+                print(f"{variant} test {metric}: mean {statistics.mean(values):.2f} over {len(values)} seeds "
+                      f"({min(values):.2f}-{max(values):.2f})")
+
+
+if __name__ == "__main__":
+    main()

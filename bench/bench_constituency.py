@@ -1,10 +1,13 @@
 """Parsing speed of the constituency parser on the WSJ sample's test files: whole process, start-up,
 parsing alone (issues 22 and 38).
 
-    python bench/bench_constituency.py --models OUT/models [--data ../shared/data/en-wsj-sample] [--runs 3]
+    python bench/bench_constituency.py --models OUT/models [--data ../shared/data/en-wsj-sample] [--runs 3] [--also DIR ...]
 
 OUT is the folder of ``hetdep experiment constituency`` (the models found there of
-plain-gold-tags, dp-gold-tags, arc-standard-penn2malt are measured). Every model, in turns,
+plain-gold-tags, dp-gold-tags, arc-standard-penn2malt are measured); ``--also``: other models
+measured beside them (neural phrase-structure models, ``--parser constituency-neural``, e.g.
+bench/neural_constituency.py's, which tag the words themselves; the shipped ``en`` model as a
+neural baseline of the same encoder). Every model, in turns,
 ``--runs`` times:
 
 - *whole process*: ``hetdep parse`` of the test split (wsj_0180-0199) in its own process, as a
@@ -54,13 +57,17 @@ def in_process(model: Path, sentences: list, runs: int) -> float:
     import hetdep
     from hetdep.constituency.parser import ConstituencyParser
     from hetdep.learn.model_files import read_kind
-    from hetdep.models import CONSTITUENCY
+    from hetdep.models import CONSTITUENCY, NEURAL_CONSTITUENCY
 
     if read_kind(model) == CONSTITUENCY:
         parser = ConstituencyParser.load(model)
 
         def parse(batch):
             return [parser.parse_sentence(sentence) for sentence in batch]
+    elif read_kind(model) == NEURAL_CONSTITUENCY:
+        from hetdep.neural.parser import NeuralParser
+
+        parse = NeuralParser.load(model).parse
     else:
         parse = hetdep.load(model).parse_sentences
     list(parse(sentences[:1]))
@@ -77,10 +84,13 @@ def main() -> None:
     parser.add_argument("--models", type=Path, required=True)
     parser.add_argument("--data", type=Path, default=DEFAULT)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--also", type=Path, nargs="*", default=[], help="other model folders to measure")
     args = parser.parse_args()
     models = [name for name in MODELS if (args.models / name).is_dir()]
-    if not models:
-        sys.exit(f"{args.models}: none of {', '.join(MODELS)} is there")
+    if not models and not args.also:
+        sys.exit(f"{args.models}: none of {', '.join(MODELS)} is there (and no --also)")
+    paths = {name: args.models / name for name in models} | {str(path): path for path in args.also}
+    models += [str(path) for path in args.also]
     test = wsj_splits(args.data)["test"]
     sentences = list(convert_trees([item.tree for item in test], load_table("penn2malt")))
     words = sum(len(s) for s in sentences)
@@ -92,9 +102,9 @@ def main() -> None:
         write_conllu(sentences[:1], first)
         for _ in range(args.runs):
             for name in models:
-                whole[name].append(run_parse(args.models / name, source, Path(folder) / f"{name}.out"))
-                start_up[name].append(run_parse(args.models / name, first, Path(folder) / f"{name}.first"))
-    inside = {name: in_process(args.models / name, sentences, args.runs) for name in models}
+                whole[name].append(run_parse(paths[name], source, Path(folder) / f"{Path(name).name}.out"))
+                start_up[name].append(run_parse(paths[name], first, Path(folder) / f"{Path(name).name}.first"))
+    inside = {name: in_process(paths[name], sentences, args.runs) for name in models}
     print(f"WSJ sample test: {len(sentences)} sentences, {words:,} words; medians of {args.runs}")
     print("| model | whole process (s) | words/s | start-up (s) | parse only (s) | words/s | in process (s) | words/s |"
           + (" whole, against arc-standard | in process, against arc-standard |" if BASELINE in models else ""))

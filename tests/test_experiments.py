@@ -226,6 +226,18 @@ def test_constituency_experiment_on_a_slice_of_the_wsj_sample(tmp_path):
     report = (out / "report.md").read_text()
     assert "training plain" not in result.output and f"predicted tags of {tmp_path / 'tagger'}" in report
     assert f"--tagger {tmp_path / 'tagger'}`" in report
+    # --neural: a neural phrase-structure model's rows, its phrase structure and its own dependency head
+    pytest.importorskip("torch", reason="training the neural parser needs PyTorch")
+    assert CliRunner().invoke(main, ["train", "--parser", "constituency-neural", "--train", str(tmp_path / "treebank.zip"),
+                                     "--dev", str(tmp_path / "treebank.zip"), "--model", str(tmp_path / "neural"),
+                                     "--iterations", "1", "--final-epochs", "0", "--embeddings", "none", "--threads", "1",
+                                     "--dependency", "penn2malt"]).exit_code == 0
+    result = CliRunner().invoke(main, ["experiment", "constituency", "--data", str(tmp_path), "--out", str(out), "--beam", "2",
+                                       "--iterations", "1", "--dependency-iterations", "1", "--folds", "2",
+                                       "--neural", str(tmp_path / "neural")])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text()
+    assert "| neural span parser neural, its own tags |" in report and "neural span parser neural's own dependency head" in report
 
 
 def test_treebanks_experiment_trains_alone_and_together_and_tests_each_on_its_own(tmp_path):

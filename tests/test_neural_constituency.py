@@ -172,6 +172,10 @@ def test_the_command_line_trains_and_parses_both_trees(tmp_path):
         hetdep.load(tmp_path / "m")
     document = hetdep.load(tmp_path / "m", to_dependency="penn2malt").parse([["The", "dog", "barks", "."]])
     assert len(document.sentences) == 1 and len(document.sentences[0].words) == 4
+    result = runner.invoke(main, ["compact", str(tmp_path / "m"), "--output", str(tmp_path / "small")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["parse", "--model", str(tmp_path / "small"), "--input", str(text), "--output", "-"])
+    assert result.exit_code == 0 and result.output.count("(TOP ") == 2  # the 8-bit model parses as its kind
     result = runner.invoke(main, ["info", str(tmp_path / "m")])
     assert "'constituency-neural'" in result.output and "schemes: phrase-structure, penn2malt" in result.output
     words = write(tmp_path, "dev.txt", "".join(" ".join(leaf.word for leaf in root.leaves()) + "\n" for root in roots()))

@@ -11,7 +11,7 @@ from pathlib import Path
 from hetdep.errors import HetdepError
 from hetdep.learn.checkpoint import STATE
 from hetdep.learn.model_files import compress_weights, prune_weights, read_kind
-from hetdep.models import NEURAL
+from hetdep.models import NEURAL, NEURAL_CONSTITUENCY
 
 TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies to
 
@@ -34,7 +34,7 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0) ->
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns(STATE))
         for config in sorted(copy.rglob("config.json")):
             part = config.parent
-            if read_kind(part) == NEURAL:
+            if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
                 from hetdep.neural.parser import NeuralParser
 
                 NeuralParser.load(part).save(part, quantize=True)

@@ -4,7 +4,7 @@ with ``--dependency`` both trees from one network against each trained alone.
     python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3]
 
 Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
-written as cleaned bracketed trees and their Penn2Malt conversion. Each variant and seed is
+written as bracketed trees and their Penn2Malt conversion. Each variant and seed is
 trained with ``hetdep train`` (kept in OUT and reused by a rerun), then parses the test words
 alone (``--format tokenized``: no gold tags) with ``hetdep parse``, scored by ``hetdep eval
 --const`` (EVALB, COLLINS.prm) and ``hetdep eval`` (UAS/LAS, punctuation excluded, against the
@@ -47,11 +47,12 @@ def hetdep(*arguments: str) -> str:
 
 
 def write_splits(data: Path, folder: Path) -> dict[str, int]:
-    """Each split as cleaned trees (.mrg), their Penn2Malt conversion (.conllu) and words (.txt); word counts."""
+    """Each split's trees (.mrg), their Penn2Malt conversion (.conllu) and words (.txt); word counts."""
     table = load_table("penn2malt")
     words = {}
     for name, items in wsj_splits(data).items():
-        (folder / f"{name}.mrg").write_text("".join(f"( {item.root.to_text()} )\n" for item in items), encoding="utf-8")
+        # as read (function tags, empty elements): Penn2Malt's labels come partly from function tags (SBJ, PRD)
+        (folder / f"{name}.mrg").write_text("".join(f"( {item.tree.root.to_text()} )\n" for item in items), encoding="utf-8")
         sentences = [tree_sentence(item.root, table, [], item.tree.path, item.tree.line) for item in items]
         write_conllu(sentences, folder / f"{name}.conllu")
         (folder / f"{name}.txt").write_text("".join(" ".join(s.forms) + "\n" for s in sentences), encoding="utf-8")

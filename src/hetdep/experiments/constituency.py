@@ -22,7 +22,9 @@ from hetdep.errors import HetdepError
 from hetdep.evaluation.attachment import evaluate
 from hetdep.evaluation.brackets import BracketScores, score
 from hetdep.experiments.common import cached_model
+from hetdep.learn.model_files import read_kind
 from hetdep.learn.perceptron import TrainOptions
+from hetdep.models import NEURAL_CONSTITUENCY
 from hetdep.transition.parser import ArcStandardParser
 from hetdep.treebank.conllu import XPOS
 from hetdep.treebank.ptb import Tree
@@ -78,6 +80,9 @@ def run_constituency_experiment(data: Path, out: Path, options: TrainOptions, fo
     phrase-structure model trained on the same split, one more row (and its dependencies' row)."""
     from hetdep.tagger.training import TaggerOptions, jackknife, tag_accuracy, train_tagger
 
+    if neural_model is not None and read_kind(neural_model) != NEURAL_CONSTITUENCY:  # said before hours of training
+        raise HetdepError(f"--neural {neural_model}: a '{read_kind(neural_model)}' model, not a neural phrase-structure "
+                          f"one (train it with --parser {NEURAL_CONSTITUENCY})")
     splits = wsj_splits(data)
     train_items, dev_items, test_items = splits["train"], splits["dev"], splits["test"]
     log(f"WSJ sample: {len(train_items)} training, {len(dev_items)} dev, {len(test_items)} test trees")
@@ -142,9 +147,6 @@ def _neural_parses(model_dir: Path, items: Sequence[TaggedTree], sentences: list
     from hetdep.neural.parser import NeuralParser
 
     parser = NeuralParser.load(model_dir)
-    if not parser.vocabularies.phrases:
-        raise HetdepError(f"--neural {model_dir}: a neural dependency model, not a phrase-structure one "
-                          "(train it with --parser constituency-neural)")
     list(parser.parse(sentences[:5]))
     started = time.perf_counter()
     parsed = [trees if isinstance(trees, tuple) else (trees,) for trees in parser.parse(sentences)]

@@ -26,7 +26,7 @@ class Shape:
     pretrained_dim: int = 0
     treebanks: int = 0  # rows of the treebank embedding (a model of several treebanks), 0 without one
     treebank_dim: int = 0
-    phrase_labels: int = 0  # span labels of the phrase-structure head (0: the empty label; 0 without the head)
+    phrase_labels: int = 0  # labels of the span head, id 0 the empty one (no phrase); 0: no span head
     span_dim: int = 250
 
     @property

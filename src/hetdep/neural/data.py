@@ -152,6 +152,7 @@ class Encoder:
         self.char_index = {char: k for k, char in enumerate(vocabularies.chars)}
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
+        self.phrase_index = {label: k for k, label in enumerate(vocabularies.phrases)}
 
     def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None,
               outputs: Sequence[int] | None = None, treebank: int = 0,
@@ -203,12 +204,11 @@ class Encoder:
         spans = np.zeros(0, dtype=np.int64)
         if phrases is not None:
             spans = np.full((size, longest, longest), IGNORE, dtype=np.int64)
-            index = {label: k for k, label in enumerate(self.vocabularies.phrases)}
             for row, (sentence, found) in enumerate(zip(sentences, phrases, strict=True)):
                 n = len(sentence)
                 spans[row, :n + 1, :n + 1] = np.where(np.triu(np.ones((n + 1, n + 1), dtype=bool), 1), 0, IGNORE)  # i < j: no phrase
                 for (i, j), label in found.items():
-                    spans[row, i, j] = index.get(label, IGNORE)
+                    spans[row, i, j] = self.phrase_index.get(label, IGNORE)
         return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels,
                      np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64), spans)
 

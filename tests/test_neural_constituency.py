@@ -63,7 +63,7 @@ def test_the_best_spans_of_a_tree_s_own_scores_give_the_tree_back():
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 14), st.integers(2, 5), st.integers(0, 2 ** 31 - 1))
-def test_the_compiled_chart_is_its_reference(n, labels, seed):
+def test_the_chart_in_array_steps_is_its_reference(n, labels, seed):
     """The same tree, labels, ties and score (a model has the empty label and one phrase label at least)."""
     scores = np.random.default_rng(seed).normal(size=(n + 1, n + 1, labels))
     if seed % 3 == 0:

@@ -16,6 +16,7 @@ from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, read_config, write_arrays, write_config
 from hetdep.learn.vocab import ParseStats
+from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
@@ -131,7 +132,6 @@ class NeuralParser:
             yield sentence
 
     def _parse_batch(self, sentences: list[Sentence]) -> list:
-        decode = _decoder(self.decoder)
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
@@ -140,6 +140,7 @@ class NeuralParser:
             encoded = network.encode(batch)
             tags = self._tags(network.tags(encoded), nonempty)
             heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.heads]
+            decode = _decoder(self.decoder) if self.heads else None  # a phrase-structure model alone starts without numba
             for slot, head in enumerate(self.heads):
                 scores = network.arc_scores(encoded, head)
                 for row, sentence in enumerate(nonempty):
@@ -148,8 +149,7 @@ class NeuralParser:
                     heads[slot][row, :n + 1] = found
             labels = [network.labels(encoded, head, found) for head, found in zip(self.heads, heads)]
             if self.vocabularies.phrases:
-                chart = _chart()
-                phrases = [chart(network.span_scores(encoded[row], len(sentence)), len(sentence))[:2]
+                phrases = [best_spans(network.span_scores(encoded[row], len(sentence)), len(sentence))[:2]
                            for row, sentence in enumerate(nonempty)]
             unknown = (batch.words == UNKNOWN).sum(1).tolist()
             for row, sentence in enumerate(nonempty):
@@ -371,15 +371,6 @@ def _leaf_tags(sentence: Sentence) -> list[str]:
         if any(tag != "_" for tag in found):
             return found
     return ["X"] * len(sentence)
-
-
-def _chart():
-    """CKY over span scores: compiled, or its reference for a short run (:mod:`hetdep.short_runs`)."""
-    if use_references():
-        from hetdep.neural.phrases import best_spans
-    else:
-        from hetdep.neural._chart import best_spans
-    return best_spans
 
 
 def _decoder(name: str):

@@ -4,6 +4,7 @@ the real treebanks is bench/neural.py's."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import warnings
@@ -25,6 +26,7 @@ torch = pytest.importorskip("torch", reason="the neural parser needs PyTorch ('h
 from hetdep.evaluation.attachment import evaluate  # noqa: E402
 from hetdep.learn.model_config import ModelFileError  # noqa: E402
 from hetdep.learn.model_files import file_sha256  # noqa: E402
+from hetdep.learn.vocab import ParseStats  # noqa: E402
 from hetdep.neural.data import Encoder, Vocabularies, batches_by_length  # noqa: E402
 from hetdep.neural.parser import NeuralParser  # noqa: E402
 from hetdep.neural.training import FINAL_RATE, NeuralOptions, train_neural  # noqa: E402
@@ -415,6 +417,22 @@ def test_sentences_batched_by_length_come_back_in_input_order(joint_result, monk
     assert len({len(s) for s in sentences}) > 3  # lengths differ: batches are not in input order
     assert [[(t.forms, t.heads, t.deprels) for t in pair] for pair in together] == \
         [[(t.forms, t.heads, t.deprels) for t in pair] for pair in alone]
+
+
+def test_batches_on_two_threads_give_the_same_trees_and_counts(joint_result, monkeypatch):
+    import hetdep.neural.parser as module
+
+    sentences = _pair("dev")[0]
+    monkeypatch.setattr(module, "SENTENCES_AT_ONCE", 4)  # several batches in flight at once
+    one = copy.copy(joint_result.parser)
+    one.stats = ParseStats()
+    two = copy.copy(one)
+    two.threads, two.stats = 2, ParseStats()
+    expected = [tuple(t.to_text() for t in pair) for pair in one.parse(sentences)]
+    assert [tuple(t.to_text() for t in pair) for pair in two.parse(sentences)] == expected
+    assert (two.stats.sentences, two.stats.words, two.stats.unknown_words) == \
+        (one.stats.sentences, one.stats.words, one.stats.unknown_words) == \
+        (len(sentences), sum(len(s) for s in sentences), one.stats.unknown_words)
 
 
 def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):

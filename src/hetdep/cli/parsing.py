@@ -29,7 +29,7 @@ STDIN = "<stdin>"
 
 
 CLUSTER_OPTIONS = (
-    click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences done at once, sharing one copy of the model (the perceptron parsers: about 2x faster on 2 cores; a neural model's network uses the cores through NumPy's own threads either way, and these run its FEATS and LEMMA taggers); the output is the same for any number. More threads than cores do not help. With --workers: each worker's threads."),
+    click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Sentences done at once, sharing one copy of the model (the perceptron parsers: about 2x faster on 2 cores; a neural model computes that many batches of its network at once, and its FEATS and LEMMA taggers run on them too); the output is the same for any number. More threads than cores do not help. With --workers: each worker's threads."),
     click.option("--workers", type=click.IntRange(1, 256), default=None, help="Run on a local Dask cluster of this many worker processes of --threads threads each: the input is cut into chunks of whole sentences that travel to the workers through Dask, each worker loads the model once and works through whole chunks with all its threads, and the output is the same as one process's (by default one process, no Dask). One worker a machine is the natural layout."),
     click.option("--scheduler", help="Run on an existing Dask cluster, reached at this address (tcp://HOST:PORT): the chunks and their trees travel through Dask, so its workers need no folder shared with this machine; each worker uses the threads it was started with (dask worker --nthreads N)."),
 )

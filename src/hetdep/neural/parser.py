@@ -22,6 +22,7 @@ from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.shape import Shape
 from hetdep.short_runs import use_references
+from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import UPOS, XPOS, Sentence
 from hetdep.treebank.phrase_trees import PhraseTree
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -54,6 +55,7 @@ class NeuralParser:
         self.encoder = Encoder(vocabularies)
         self.record = record or {}
         self.stats = ParseStats()
+        self.threads = 1  # batches computed at once (NumPy's products and ufuncs release Python's lock)
         self.tag_column = vocabularies.tag_columns[0] if vocabularies.tag_columns else "upos"
         self.tag_helpers: dict[str, tuple[Callable[[Sentence], np.ndarray], float]] = {}  # see _helped
         # The scheme heads parsed with and the treebank the input is read as: by default the first
@@ -117,9 +119,14 @@ class NeuralParser:
         in input order."""
         order = sorted(range(len(sentences)), key=lambda k: len(sentences[k]))
         parsed: list = [None] * len(sentences)
-        for chosen in _batches(order, [len(sentences[k]) + 1 for k in order]):
-            for k, result in zip(chosen, self._parse_batch([sentences[k] for k in chosen])):
+        batches = list(_batches(order, [len(sentences[k]) + 1 for k in order]))
+        done = ordered_map(lambda chosen: self._parse_batch([sentences[k] for k in chosen]), batches, self.threads)
+        for chosen, results in zip(batches, done):
+            for k, (result, unknown_words) in zip(chosen, results):
                 parsed[k] = result
+                words = len(sentences[k])
+                if words:
+                    self.stats.count(sentences=1, words=words, unknown_words=unknown_words)
         return parsed
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
@@ -131,7 +138,9 @@ class NeuralParser:
                 sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
 
-    def _parse_batch(self, sentences: list[Sentence]) -> list:
+    def _parse_batch(self, sentences: list[Sentence]) -> list[tuple]:
+        """Each sentence's tree or trees and its count of unknown words (counted by the caller, in
+        one thread)."""
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
@@ -157,7 +166,7 @@ class NeuralParser:
         out = []
         for sentence in sentences:
             if not len(sentence):
-                out.append(sentence if self.schemes == 1 else (sentence,) * self.schemes)
+                out.append((sentence if self.schemes == 1 else (sentence,) * self.schemes, 0))
                 continue
             row, unknown_words = outputs[id(sentence)]
             n = len(sentence)
@@ -170,8 +179,7 @@ class NeuralParser:
             if self.vocabularies.phrases:
                 root = tree_from_spans(tagged.forms, _leaf_tags(tagged), *phrases[row], self.vocabularies.phrases)
                 trees = (PhraseTree(tagged, root), *trees)
-            self.stats.count(sentences=1, words=n, unknown_words=unknown_words)
-            out.append(trees[0] if self.schemes == 1 else trees)
+            out.append((trees[0] if self.schemes == 1 else trees, unknown_words))
         return out
 
     def _tags(self, heads: list[np.ndarray], sentences: list[Sentence]) -> list[np.ndarray]:

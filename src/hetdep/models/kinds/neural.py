@@ -29,8 +29,8 @@ from hetdep.treebank.tags import WORD_COLUMNS
 
 @dataclass
 class NeuralModels(OpenModels):
-    """A neural model: its network tags (UPOS, and others its training file had) as it parses;
-    the bundled taggers of other columns tag after it, on ``choice.threads`` threads."""
+    """A neural model: its network tags (UPOS, and others its training file had) as it parses,
+    ``choice.threads`` batches at once; the bundled taggers of other columns tag after it, on as many threads."""
 
     # A model of several treebanks: name -> the columns of its own taggers, read when first parsed as it
     # (into ``own_taggers``, which the copies :meth:`for_treebank` makes share).
@@ -49,6 +49,7 @@ class NeuralModels(OpenModels):
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
         parser = NeuralParser.load(model_dir, config)
+        parser.threads = choice.threads
         bundled = bundled_parts(config, model_dir, tag_input)
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
                      feats_b=bundled.feats_b)

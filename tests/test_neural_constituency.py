@@ -154,6 +154,8 @@ def test_the_command_line_trains_and_parses_both_trees(tmp_path):
                                   "--model", str(tmp_path / "m"), "--iterations", "2", "--final-epochs", "0",
                                   "--embeddings", "none", "--threads", "1", "--dependency", "penn2malt"])
     assert result.exit_code == 0, result.output
+    # each epoch's dev score as it ends, a line each when not on a terminal (a training logged to a file)
+    assert "parser: epoch 1 done, dev mean of F1 and LAS " in result.output and "parser: epoch 2 done" in result.output
     assert not (tmp_path / "m" / "state").exists()
     text = write(tmp_path, "in.txt", "The dog barks .\nIt saw the cat in the garden today , they say .\n")
     result = runner.invoke(main, ["parse", "--model", str(tmp_path / "m"), "--input", str(text),

@@ -98,10 +98,11 @@ class RunDisplay:
         self.log(f"{self._prefix(stage)} done in {_clock(seconds)}" + (f": {note}" if note else ""))
         self._last_tenth = -1
 
-    def perceptron_progress(self, name: str, score: str = "UAS", log_iterations: bool = True):
+    def perceptron_progress(self, name: str, score: str = "UAS", log_iterations: bool = True, shown: str = "dev_UAS"):
         """A tqdm-like factory for the training loops' ``progress`` (one bar per iteration): the
-        stage's units are sentence passes, and the last iteration's dev score is shown as ``score``
-        (a tagger's accuracy travels as its UAS), and with ``log_iterations`` written as a line."""
+        stage's units are sentence passes, and the last iteration's dev score (the loop's postfix
+        ``shown``; a tagger's accuracy travels as its UAS) is shown as ``score``, and with
+        ``log_iterations`` written as a line."""
         display = self
 
         class _Iteration:
@@ -112,8 +113,8 @@ class RunDisplay:
             def update(self, n: int = 1) -> None:
                 display.advance(name, n)
 
-            def set_postfix(self, dev_UAS=None, **_) -> None:  # noqa: N803 (the loops' keyword)
-                self.dev = display.stages[name].extra[f"dev {score}"] = dev_UAS
+            def set_postfix(self, **postfix) -> None:
+                self.dev = display.stages[name].extra[f"dev {score}"] = postfix.get(shown)
 
             def close(self) -> None:
                 if self.dev is not None and log_iterations:

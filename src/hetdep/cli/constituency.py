@@ -36,8 +36,6 @@ def train_constituency(model_dir: str, train_path: str, dev_path: str, options, 
 def train_neural_constituency(model_dir: str, train_path: str, dev_path: str, iterations: int, patience: int, seed: int,
                               threads: int | None, final_epochs: int | None, embeddings: str | None,
                               dependency: str | None) -> None:
-    from tqdm import tqdm
-
     from hetdep.constituency.neural_pipeline import train_neural_constituency as train
     from hetdep.models.vectors import DEFAULT_VECTORS
     from hetdep.neural.training import NeuralOptions
@@ -46,8 +44,7 @@ def train_neural_constituency(model_dir: str, train_path: str, dev_path: str, it
     default = NeuralOptions()
     options = NeuralOptions(epochs=iterations, patience=patience, seed=seed, threads=threads or default.threads,
                             final_epochs=default.final_epochs if final_epochs is None else final_epochs)
-    result = train(model_dir, train_path, dev_path, options, dependency, embeddings or DEFAULT_VECTORS,
-                   progress=lambda **bar: tqdm(mininterval=1.0, disable=None, **bar), log=lambda line: click.echo(line, err=True))
+    result = train(model_dir, train_path, dev_path, options, dependency, embeddings or DEFAULT_VECTORS)
     for report in result.history:
         detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
         click.echo(f"epoch {report.iteration:2d}: {report.seconds:7.1f} s ({detail})", err=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import TextIO
 
 from hetdep.constituency.training import TaggedTree, read_treebank
 from hetdep.convert.headrules import load_table, tree_sentence
@@ -20,6 +20,7 @@ from hetdep.learn.model_files import file_sha256
 from hetdep.learn.perceptron import TrainResult
 from hetdep.models.language import training_language
 from hetdep.models.vectors import DEFAULT_VECTORS, NO_VECTORS, default_vectors, read_vectors
+from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence
 
 PHRASE_STRUCTURE = "phrase-structure"  # the name of its first output, as ``info`` shows it
@@ -42,10 +43,12 @@ def treebank_of(train: list[TaggedTree], dev: list[TaggedTree], dependency: str 
 
 def train_neural_constituency(model_dir: str | Path, train_path: str | Path, dev_path: str | Path, options,
                               dependency: str | None = None, embeddings: str | None = DEFAULT_VECTORS,
-                              progress: Callable | None = None, log: Callable[[str], None] = print) -> TrainResult:
+                              stream: TextIO | None = None, interactive: bool | None = None) -> TrainResult:
     """Train on bracketed treebank files (a ``.mrg`` file, a folder, a ``.zip``) and write the model;
     ``options``: :class:`hetdep.neural.training.NeuralOptions`; ``embeddings``: pretrained vectors
-    as ``hetdep train --embeddings`` takes them (by default the shipped model's of the trees' language)."""
+    as ``hetdep train --embeddings`` takes them (by default the shipped model's of the trees' language).
+    Progress and each epoch's dev score go to ``stream`` (standard error), redrawn on a terminal
+    (``interactive``), a line each elsewhere."""
     from hetdep.neural.training import train_treebanks
 
     if dependency:
@@ -53,15 +56,21 @@ def train_neural_constituency(model_dir: str | Path, train_path: str | Path, dev
     train, dev = read_treebank(train_path), read_treebank(dev_path)
     treebank = treebank_of(train, dev, dependency)
     language = training_language(treebank.train[0])
+    display = RunDisplay([Stage("parser", (options.epochs + options.final_epochs) * len(train), "sentence passes", stops_early=True)], stream,
+                         interactive)
     if embeddings == DEFAULT_VECTORS:
         embeddings = default_vectors(language)
         if embeddings:
-            log(f"pretrained vectors: the shipped model's, {embeddings} (--embeddings none trains without them)")
+            display.log(f"pretrained vectors: the shipped model's, {embeddings} (--embeddings none trains without them)")
     vectors = read_vectors(embeddings) if embeddings and embeddings != NO_VECTORS else None
     state = Path(model_dir) / checkpoint.STATE
+    display.start("parser")
     with checkpoint.kept_in(state / "parser"):  # each finished epoch kept there, for --resume
         result = train_treebanks([treebank], replace(options, embeddings=embeddings if vectors else None),
-                                 progress=progress, vectors=vectors)
+                                 progress=display.perceptron_progress("parser", score="mean of F1 and LAS" if dependency else "F1",
+                                                                      shown="dev_LAS"),
+                                 vectors=vectors)
+    display.finish("parser", f"epoch {result.best_iteration} kept")
     files = [{"role": role, "path": str(Path(path).resolve()), "sentences": len(items),
               **({"sha256": file_sha256(Path(path))} if Path(path).is_file() else {})}  # a folder: its files, unhashed
              for role, path, items in (("train", train_path, train), ("dev", dev_path, dev))]

@@ -20,12 +20,16 @@ from hetdep.treebank.outputs import output_files
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="An .html page (every sentence), or an .svg picture (one sentence); '-': the HTML on standard output.")
 def render_command(input_path, input_b_path, gold_path, names, sentence, output_path):
     """Draw trees as pictures: one scheme's arcs above the words, a second's below (zhang2014
-    Figure 1), or a prediction against its gold tree; self-contained SVG or HTML, no script."""
+    Figure 1), or a prediction against its gold tree; self-contained SVG or HTML, no script.
+    INPUT of bracketed phrase-structure trees: their phrases above the words, with --input-b's
+    dependency trees below or against --gold's bracketed trees."""
     from hetdep.models.training import scheme_name
     from hetdep.render.sentences import page, picture
 
     if input_b_path and gold_path:
         raise click.UsageError("--input-b draws two schemes, --gold one scheme against its gold: give one of them")
+    if _bracketed(input_path):
+        return _render_phrase_trees(input_path, input_b_path, gold_path, names, sentence, output_path)
     sentences = read_all(input_path, require_heads=True, single_root=False)
     others = read_all(input_b_path, require_heads=True, single_root=False) if input_b_path else None
     golds = read_all(gold_path, require_heads=True, single_root=False) if gold_path else None
@@ -49,3 +53,48 @@ def render_command(input_path, input_b_path, gold_path, names, sentence, output_
     with output_files(output_path) as (out,):
         out.write(text)
     click.echo(f"drew {len(sentences)} sentence{'s' if len(sentences) != 1 else ''} to {output_path}", err=True)
+
+
+def _bracketed(path: str) -> bool:
+    """Whether a file holds bracketed phrase-structure trees (its first character but white space
+    is a bracket; a CoNLL-U file starts with a comment or a word's number)."""
+    try:
+        with open(path, "rb") as file:
+            start = file.read(4096).lstrip()
+    except OSError:
+        return False  # read again where its error is said
+    return start.startswith(b"(")
+
+
+def _render_phrase_trees(input_path, input_b_path, gold_path, names, sentence, output_path):
+    """Phrase-structure trees (``hetdep parse``'s ``--output`` of a constituency model), with
+    ``--input-b``'s dependency trees of the same words below, or against ``--gold``'s bracketed trees."""
+    from hetdep.models.training import scheme_name
+    from hetdep.render.sentences import phrase_picture
+    from hetdep.render.svg import html_page
+    from hetdep.treebank.ptb import read_trees
+
+    if gold_path and not _bracketed(gold_path):
+        raise HetdepError(f"{gold_path}: phrase-structure trees are drawn against bracketed gold trees, and this file is not one")
+    trees = list(read_trees(input_path))
+    others = read_all(input_b_path, require_heads=True, single_root=False) if input_b_path else None
+    golds = list(read_trees(gold_path)) if gold_path else None
+    named = [n.strip() for n in names.split(",")] if names else ["phrase structure"] + (
+        [scheme_name(input_b_path, "b")] if input_b_path else [])
+    for partners, path in ((others, input_b_path), (golds, gold_path)):
+        if partners is not None and len(partners) != len(trees):
+            raise HetdepError(f"{input_path} has {len(trees)} trees and {path} {len(partners)}: draw them from the same sentences")
+    chosen = range(len(trees))
+    if sentence is not None:
+        if sentence > len(trees):
+            raise HetdepError(f"{input_path} has {len(trees)} trees: no sentence {sentence}")
+        chosen = [sentence - 1]
+    if output_path.endswith(".svg") and len(chosen) != 1:
+        raise HetdepError(f"an .svg picture holds one sentence and {input_path} has {len(trees)}: "
+                          "choose one with --sentence, or write an .html page")
+    svgs = [phrase_picture(trees[k], named[0], others[k] if others else None, named[1] if len(named) > 1 else "",
+                           golds[k] if golds else None) for k in chosen]
+    text = svgs[0] if output_path.endswith(".svg") else html_page(svgs, Path(input_path).name)
+    with output_files(output_path) as (out,):
+        out.write(text)
+    click.echo(f"drew {len(svgs)} tree{'s' if len(svgs) != 1 else ''} to {output_path}", err=True)

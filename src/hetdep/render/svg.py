@@ -1,6 +1,8 @@
 """Pictures of a sentence's two trees (zhang2014 Figure 1): scheme a's arcs above the words,
 scheme b's below, the arcs both trees share solid and the others dashed, labels on the arcs,
 tags under the words; or one scheme's predicted tree against its gold one, wrong arcs in red.
+A phrase-structure tree is drawn above the words too, its phrases over their children, with a
+dependency tree of the same words below (a neural constituency model's two trees).
 
 spaCy's displaCy draws one tree per sentence with its arcs above only, and would bring spaCy
 in for it, so the SVG is written here: plain elements and an inline style, no script, no font
@@ -18,11 +20,13 @@ LABEL_CHAR = 6.2  # and at the label font size
 GAP = 22  # room between words
 LEVEL = 26  # height of one nesting level of arcs
 WORD_ROW = 18  # the words' line, then the tags' line
+PHRASE_LEVEL = 24  # height of one level of phrases
 STYLE = """
 svg.hetdep { font-family: sans-serif; background: white; }
 svg.hetdep .word { font-size: 13px; fill: #111; }
 svg.hetdep .tag { font-size: 10px; fill: #666; }
 svg.hetdep .label { font-size: 10px; fill: #333; }
+svg.hetdep .label-phrase { font-size: 11px; fill: #234; font-weight: bold; }
 svg.hetdep .scheme { font-size: 11px; fill: #888; font-style: italic; }
 svg.hetdep .arc { fill: none; stroke: #345; stroke-width: 1.2; }
 svg.hetdep .differs { stroke-dasharray: 4 3; }
@@ -40,6 +44,18 @@ class Tree:
     name: str
     heads: Sequence[int]
     labels: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One phrase of a phrase-structure picture: its label, its children in order (each ``(True,
+    word index)`` for a word under its tag, or ``(False, phrase index)`` for an earlier phrase
+    of the list), its depth (0: the top phrase), and whether the gold tree lacks it."""
+
+    label: str
+    children: tuple[tuple[bool, int], ...]
+    depth: int
+    wrong: bool = False
 
 
 def _levels(heads: Sequence[int]) -> list[int]:
@@ -72,9 +88,50 @@ def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: 
     n = len(forms)
     if any(len(tree.heads) != n for tree in (above, below, gold) if tree is not None):
         raise ValueError("every tree needs one head per word")
+    centers, width = _word_centers(forms, tags, (above, below if gold is None else None))
+    levels_above = _levels(above.heads)
+    second = below if gold is None else None
+    top_room = (max(levels_above, default=0) + 1) * LEVEL + (16 if title else 0) + 14
+    parts, finish = _picture(forms, tags, centers, width, top_room + 14, second, title, above.name,
+                             top_room - 4 if not title else 30)
+    parts += _tree(above, levels_above, centers, top_room - 1, up=True, other=second, gold=gold)
+    return finish(parts, above)
+
+
+def _picture(forms: Sequence[str], tags: Sequence[str], centers: list[float], width: float, word_y: float,
+             below: Tree | None, title: str, name: str, name_y: float):
+    """The start of a picture (its frame, title, the name of the tree above, the words and their
+    tags on the line ``word_y``), and the function that ends it: ``below``'s arcs under the words."""
+    bottom_base = word_y + WORD_ROW + 6
+    levels_below = _levels(below.heads) if below else []
+    height = bottom_base + ((max(levels_below, default=0) + 1) * LEVEL + 14 if below else 4)
+    parts = [f'<svg class="hetdep" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">', f"<style>{STYLE}</style>"]
+    if title:
+        parts.append(f'<text class="scheme" x="10" y="14">{escape(title)}</text>')
+    parts.append(f'<text class="scheme" x="10" y="{name_y:.0f}">{escape(name)}</text>')
+    for k, (form, tag) in enumerate(zip(forms, tags)):
+        parts.append(f'<text class="word" x="{centers[k]:.1f}" y="{word_y:.1f}" text-anchor="middle">{escape(form)}</text>')
+        parts.append(f'<text class="tag" x="{centers[k]:.1f}" y="{word_y + 13:.1f}" text-anchor="middle">{escape(tag)}</text>')
+
+    def finish(parts: list[str], above: Tree | None) -> str:
+        """``above``: the dependency tree drawn above, whose arcs ``below``'s that differ are dashed against."""
+        if below:
+            parts.append(f'<text class="scheme" x="10" y="{height - 4:.0f}">{escape(below.name)}</text>')
+            parts += _tree(below, levels_below, centers, bottom_base, up=False, other=above, gold=None)
+        parts.append("</svg>")
+        return "\n".join(parts)
+
+    return parts, finish
+
+
+def _word_centers(forms: Sequence[str], tags: Sequence[str], trees: Sequence[Tree | None]) -> tuple[list[float], float]:
+    """Each word's x and the picture's width: each word as wide as its form or tag, and room
+    between neighbours for the labels of ``trees``' arcs that join them."""
+    n = len(forms)
     widths = [max(len(f), len(t)) * CHAR + GAP for f, t in zip(forms, tags)]
     need = [0.0] * n  # between word k and k + 1: room for the labels of arcs joining them
-    for tree in (above, below if gold is None else None):
+    for tree in trees:
         for dependent, (head, label) in enumerate(zip(tree.heads, tree.labels) if tree else (), 1):
             if head and abs(head - dependent) == 1:
                 k = min(head, dependent) - 1
@@ -82,29 +139,41 @@ def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: 
     centers = [10.0 + widths[0] / 2] if n else []
     for k in range(1, n):
         centers.append(centers[-1] + max((widths[k - 1] + widths[k]) / 2, need[k - 1]))
-    width = (centers[-1] + widths[-1] / 2 if n else 10.0) + 10
-    levels_above = _levels(above.heads)
-    second = below if gold is None else None
-    levels_below = _levels(second.heads) if second else []
-    top_room = (max(levels_above, default=0) + 1) * LEVEL + (16 if title else 0) + 14
-    word_y = top_room + 14
-    bottom_base = word_y + WORD_ROW + 6
-    height = bottom_base + ((max(levels_below, default=0) + 1) * LEVEL + 14 if second else 4)
-    parts = [f'<svg class="hetdep" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">', f"<style>{STYLE}</style>"]
-    if title:
-        parts.append(f'<text class="scheme" x="10" y="14">{escape(title)}</text>')
-    parts.append(f'<text class="scheme" x="10" y="{top_room - 4 if not title else 30}">{escape(above.name)}</text>')
-    for k, (form, tag) in enumerate(zip(forms, tags)):
-        parts.append(f'<text class="word" x="{centers[k]:.1f}" y="{word_y:.1f}" text-anchor="middle">{escape(form)}</text>')
-        parts.append(f'<text class="tag" x="{centers[k]:.1f}" y="{word_y + 13:.1f}" text-anchor="middle">{escape(tag)}</text>')
-    top_base = word_y - 15
-    parts += _tree(above, levels_above, centers, top_base, up=True, other=second, gold=gold)
-    if second:
-        parts.append(f'<text class="scheme" x="10" y="{height - 4:.0f}">{escape(second.name)}</text>')
-        parts += _tree(second, levels_below, centers, bottom_base, up=False, other=above, gold=None)
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return centers, (centers[-1] + widths[-1] / 2 if n else 10.0) + 10
+
+
+def phrase_svg(forms: Sequence[str], tags: Sequence[str], phrases: Sequence[Phrase], name: str,
+               below: Tree | None = None, title: str = "") -> str:
+    """One sentence's phrase-structure tree as an SVG element: each phrase one level under its
+    parent, over the middle of its first and last children, a word hanging from its level
+    straight down to the word (its tag under it, as in the dependency pictures), so no line
+    crosses another; ``wrong`` phrases (not in the gold tree) red. With ``below``: a dependency
+    tree of the same words drawn under them."""
+    n = len(forms)
+    if below is not None and len(below.heads) != n:
+        raise ValueError("the dependency tree needs one head per word")
+    centers, width = _word_centers(forms, tags, (below,))
+    xs: list[float] = []
+    for phrase in phrases:  # children first: a phrase's children are placed before it
+        ends = [centers[child] if leaf else xs[child] for leaf, child in (phrase.children[0], phrase.children[-1])]
+        xs.append(sum(ends) / 2)
+    levels = max((phrase.depth for phrase in phrases), default=-1) + 2  # the deepest words hang one level lower
+    top = (16 if title else 0) + 32
+    word_y = top + levels * PHRASE_LEVEL
+    parts, finish = _picture(forms, tags, centers, width, word_y, below, title, name, 30 if title else 14)
+    for k, phrase in enumerate(phrases):
+        y = top + phrase.depth * PHRASE_LEVEL
+        line = "arc wrong" if phrase.wrong else "arc"
+        for leaf, child in phrase.children:
+            if leaf:  # to its level under the phrase, then straight down to the word
+                x2 = centers[child]
+                path = f"M{xs[k]:.1f},{y + 4:.1f} L{x2:.1f},{y + PHRASE_LEVEL - 11:.1f} L{x2:.1f},{word_y - 13:.1f}"
+            else:
+                path = f"M{xs[k]:.1f},{y + 4:.1f} L{xs[child]:.1f},{y + PHRASE_LEVEL - 11:.1f}"
+            parts.append(f'<path class="{line}" d="{path}"/>')
+        label_class = "label-phrase" + (" wrong-label" if phrase.wrong else "")
+        parts.append(f'<text class="{label_class}" x="{xs[k]:.1f}" y="{y:.1f}" text-anchor="middle">{escape(phrase.label)}</text>')
+    return finish(parts, None)
 
 
 def _tree(tree: Tree, levels: list[int], centers: list[float], base: float, up: bool, other: Tree | None,

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 import hetdep
 from hetdep.cli import main
-from hetdep.errors import HetdepError
 from hetdep.neural import _chart
 from hetdep.neural.phrases import EMPTY, best_spans, labelled_spans, tree_from_spans
 from hetdep.treebank.phrase_trees import bracketed
@@ -170,10 +169,21 @@ def test_the_command_line_trains_and_parses_both_trees(tmp_path):
     result = runner.invoke(main, ["parse", "--model", str(tmp_path / "m"), "--input", str(text), "--output", "-",
                                   "--to-dependency", "penn2malt"])  # its phrase-structure trees by head rules
     assert result.exit_code == 0 and result.output.count("\t0\t") == 2 and "(TOP" not in result.output
-    with pytest.raises(HetdepError, match="gives phrase-structure trees"):
-        hetdep.load(tmp_path / "m")
+    # hetdep.load: the dependency trees the network learned, each sentence's phrase-structure tree beside them
+    loaded = hetdep.load(tmp_path / "m")
+    document = loaded.parse([line.split() for line in text.read_text(encoding="utf-8").splitlines()])
+    assert loaded.schemes == ("penn2malt",) and document.to_conllu() == deps
+    assert [sentence.phrase_tree + "\n" for sentence in document] == (tmp_path / "out.mrg").read_text(encoding="utf-8").splitlines(True)
+    assert "label-phrase" in document.sentences[0].render() and document.render().count("<figure>") == 2
+    from starlette.testclient import TestClient
+
+    from hetdep.service.app import create_app
+
+    served = TestClient(create_app({"wsj": str(tmp_path / "m")})).post(  # the service gives those dependency trees
+        "/process", data={"data": text.read_text(encoding="utf-8"), "model": "wsj", "input": "horizontal", "tagger": "", "parser": ""})
+    assert served.status_code == 200 and served.json()["result"] == deps
     document = hetdep.load(tmp_path / "m", to_dependency="penn2malt").parse([["The", "dog", "barks", "."]])
-    assert len(document.sentences) == 1 and len(document.sentences[0].words) == 4
+    assert len(document.sentences) == 1 and len(document.sentences[0].words) == 4 and document.sentences[0].phrase_tree is None
     result = runner.invoke(main, ["compact", str(tmp_path / "m"), "--output", str(tmp_path / "small")])
     assert result.exit_code == 0, result.output
     result = runner.invoke(main, ["parse", "--model", str(tmp_path / "small"), "--input", str(text), "--output", "-"])

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS
 from hetdep.treebank.conllu import Sentence as TreebankSentence
+
+if TYPE_CHECKING:
+    from hetdep.treebank.ptb import Node
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,12 @@ class Word:
 
 
 class Sentence:
-    """A parsed sentence: its words, its text (``# text``, when the input had one), its trees."""
+    """A parsed sentence: its words, its text (``# text``, when the input had one), its trees, and
+    a phrase-structure model's phrase-structure tree (``phrase_tree``, bracketed; else None)."""
 
-    def __init__(self, trees: Mapping[str, TreebankSentence]):
+    def __init__(self, trees: Mapping[str, TreebankSentence], phrases: "Node | None" = None):
         self._trees = dict(trees)
+        self._phrases = phrases
         first = next(iter(self._trees.values()))
         rows = [first.rows[i] for i in first.word_rows]
         heads = {scheme: tree.heads for scheme, tree in self._trees.items()}
@@ -55,6 +60,14 @@ class Sentence:
     @property
     def schemes(self) -> tuple[str, ...]:
         return tuple(self._trees)
+
+    @property
+    def phrase_tree(self) -> str | None:
+        """The phrase-structure tree on one line of brackets, as ``hetdep parse`` writes it (None: the
+        model gives dependency trees alone)."""
+        from hetdep.treebank.phrase_trees import bracketed
+
+        return bracketed(self._phrases) if self._phrases is not None else None
 
     def __len__(self) -> int:
         return len(self.words)
@@ -73,9 +86,14 @@ class Sentence:
 
     def render(self, gold: "Sentence | None" = None, scheme: str | None = None) -> str:
         """An SVG: the first scheme's arcs above the words and the second's below (shared arcs
-        solid, the others dashed); with ``gold``, ``scheme``'s tree against gold's, wrong arcs red."""
-        from hetdep.render.sentences import picture
+        solid, the others dashed), or a phrase-structure model's phrases above and its
+        dependencies below; with ``gold``, ``scheme``'s tree against gold's, wrong arcs red."""
+        from hetdep.render.sentences import phrase_picture, picture
 
+        if self._phrases is not None and gold is None and scheme is None:  # its phrase structure, the dependencies below
+            from hetdep.treebank.ptb import Tree
+
+            return phrase_picture(Tree(self._phrases, "", 0), "phrase structure", self.tree(self.schemes[0]), self.schemes[0])
         if gold is not None:
             scheme = scheme or self.schemes[0]
             return picture(self.tree(scheme), scheme, gold=gold.tree(scheme))

@@ -74,11 +74,14 @@ class Model:
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
                                                           threads=threads, treebank=treebank,
                                                           to_dependency=to_dependency))
-        if not self._models.dependency_trees:
-            raise HetdepError(f"{self.path} gives phrase-structure trees: hetdep.load gives dependency trees, so name the head "
-                              "rules that derive them (to_dependency='penn2malt'); 'hetdep parse' writes its bracketed trees")
+        # A phrase-structure model that learned dependency trees too (--dependency) gives those, and each
+        # sentence's phrase-structure tree beside them (Sentence.phrase_tree).
+        self._phrases = not self._models.dependency_trees
+        if self._phrases and not self._models.pairs:
+            raise HetdepError(f"{self.path} gives phrase-structure trees: hetdep.load gives dependency trees, so name the "
+                              "head rules that derive them (to_dependency='penn2malt'); 'hetdep parse' writes its bracketed trees")
         self.kind = self._models.kind
-        self.schemes = self._models.schemes
+        self.schemes = self._models.schemes[1:] if self._phrases else self._models.schemes
 
     @property
     def treebank(self) -> str | None:
@@ -143,20 +146,25 @@ class Model:
         small requests that arrive together this way)."""
         sentences = [sentence for part in parts for sentence in part]
         parsed = list(self._models.parse_trees(sentences))  # the language guard is asked below, per part
+        phrases = [None] * len(parsed)
+        if self._phrases:
+            phrases, parsed = [pair[0] for pair in parsed], [pair[1] for pair in parsed]
         if keep_tags:
             parsed = [_with_columns_of(given, result) for given, result in zip(sentences, parsed, strict=True)]
         documents, start = [], 0
         for part in parts:
-            documents.append(self._document(parsed[start:start + len(part)]))
+            documents.append(self._document(parsed[start:start + len(part)], phrases[start:start + len(part)]))
             start += len(part)
         return documents
 
     def _parse(self, sentences: Iterable[TreebankSentence]) -> Document:
-        return self._document(list(self._models.parse_trees(sentences)))
+        return self.parse_parts([list(sentences)])[0]
 
-    def _document(self, parsed: list) -> Document:
-        """The Document of parses (trees, or pairs of trees), with the language guard's warning."""
-        firsts = [pair[0] if self._models.pairs else pair for pair in parsed]
+    def _document(self, parsed: list, phrases: list) -> Document:
+        """The Document of parses (trees, or pairs of trees, and their phrase-structure trees or
+        None), with the language guard's warning."""
+        pairs = self._models.pairs and not self._phrases
+        firsts = [pair[0] if pairs else pair for pair in parsed]
         words = sum(map(len, firsts))
         unknown = sum(not self._models.is_known(form) for sentence in firsts for form in sentence.forms)
         foreign = self._models.guard.foreign_words(firsts)  # counted here: one guard serves concurrent calls
@@ -164,9 +172,9 @@ class Model:
         found = [warning] if warning else []
         if warning and not self.quiet:
             warnings.warn(warning, UnknownWordsWarning, stacklevel=4)
-        sentences = ([Sentence(dict(zip(self.schemes, pair))) for pair in parsed] if self._models.pairs
-                     else [Sentence({self.schemes[0]: tree}) for tree in parsed])
-        return Document(sentences, self.schemes if self._models.pairs else self.schemes[:1], found, unknown, foreign)
+        sentences = ([Sentence(dict(zip(self.schemes, pair))) for pair in parsed] if pairs
+                     else [Sentence({self.schemes[0]: tree}, phrase.root if phrase else None) for tree, phrase in zip(parsed, phrases)])
+        return Document(sentences, self.schemes if pairs else self.schemes[:1], found, unknown, foreign)
 
     def foreign_text_warning(self, foreign: Mapping[str, int], words: int) -> str | None:
         """The warning parsing gives when so many words are in sentences that look like another

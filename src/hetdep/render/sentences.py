@@ -104,6 +104,6 @@ def phrase_picture(tree: Bracketed, name: str, below: Sentence | None = None, be
     if gold is not None and len(gold_words) != len(words):
         raise MismatchError(gold.path, gold.line, f"tree has {len(gold_words)} words (empty elements left out) but its "
                             f"prediction at {tree.describe()} has {len(words)}")
-    title = tree.describe() + (" (against gold: the phrases it lacks red)" if gold is not None else "")
+    title = (tree.describe() if tree.path else "") + (" (against gold: the phrases it lacks red)" if gold is not None else "")
     return phrase_svg([word.word for word in words], [word.label for word in words], phrases, name,
                       tree_of(below, below_name) if below is not None else None, title=title)

@@ -1,7 +1,7 @@
 """Parsing speed of the constituency parser on the WSJ sample's test files: whole process, start-up,
 parsing alone (issues 22 and 38).
 
-    python bench/bench_constituency.py --models OUT/models [--data ../shared/data/en-wsj-sample] [--runs 3] [--also DIR ...]
+    python bench/bench_constituency.py --models OUT/models [--data ../shared/data/en-wsj-sample] [--runs 3] [--also DIR ...] [--threads 2]
 
 OUT is the folder of ``hetdep experiment constituency`` (the models found there of
 plain-gold-tags, dp-gold-tags, arc-standard-penn2malt are measured); ``--also``: other models
@@ -45,14 +45,14 @@ BASELINE = "arc-standard-penn2malt"
 ZPAR = "ZPar conparser (issue 38, another machine): 945-965 words/s whole process, 4.0 s start-up, ~2,580-2,740 words/s parse only"
 
 
-def run_parse(model: Path, source: Path, output: Path) -> float:
+def run_parse(model: Path, source: Path, output: Path, threads: int) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hetdep", "parse", "--model", str(model), "--input", str(source), "--output",
-                    str(output)], check=True, capture_output=True)
+                    str(output), "--threads", str(threads)], check=True, capture_output=True)
     return time.perf_counter() - start
 
 
-def in_process(model: Path, sentences: list, runs: int) -> float:
+def in_process(model: Path, sentences: list, runs: int, threads: int) -> float:
     """Median seconds to parse ``sentences`` with the model loaded and warmed up."""
     import hetdep
     from hetdep.constituency.parser import ConstituencyParser
@@ -67,9 +67,15 @@ def in_process(model: Path, sentences: list, runs: int) -> float:
     elif read_kind(model) == NEURAL_CONSTITUENCY:
         from hetdep.neural.parser import NeuralParser
 
-        parse = NeuralParser.load(model).parse
+        neural = NeuralParser.load(model)
+        neural.threads = threads
+        parse = neural.parse
     else:
-        parse = hetdep.load(model).parse_sentences
+        parse = hetdep.load(model, threads=threads).parse_sentences
+    if threads > 1:  # as hetdep parse: each batch's products on one BLAS thread
+        from hetdep.threads import limit_blas_threads
+
+        limit_blas_threads(1)
     list(parse(sentences[:1]))
     times = []
     for _ in range(runs):
@@ -85,6 +91,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--also", type=Path, nargs="*", default=[], help="other model folders to measure")
+    parser.add_argument("--threads", type=int, default=1, help="hetdep parse --threads (a neural model: batches at once)")
     args = parser.parse_args()
     models = [name for name in MODELS if (args.models / name).is_dir()]
     if not models and not args.also:
@@ -102,10 +109,10 @@ def main() -> None:
         write_conllu(sentences[:1], first)
         for _ in range(args.runs):
             for name in models:
-                whole[name].append(run_parse(paths[name], source, Path(folder) / f"{Path(name).name}.out"))
-                start_up[name].append(run_parse(paths[name], first, Path(folder) / f"{Path(name).name}.first"))
-    inside = {name: in_process(paths[name], sentences, args.runs) for name in models}
-    print(f"WSJ sample test: {len(sentences)} sentences, {words:,} words; medians of {args.runs}")
+                whole[name].append(run_parse(paths[name], source, Path(folder) / f"{Path(name).name}.out", args.threads))
+                start_up[name].append(run_parse(paths[name], first, Path(folder) / f"{Path(name).name}.first", args.threads))
+    inside = {name: in_process(paths[name], sentences, args.runs, args.threads) for name in models}
+    print(f"WSJ sample test: {len(sentences)} sentences, {words:,} words; medians of {args.runs}; --threads {args.threads}")
     print("| model | whole process (s) | words/s | start-up (s) | parse only (s) | words/s | in process (s) | words/s |"
           + (" whole, against arc-standard | in process, against arc-standard |" if BASELINE in models else ""))
     print("|---|---|---|---|---|---|---|---|" + ("---|---|" if BASELINE in models else ""))

@@ -21,6 +21,7 @@ from hetdep.models.names import find_model
 from hetdep.models.opening import open_models
 from hetdep.models.parsing import ParseChoice
 from hetdep.short_runs import SHORT_INPUT, prefer_references
+from hetdep.threads import limit_blas_threads
 from hetdep.treebank.conllu import NO_HEAD
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 from hetdep.treebank.tags import WORD_COLUMNS
@@ -62,6 +63,8 @@ class Model:
                  quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
+        if threads > 1:  # a neural model's batches each on its thread: their products on one BLAS thread each, as 'hetdep parse'
+            limit_blas_threads(1)
         self.path = find_model(path)
         self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None

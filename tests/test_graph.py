@@ -49,17 +49,19 @@ def test_eisner_finds_the_best_projective_tree(n):
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 20])
-def test_the_plain_eisner_gives_the_compiled_one_s_heads_and_score_ties_included(n):
-    from hetdep.graph import reference
+def test_the_plain_and_array_eisners_give_the_compiled_one_s_heads_and_score_ties_included(n):
+    from hetdep.graph import eisner_arrays, reference
 
     rng = np.random.default_rng(n)
-    for trial in range(20):
+    for trial in range(30):
         scores = rng.normal(size=(n + 1, n + 1)).astype(np.float32)
-        if trial % 2:
+        if trial % 3 == 1:
             scores = rng.integers(-2, 3, size=(n + 1, n + 1)).astype(np.float32)  # many equal trees
-        heads, total = reference.eisner(scores, n)
+        if trial % 3 == 2:
+            scores = np.where(rng.random((n + 1, n + 1)) < 0.3, -1e31, scores)  # arcs below NEG: spans nothing reaches
         compiled_heads, compiled_total = _eisner.eisner(scores, n)
-        assert heads.tolist() == compiled_heads.tolist() and total == compiled_total
+        for heads, total in (reference.eisner(scores, n), eisner_arrays.eisner(scores, n)):
+            assert heads.tolist() == compiled_heads.tolist() and total == compiled_total
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])

@@ -195,6 +195,25 @@ def test_a_saved_model_parses_without_pytorch(joint_result, tmp_path):
     assert done.stdout == expected
 
 
+def test_a_small_input_of_hetdep_parse_is_decoded_without_numba_into_the_same_trees(joint_result, tmp_path):
+    """hetdep parse lets a whole input of few sentences be decoded by whole-array Eisner: numba,
+    about a second to load, is never imported, and the trees are the compiled decoder's."""
+    import subprocess
+    import sys
+
+    joint_result.parser.save(tmp_path / "m")
+    script = ("import sys\nfrom hetdep.short_runs import prefer_arrays\nprefer_arrays(True)\n"
+              "from hetdep.neural.parser import NeuralParser\n"
+              "from hetdep.treebank.conllu import read_conllu\n"
+              f"parser = NeuralParser.load({str(tmp_path / 'm')!r})\n"
+              f"for pair in parser.parse(read_conllu({str(SAMPLES / 'dev.ud.conllu')!r})): print(pair[1].to_text(), end='')\n"
+              "print('numba' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr.strip() == "False", done.stderr
+    expected = "".join(pair[1].to_text() for pair in joint_result.parser.parse(read_conllu(SAMPLES / "dev.ud.conllu")))
+    assert done.stdout == expected
+
+
 def test_training_without_pytorch_says_so_before_any_work(tmp_path):
     import subprocess
     import sys

@@ -18,6 +18,7 @@ import sys
 SHORT_INPUT = 1_000
 
 _preferred = False
+_arrays = False
 
 
 def prefer_references(short: bool) -> None:
@@ -38,3 +39,16 @@ def is_short_file(path: str) -> bool:
         return os.path.getsize(path) <= SHORT_INPUT
     except OSError:
         return False  # the reading that follows names the file in its error
+
+
+def prefer_arrays(wanted: bool) -> None:
+    """Let a command that parses one input and ends (``hetdep parse``) decode a small input's
+    trees by whole-array loops (:mod:`hetdep.graph.eisner_arrays`): no numba to load for them,
+    about a second, at about a millisecond a sentence; a service, which parses on, keeps numba's."""
+    global _arrays
+    _arrays = wanted
+
+
+def use_arrays() -> bool:
+    """Whether a small input may be decoded by the array loops now: asked for, numba not loaded."""
+    return _arrays and "numba" not in sys.modules

@@ -239,7 +239,9 @@ def load(path: str | Path | None = None, *, beam: int | None = None, helper: str
     """Open a model: a directory from ``hetdep train`` (any kind), an installed model package's
     name, or (no argument) the model shipped with hetdep; ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
-    ``threads``: sentences parsed at once (the same trees, faster on several cores); ``quiet``: no
+    ``threads``: sentences parsed at once (the same trees, faster on several cores; a neural model
+    computes that many batches at once, so above 1 NumPy's products keep one thread each, for the
+    whole process, as in ``hetdep parse``); ``quiet``: no
     :class:`UnknownWordsWarning` when most words of a text are unknown to the model; ``treebank``:
     a model trained on several treebanks parses as this one (its schemes and conventions);
     ``to_dependency``: a constituency model's trees turned into dependency trees by these head rules

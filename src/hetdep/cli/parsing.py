@@ -12,7 +12,7 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.short_runs import is_short_file, prefer_references
+from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
 from hetdep.threads import limit_blas_threads
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
 from hetdep.treebank.inputs import read_raw_text, read_tokenized_text, sniff_format
@@ -50,6 +50,7 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
     elif is_url(path):
         path, name = fetched(path), path
     prefer_references(is_short_file(path))
+    prefer_arrays(True)  # one input, then the command ends: a small one decoded without loading numba
     if input_format == "auto":
         input_format = sniff_format(path)
         if input_format == "text":

@@ -1,6 +1,6 @@
 """Eisner's algorithm in plain Python and NumPy: the specification :func:`hetdep.graph._eisner.eisner`
-is tested against, and what a short run uses instead of it (:mod:`hetdep.short_runs`: a few
-words are decoded in milliseconds, and numba would take a second to wake).
+and :func:`hetdep.graph.eisner_arrays.eisner` (what a short or small run decodes by instead of
+the compiled loop, :mod:`hetdep.short_runs`) are tested against, and their shared backtracking.
 
 The same spans, the same order and the same ties (the first best split wins) as the compiled
 loop, so the two give the same heads and the same score.
@@ -39,6 +39,11 @@ def eisner(scores: np.ndarray, n: int) -> tuple[np.ndarray, float]:
                 incomplete[s, s + 1:t + 1, 1] + complete[s + 1:t + 1, t, 1], s + 1)
     totals = complete[1, 1:n + 1, 0] + complete[1:n + 1, n, 1] + scores[0, 1:n + 1]
     total, root = _first_best(totals, 1)
+    return backtrack(complete_split, incomplete_split, root, n), float(total)
+
+
+def backtrack(complete_split: np.ndarray, incomplete_split: np.ndarray, root: int, n: int) -> np.ndarray:
+    """The heads of Eisner's best tree, from its splits (``[s, t, direction]``) and the word on the root."""
     heads = np.zeros(n + 1, dtype=np.int64)
     stack = [(1, root, 0, 1), (root, n, 1, 1)]  # (s, t, direction, complete), the last first
     while stack:
@@ -55,4 +60,4 @@ def eisner(scores: np.ndarray, n: int) -> tuple[np.ndarray, float]:
             else:
                 heads[t] = s
             stack += [(s, r, 1, 1), (r + 1, t, 0, 1)]
-    return heads, float(total)
+    return heads

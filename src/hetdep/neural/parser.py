@@ -21,7 +21,7 @@ from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.shape import Shape
-from hetdep.short_runs import use_references
+from hetdep.short_runs import use_arrays, use_references
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import UPOS, XPOS, Sentence
 from hetdep.treebank.phrase_trees import PhraseTree
@@ -34,6 +34,9 @@ SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower)
 POSITIONS_AT_ONCE = 2048
 SENTENCES_READ_AHEAD = 16 * SENTENCES_AT_ONCE  # sentences read before parsing, to batch them by length
+# A whole input of at most this many sentences may be decoded by whole-array Eisner (about a millisecond a
+# sentence) rather than load numba for it (about a second): hetdep.short_runs.use_arrays.
+ARRAY_DECODING = 512
 DECODERS = ("eisner", "mst")  # eisner the default: on fr-sequoia dev, joint model, SUD/UD LAS 88.40/87.51 against 88.31/87.27
 
 
@@ -105,22 +108,24 @@ class NeuralParser:
         """Per input sentence, in order: its tree (one scheme) or the tuple of its trees (several),
         with the predicted tags written in; ``beam`` is for the beam parsers and is ignored here."""
         pending: list[Sentence] = []
+        whole = True  # the input read whole so far: a small one may be decoded without numba
         for sentence in sentences:
             pending.append(sentence)
             if len(pending) == SENTENCES_READ_AHEAD:
-                yield from self._parse_by_length(pending)
-                pending = []
+                yield from self._parse_by_length(pending, small=False)
+                pending, whole = [], False
         if pending:
-            yield from self._parse_by_length(pending)
+            yield from self._parse_by_length(pending, small=whole and len(pending) <= ARRAY_DECODING)
 
-    def _parse_by_length(self, sentences: list[Sentence]) -> list:
+    def _parse_by_length(self, sentences: list[Sentence], small: bool = False) -> list:
         """The sentences parsed in batches of similar lengths (a batch computes every position up to
         its longest sentence: on fr-sequoia test 1.6x faster than batches in input order), returned
-        in input order."""
+        in input order; ``small``: a whole input of few sentences (:func:`_decoder`)."""
         order = sorted(range(len(sentences)), key=lambda k: len(sentences[k]))
         parsed: list = [None] * len(sentences)
         batches = list(_batches(order, [len(sentences[k]) + 1 for k in order]))
-        done = ordered_map(lambda chosen: self._parse_batch([sentences[k] for k in chosen]), batches, self.threads)
+        decode = _decoder(self.decoder, small) if self.heads else None  # a phrase-structure model alone: none
+        done = ordered_map(lambda chosen: self._parse_batch(decode, [sentences[k] for k in chosen]), batches, self.threads)
         for chosen, results in zip(batches, done):
             for k, (result, unknown_words) in zip(chosen, results):
                 parsed[k] = result
@@ -138,9 +143,9 @@ class NeuralParser:
                 sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
 
-    def _parse_batch(self, sentences: list[Sentence]) -> list[tuple]:
-        """Each sentence's tree or trees and its count of unknown words (counted by the caller, in
-        one thread)."""
+    def _parse_batch(self, decode: Callable | None, sentences: list[Sentence]) -> list[tuple]:
+        """Each sentence's tree or trees (``decode``: the dependency heads' tree decoder) and its count
+        of unknown words (counted by the caller, in one thread)."""
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
@@ -149,7 +154,6 @@ class NeuralParser:
             encoded = network.encode(batch)
             tags = self._tags(network.tags(encoded), nonempty)
             heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.heads]
-            decode = _decoder(self.decoder) if self.heads else None  # a phrase-structure model alone starts without numba
             for slot, head in enumerate(self.heads):
                 scores = network.arc_scores(encoded, head)
                 for row, sentence in enumerate(nonempty):
@@ -381,14 +385,17 @@ def _leaf_tags(sentence: Sentence) -> list[str]:
     return ["X"] * len(sentence)
 
 
-def _decoder(name: str):
-    """The tree decoder: Eisner (projective trees) or Chu-Liu-Edmonds (any tree), both exact."""
+def _decoder(name: str, small: bool):
+    """The tree decoder: Eisner (projective trees) or Chu-Liu-Edmonds (any tree), both exact.
+    Eisner's compiled loop, or, while numba is not loaded, its whole-array twin (the same trees)
+    for a short run (:mod:`hetdep.short_runs`) or a small input of ``hetdep parse``, where loading
+    numba would cost more than the slower decoding."""
     if name == "mst":
         from hetdep.graph.mst import mst
 
         return mst
-    if use_references():
-        from hetdep.graph.reference import eisner
+    if use_references() or (small and use_arrays()):
+        from hetdep.graph.eisner_arrays import eisner
     else:
         from hetdep.graph._eisner import eisner
     return eisner

@@ -50,7 +50,6 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
     elif is_url(path):
         path, name = fetched(path), path
     prefer_references(is_short_file(path))
-    prefer_arrays(True)  # one input, then the command ends: a small one decoded without loading numba
     if input_format == "auto":
         input_format = sniff_format(path)
         if input_format == "text":
@@ -130,6 +129,9 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
                          to_dependency=to_dependency)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     limit_blas_threads(1)
+    # One input, then the command ends: a small one decoded without loading numba, unless bundled
+    # taggers load it anyway (then the compiled decoder, which lets go of Python's lock, is faster).
+    prefer_arrays(not models.taggers)
     written = _scheme_written(models, scheme, output_path, output_b_path)
     models.check_outputs(bool(output_b_path) or written is not None)
     for warning in models.warnings:

@@ -1,8 +1,9 @@
 """CKY over span scores in whole-array steps, one per span length: :func:`hetdep.neural.phrases.best_spans`,
 its plain-Python reference, tested equal (the same spans, labels, ties and score, bit for bit: the
-same additions in the same order). NumPy rather than a compiled loop: a sentence takes a few
-hundred microseconds either way, and a phrase-structure parse then starts without numba, which
-costs about a second at the first compiled call of a process."""
+same additions in the same order). NumPy rather than a compiled loop: a sentence of 25 words takes
+about a millisecond (a tenth of the network's time for it) where the loop took microseconds, and a
+phrase-structure parse then never loads numba, which costs about a second at a process's first
+compiled call."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ NEG = -1e30
 
 
 def best_spans(scores: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """As :func:`hetdep.neural.phrases.best_spans`: each span's split and label, and the tree's score."""
     starts, ends = np.triu_indices(n + 1, 1)
     cells = scores[starts, ends]
     label = np.zeros((n + 1, n + 1), dtype=np.int64)

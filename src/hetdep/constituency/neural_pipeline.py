@@ -56,8 +56,8 @@ def train_neural_constituency(model_dir: str | Path, train_path: str | Path, dev
     train, dev = read_treebank(train_path), read_treebank(dev_path)
     treebank = treebank_of(train, dev, dependency)
     language = training_language(treebank.train[0])
-    display = RunDisplay([Stage("parser", (options.epochs + options.final_epochs) * len(train), "sentence passes", stops_early=True)], stream,
-                         interactive)
+    epochs = options.epochs + options.final_epochs  # at most
+    display = RunDisplay([Stage("parser", epochs * len(train), "sentence passes", stops_early=True)], stream, interactive)
     if embeddings == DEFAULT_VECTORS:
         embeddings = default_vectors(language)
         if embeddings:

@@ -13,8 +13,8 @@ from hetdep.treebank.outputs import output_files
 
 @click.command("render")
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
-@click.option("--input-b", "input_b_path", type=click.Path(dir_okay=False), help="The same sentences in a second scheme (a joint model's --output-b): its arcs are drawn below the words, and the arcs both trees share solid, the others dashed.")
-@click.option("--gold", "gold_path", type=click.Path(dir_okay=False), help="The gold trees of INPUT's scheme: draw INPUT against them, wrong heads red, right heads with a wrong label in red.")
+@click.option("--input-b", "input_b_path", type=click.Path(dir_okay=False), help="The same sentences in a second scheme (a joint model's --output-b): its arcs are drawn below the words, and the arcs both trees share solid, the others dashed. Under bracketed phrase-structure trees: their words' dependency trees (CoNLL-U), drawn below.")
+@click.option("--gold", "gold_path", type=click.Path(dir_okay=False), help="The gold trees of INPUT's scheme: draw INPUT against them, wrong heads red, right heads with a wrong label in red. For bracketed phrase-structure trees: bracketed gold trees, the phrases they lack red.")
 @click.option("--names", help="Names of the schemes, comma-separated (default: from the file names, test.sud.conllu: sud).")
 @click.option("--sentence", type=click.IntRange(1), help="Draw only this sentence (1 is the first); needed for an .svg output of a file with several sentences.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="An .html page (every sentence), or an .svg picture (one sentence); '-': the HTML on standard output.")

@@ -35,17 +35,11 @@ def render_command(input_path, input_b_path, gold_path, names, sentence, output_
     golds = read_all(gold_path, require_heads=True, single_root=False) if gold_path else None
     named = [n.strip() for n in names.split(",")] if names else [scheme_name(input_path, "a")] + (
         [scheme_name(input_b_path, "b")] if input_b_path else [])
-    if sentence is not None:
-        if sentence > len(sentences):
-            raise HetdepError(f"{input_path} has {len(sentences)} sentences: no sentence {sentence}")
-        pick = slice(sentence - 1, sentence)
-        sentences = sentences[pick]
-        others = others[pick] if others is not None else None
-        golds = golds[pick] if golds is not None else None
+    pick = _picked(input_path, len(sentences), sentence, output_path)
+    sentences = sentences[pick]
+    others = others[pick] if others is not None else None
+    golds = golds[pick] if golds is not None else None
     if output_path.endswith(".svg"):
-        if len(sentences) != 1:
-            raise HetdepError(f"an .svg picture holds one sentence and {input_path} has {len(sentences)}: "
-                              "choose one with --sentence, or write an .html page")
         text = picture(sentences[0], named[0], others[0] if others else None, named[1] if len(named) > 1 else "",
                        golds[0] if golds else None)
     else:
@@ -53,6 +47,18 @@ def render_command(input_path, input_b_path, gold_path, names, sentence, output_
     with output_files(output_path) as (out,):
         out.write(text)
     click.echo(f"drew {len(sentences)} sentence{'s' if len(sentences) != 1 else ''} to {output_path}", err=True)
+
+
+def _picked(input_path: str, count: int, sentence: int | None, output_path: str) -> slice:
+    """The sentences to draw of INPUT's ``count``: ``--sentence``'s, or all; an .svg picture holds one."""
+    if sentence is not None:
+        if sentence > count:
+            raise HetdepError(f"{input_path} has {count} sentences: no sentence {sentence}")
+        return slice(sentence - 1, sentence)
+    if output_path.endswith(".svg") and count != 1:
+        raise HetdepError(f"an .svg picture holds one sentence and {input_path} has {count}: "
+                          "choose one with --sentence, or write an .html page")
+    return slice(None)
 
 
 def _bracketed(path: str) -> bool:
@@ -84,14 +90,7 @@ def _render_phrase_trees(input_path, input_b_path, gold_path, names, sentence, o
     for partners, path in ((others, input_b_path), (golds, gold_path)):
         if partners is not None and len(partners) != len(trees):
             raise HetdepError(f"{input_path} has {len(trees)} trees and {path} {len(partners)}: draw them from the same sentences")
-    chosen = range(len(trees))
-    if sentence is not None:
-        if sentence > len(trees):
-            raise HetdepError(f"{input_path} has {len(trees)} trees: no sentence {sentence}")
-        chosen = [sentence - 1]
-    if output_path.endswith(".svg") and len(chosen) != 1:
-        raise HetdepError(f"an .svg picture holds one sentence and {input_path} has {len(trees)}: "
-                          "choose one with --sentence, or write an .html page")
+    chosen = range(len(trees))[_picked(input_path, len(trees), sentence, output_path)]
     svgs = [phrase_picture(trees[k], named[0], others[k] if others else None, named[1] if len(named) > 1 else "",
                            golds[k] if golds else None) for k in chosen]
     text = svgs[0] if output_path.endswith(".svg") else html_page(svgs, Path(input_path).name)

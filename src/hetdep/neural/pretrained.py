@@ -8,12 +8,12 @@ search. Forms saved unsorted (a model of the first days of stored forms) go into
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import pairwise
 
 import numpy as np
 
-from hetdep.sorted_lines import find
+from hetdep.sorted_lines import Lines, find
 
 
 def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
@@ -22,15 +22,15 @@ def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
     lines = blob.split(b"\n")
     if len(lines) != len(rows):
         raise ValueError("the pretrained forms and their rows do not fit the vector table")
-    if lines == sorted(lines):  # UTF-8 bytes sort as their strings do
-        return SortedForms(lines, rows)
+    if all(a <= b for a, b in pairwise(lines)):  # UTF-8 bytes sort as their strings do
+        return SortedForms(Lines(blob), rows)  # the list let go: its bytes objects took 10 MB
     return dict(zip(text.split("\n"), rows.tolist()))
 
 
 class SortedForms(Mapping):
     """Sorted UTF-8 forms and their rows, read by binary search."""
 
-    def __init__(self, lines: list[bytes], rows: np.ndarray):
+    def __init__(self, lines: Sequence[bytes], rows: np.ndarray):
         self.lines, self.rows = lines, rows
 
     def __getitem__(self, form: str) -> int:

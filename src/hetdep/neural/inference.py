@@ -85,7 +85,9 @@ def _linear(x: np.ndarray, arrays: dict, name: str) -> np.ndarray:
 
 class NumpyNetwork:
     """The network's arrays (name -> float32 array, as its ``state_dict`` names them) and its
-    forward pass: encoding, tags, arc scores, label scores."""
+    forward pass: encoding, tags, arc scores, label scores. The LSTMs' weights are held once, as
+    their layers' transposed copies (the arrays' LSTM weights are views of those, the same values):
+    the shipped model's were 25 MB held twice."""
 
     def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
         self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
@@ -94,6 +96,11 @@ class NumpyNetwork:
                                       if name.startswith("chars.lstm.")}, 0)
         encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items() if name.startswith("encoder.")}
         self._encoder = [BiLSTMLayer.of(encoder, layer) for layer in range(layers)]
+        for prefix, held in [("chars.lstm.", [self._chars]), ("encoder.", self._encoder)]:
+            for layer, (forward, backward) in enumerate(held):  # each weight kept once: its name reads its layer's copy
+                for suffix, (w_ih_t, _, w_hh_t) in (("", forward), ("_reverse", backward)):
+                    self.arrays[f"{prefix}weight_ih_l{layer}{suffix}"] = w_ih_t.T
+                    self.arrays[f"{prefix}weight_hh_l{layer}{suffix}"] = w_hh_t.T
 
     def encode(self, batch: Batch) -> np.ndarray:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""
@@ -121,7 +128,7 @@ class NumpyNetwork:
         a, name = self.arrays, f"schemes.{scheme}"
         dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_dependent.0")))
         head = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_head.0")))
-        scores = (dependent @ a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
+        scores = _matmul(dependent, a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
         return _log_probabilities(scores.astype(np.float64))
 
     def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray) -> np.ndarray:
@@ -131,8 +138,11 @@ class NumpyNetwork:
         head = _leaky_relu(_linear(encoded, a, f"{name}.label_head.0"))
         chosen = _with_ones(np.take_along_axis(head, heads[:, :, None], axis=1))
         weight = a[f"{name}.labels.weight"]  # (labels, size + 1, size + 1)
-        scores = np.stack([((dependent @ weight[o]) * chosen).sum(-1) for o in range(weight.shape[0])], -1)
-        return scores.argmax(-1)
+        flat, chosen = dependent.reshape(-1, dependent.shape[-1]), chosen.reshape(-1, chosen.shape[-1])
+        scores = np.empty((len(flat), weight.shape[0]), dtype=np.float32)
+        for o in range(weight.shape[0]):  # a label at a time (a list of every label's products was 50 MB a batch),
+            scores[:, o] = ((flat @ weight[o]) * chosen).sum(-1)  # in 2-D products, 2x faster than stacked ones
+        return scores.argmax(-1).reshape(dependent.shape[:-1])
 
 
     def span_scores(self, encoded: np.ndarray, n: int) -> np.ndarray:

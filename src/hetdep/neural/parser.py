@@ -31,8 +31,10 @@ KIND = "neural"
 PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models.NEURAL_CONSTITUENCY)
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
-# longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower)
-POSITIONS_AT_ONCE = 2048
+# longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower);
+# 512 rather than 2,048: the same trees, a peak about 20 MB lower than 1,024's and 33 lower than 2,048's for 4% of
+# 1,024's speed (fr-sequoia test from raw text, 2 threads: docs/speed.md)
+POSITIONS_AT_ONCE = 512
 SENTENCES_READ_AHEAD = 16 * SENTENCES_AT_ONCE  # sentences read before parsing, to batch them by length
 # A whole input of at most this many sentences may be decoded by whole-array Eisner (about a millisecond a
 # sentence) rather than load numba for it (about a second): hetdep.short_runs.use_arrays.
@@ -233,7 +235,7 @@ class NeuralParser:
         float32; ``quantize``: the large ones as 8-bit integers, a quarter the size, the rest compressed)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        state = dict(self.arrays)
+        state = {name: np.ascontiguousarray(array) for name, array in self.arrays.items()}  # the LSTMs' are transposed views
         quantized = sorted(name for name, array in state.items() if quantize and _quantizable(array))
         for name in quantized:
             state[name], state[name + SCALE] = _quantized(state[name])

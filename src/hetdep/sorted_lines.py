@@ -20,7 +20,7 @@ def find(lines: Sequence[bytes], key: bytes) -> int | None:
 class Lines(Sequence[bytes]):
     """The lines of a blob, each cut out when read (no list of them made: 200,000 short lines as
     bytes objects took 10 MB, their starts take 0.8). The starts are an ``array`` rather than NumPy's:
-    binary search reads a few of them per lookup, and a NumPy scalar read made it 4x slower."""
+    binary search reads a few of them per lookup, and NumPy's scalars made it 3.4x slower."""
 
     def __init__(self, blob: bytes):
         self._blob = blob

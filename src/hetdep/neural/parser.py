@@ -32,8 +32,8 @@ PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
 # longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower);
-# 512 rather than 2,048: the same trees, a peak about 20 MB lower than 1,024's and 33 lower than 2,048's for 4% of
-# 1,024's speed (fr-sequoia test from raw text, 2 threads: docs/speed.md)
+# 512 rather than 2,048: the same trees at the same speed (1,024 about 4% faster), a peak 20 MB below 1,024's and
+# 33 below 2,048's (fr-sequoia test from raw text, 2 threads: docs/speed.md)
 POSITIONS_AT_ONCE = 512
 SENTENCES_READ_AHEAD = 16 * SENTENCES_AT_ONCE  # sentences read before parsing, to batch them by length
 # A whole input of at most this many sentences may be decoded by whole-array Eisner (about a millisecond a

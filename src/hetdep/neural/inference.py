@@ -64,13 +64,23 @@ class BiLSTMLayer(NamedTuple):
     @classmethod
     def of(cls, arrays: dict, layer: int) -> "BiLSTMLayer":
         return cls(*((np.ascontiguousarray(arrays["weight_ih_" + name].T), arrays["bias_ih_" + name] + arrays["bias_hh_" + name],
-                      np.ascontiguousarray(arrays["weight_hh_" + name].T)) for name in (f"l{layer}", f"l{layer}_reverse")))
+                      np.ascontiguousarray(arrays["weight_hh_" + name].T)) for name in _directions(layer)))
+
+    def weights(self, layer: int) -> dict[str, np.ndarray]:
+        """The weights :meth:`of` read, by their names there, as views of this layer's transposed copies."""
+        return {f"weight_{kind}_{name}": weights[k].T for name, weights in zip(_directions(layer), self)
+                for kind, k in (("ih", 0), ("hh", 2))}
 
     def __call__(self, x: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Both directions' outputs side by side, and their last states."""
         forward, last_forward = lstm(x, lengths, *self.forward, reverse=False)
         backward, last_backward = lstm(x, lengths, *self.backward, reverse=True)
         return np.concatenate([forward, backward], -1), np.concatenate([last_forward, last_backward], -1)
+
+
+def _directions(layer: int) -> tuple[str, str]:
+    """A layer's two directions as PyTorch's LSTM names their arrays (``weight_ih_l0``, ``weight_ih_l0_reverse``)."""
+    return f"l{layer}", f"l{layer}_reverse"
 
 
 def _matmul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -97,10 +107,8 @@ class NumpyNetwork:
         encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items() if name.startswith("encoder.")}
         self._encoder = [BiLSTMLayer.of(encoder, layer) for layer in range(layers)]
         for prefix, held in [("chars.lstm.", [self._chars]), ("encoder.", self._encoder)]:
-            for layer, (forward, backward) in enumerate(held):  # each weight kept once: its name reads its layer's copy
-                for suffix, (w_ih_t, _, w_hh_t) in (("", forward), ("_reverse", backward)):
-                    self.arrays[f"{prefix}weight_ih_l{layer}{suffix}"] = w_ih_t.T
-                    self.arrays[f"{prefix}weight_hh_l{layer}{suffix}"] = w_hh_t.T
+            for layer, lstm_layer in enumerate(held):  # each weight kept once: its name reads its layer's copy
+                self.arrays.update({prefix + name: view for name, view in lstm_layer.weights(layer).items()})
 
     def encode(self, batch: Batch) -> np.ndarray:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-import hetdep
+
+def _own_share_of_the_cores() -> None:
+    """Under pytest-xdist each worker runs on its own share of the cores, before NumPy or PyTorch
+    start their threads: the code's "every core" defaults (a neural training's threads, BLAS) then
+    give each worker its share, where two workers of two threads each would wait on each other."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER"), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if not worker or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= count > 1:
+        share = cores[int(worker.removeprefix("gw")) % count::count]
+        os.sched_setaffinity(0, share)
+        for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[variable] = str(len(share))  # for the subprocesses of tests too
+
+
+_own_share_of_the_cores()
+
+import hetdep  # noqa: E402 - after the worker's share of the cores is set
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -86,3 +89,14 @@ def test_a_parse_keeps_one_blas_thread(tmp_path):
         result = CliRunner().invoke(main, ["parse", "--input", str(tmp_path / "in.txt"), "--output", str(tmp_path / "out.conllu")])
         assert result.exit_code == 0, result.output
         assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="this system has no CPU affinity")
+def test_every_core_means_the_cores_this_process_may_run_on():
+    """``taskset`` or a container's cpuset gives a process fewer cores than the machine has: a
+    neural training's default threads and the service's BLAS share count those."""
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from hetdep.threads import usable_cores; from hetdep.neural.training import NeuralOptions; "
+            "print(usable_cores(), NeuralOptions().threads)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["1", "1"]

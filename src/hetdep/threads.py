@@ -8,6 +8,7 @@ its own, as in one thread, so the output is the same whatever the number of thre
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, TypeVar
@@ -40,6 +41,14 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
             yield pending.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: those of its CPU affinity (``taskset``, a container's
+    cpuset, a test worker's share), which ``os.cpu_count()`` ignores."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def limit_blas_threads(threads: int) -> None:

@@ -32,6 +32,7 @@ from hetdep.neural import torch_module
 from hetdep.neural.data import IGNORE, TAG_HEADS, WITH_FEATS, Encoder, Vocabularies, batches_by_length
 from hetdep.neural.phrases import labelled_spans
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
+from hetdep.threads import usable_cores
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import WORD_COLUMNS
 
@@ -48,7 +49,7 @@ class NeuralOptions:
     learning_rate: float = 2e-3
     word_dropout: float = 0.25
     seed: int = 1
-    threads: int = field(default_factory=lambda: os.cpu_count() or 1)  # PyTorch's threads in training
+    threads: int = field(default_factory=usable_cores)  # PyTorch's threads in training
     hidden: int = 400
     layers: int = 2
     dropout: float = 0.33

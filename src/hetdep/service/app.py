@@ -21,7 +21,6 @@ batches wait at once (503 beyond). The body is counted while it is read (413 pas
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from dataclasses import dataclass
 from html import escape
@@ -39,7 +38,7 @@ from hetdep.errors import HetdepError
 from hetdep.service.gather import Gatherer
 from hetdep.service.requests import Job, RequestError, check_utf8, job_of, sentences_from, served_names
 from hetdep.service.turns import Turns
-from hetdep.threads import limit_blas_threads
+from hetdep.threads import limit_blas_threads, usable_cores
 from hetdep.tokenizer.text import rebuild_text
 from hetdep.treebank.conllu import Sentence
 
@@ -139,7 +138,7 @@ def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
     if not models:
         raise HetdepError("give at least one model: --model NAME=DIR")
     loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
-    limit_blas_threads((os.cpu_count() or 1) // limits.workers)  # each worker's products on its share of the cores
+    limit_blas_threads(usable_cores() // limits.workers)  # each worker's products on its share of the cores
     served = served_names(loaded)
     default = next(iter(loaded))
     turns = Turns(limits.workers)  # short requests' units of work first (hetdep.service.turns)

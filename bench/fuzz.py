@@ -1,7 +1,7 @@
 """Generated bad (and good) input at volume, counted by what became of it.
 
-(Over 450 lines: ten generators of a few dozen lines each, one runner; each generator stands
-alone, and they go to files of their own when bench/ is grouped, issue 60.)
+(Over 450 lines: ten generators of a few dozen lines each and the one runner they share, each
+generator read beside its oracle.)
 
 Ten generators, each with its own oracle:
 

@@ -25,18 +25,16 @@ from hetdep.treebank.conllu import collect_problems, read_conllu
 @click.option("--conll18", is_flag=True, help="PRED was tokenized and split into sentences by the system (parsed from raw text): "
               "align words by characters and report Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS as precision, recall "
               "and F1, every word counted and labels compared before the colon, as the CoNLL 2018 shared task scored.")
-@click.option("--const", "constituency", is_flag=True, help="GOLD and PRED hold bracketed phrase-structure trees (.mrg, a folder or a .zip): labeled bracket precision, recall, F1, complete match and tagging accuracy as EVALB scores with COLLINS.prm (TOP, -NONE- and punctuation by the gold tag left out, ADVP = PRT).")
+@click.option("--const", "brackets", is_flag=True, help="GOLD and PRED hold bracketed phrase-structure trees (.mrg, a folder or a .zip): labeled bracket precision, recall, F1, complete match and tagging accuracy as EVALB scores with COLLINS.prm (TOP, -NONE- and punctuation by the gold tag left out, ADVP = PRT).")
 @click.option("--max-length", type=click.IntRange(1), default=None, help="With --const: score sentences of at most this many words only (EVALB's CUTOFF_LEN, e.g. 40).")
-def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18, constituency,
+def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18, brackets,
                  max_length):
     """Score PRED against GOLD: UAS, LAS and complete match over syntactic words (--conll18: from raw text;
     --const: labeled brackets of phrase-structure trees)."""
     from hetdep.evaluation.attachment import evaluate
 
-    if constituency:
-        from hetdep.cli.constituency import eval_constituency
-
-        eval_constituency(gold, pred, as_json, max_length)
+    if brackets:
+        _eval_brackets(gold, pred, as_json, max_length)
         return
     if max_length is not None:
         raise HetdepError("--max-length is for --const")
@@ -76,6 +74,21 @@ def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance,
     if result.shared is not None:
         for name, cell in result.shared.items():
             click.echo(f"arcs {name:9} with the other scheme: {cell['words']:6d} words  UAS {cell['UAS']:6.2f}  LAS {cell['LAS']:6.2f}")
+
+
+def _eval_brackets(gold: str, pred: str, as_json: bool, max_length: int | None) -> None:
+    from hetdep.evaluation.brackets import score
+    from hetdep.treebank.ptb import read_trees
+
+    result = score(read_trees(gold), read_trees(pred), max_length)
+    if as_json:
+        click.echo(json.dumps(result.as_dict()))
+        return
+    limit = f", sentences of at most {max_length} words" if max_length else ""
+    click.echo(f"sentences {result.sentences}  brackets gold {result.gold_brackets} test {result.test_brackets} "
+               f"matched {result.matched}  (EVALB COLLINS.prm{limit})")
+    click.echo(f"LP {result.precision:6.2f}  LR {result.recall:6.2f}  F1 {result.f1:6.2f}  "
+               f"complete match {result.complete_match:6.2f}  tagging accuracy {result.tagging_accuracy:6.2f}")
 
 
 def _eval_conll18(gold, pred, as_json: bool, single_root: bool) -> None:

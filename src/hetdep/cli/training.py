@@ -10,11 +10,10 @@ from typing import Iterator
 import click
 
 from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refuse_options
-from hetdep.constituency.features import DEFAULT_TEMPLATES
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
-from hetdep.models.training import check_training_options, default_kind
+from hetdep.models.training import default_kind
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -89,11 +88,8 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     by default. The best dev iteration is kept (mean score of both schemes for a joint model).
     """
 
-    from hetdep.joint.schedule import parse_t
-    from hetdep.learn.perceptron import TrainOptions
-    from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline, treebank_files
-    from hetdep.models.training import ModelChoice, check, check_schemes
-    from hetdep.models.vectors import DEFAULT_VECTORS
+    from hetdep.models.trainers import prepare, report_line
+    from hetdep.models.training import TrainingRun
 
     context = click.get_current_context()
     if resume_dir:
@@ -102,7 +98,6 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if treebanks:
         refuse_options({"--train": train_path, "--dev": dev_path, "--train-b": train_b_path, "--dev-b": dev_b_path,
                         "--schemes": schemes}, "--treebank (each names its files and scheme)")
-        named = treebank_files(treebanks)
         if not model_dir:
             raise click.UsageError("give --model")
     elif not (train_path and dev_path and model_dir):
@@ -110,76 +105,14 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
                                "interrupted training)")
     elif sharing or temperature:
         raise HetdepError(f"{'--sharing' if sharing else '--temperature'} is for several treebanks (--treebank)")
-    if tagger_dir and gold_tags:
-        raise HetdepError("--tagger and --gold-tags exclude each other: bundle a tagger, or train on gold tags without one")
     if parser_kind is None:
-        parser_kind = context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
-    trained = check_training_options(parser_kind, {
-        "--treebank": treebanks, "--embeddings": embeddings, "--decoder": decoder, "--final-epochs": final_epochs is not None,
-        "--feats-head": feats_head,
-        "--rules": rules, "--dependency": dependency_rules, "--templates": template_set, "--tagger": tagger_dir, "--folds": folds != 10, "--gold-tags": gold_tags,
-        "--lattice": lattice, "--dp": dp, "--t": t != "inf", "--guide": guide != "rich", "--no-guided": no_guided,
-        "--tag-column": tag_column != "upos", "--projective-encoding": projective_encoding != "head", "--train-b": train_b_path,
-        "--dev-b": dev_b_path, "--helper": helper_dir, "--concatenate": concatenate, "--feature-copies": feature_copies,
-        "--schemes": schemes, "--workers": workers, "--scheduler": scheduler, "--shards": shards})
-    if trained.gradient:
-        from hetdep.neural import torch_module
-
-        torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
-    iterations = iterations or trained.iterations
-    patience = patience or trained.patience
-    if trained.bracketed and trained.gradient:
-        from hetdep.cli.constituency import train_neural_constituency
-
-        with _kept_for_resume(context, model_dir):
-            train_neural_constituency(model_dir, train_path, dev_path, iterations, patience, seed, threads, final_epochs,
-                                      embeddings, dependency_rules)
-        return
-    if trained.bracketed:
-        from hetdep.cli.constituency import train_constituency
-
-        options = TrainOptions(iterations=iterations, patience=patience, seed=seed, beam=beam or 16, dp=dp, lattice=lattice,
-                               lattice_weight=lattice_weight,
-                               **({"update": update} if update else {}))
-        with _kept_for_resume(context, model_dir):
-            train_constituency(model_dir, train_path, dev_path, options, rules or "collins", gold_tags, folds, threads or 1,
-                               template_set or DEFAULT_TEMPLATES, tagger_dir)
-        return
-    given = {"beam": beam, "update": update}
-    options = TrainOptions(iterations=iterations, patience=patience, seed=seed, tag_column=tag_column,
-                           projective_encoding=projective_encoding, dp=dp, lattice=lattice, lattice_weight=lattice_weight,
-                           **{name: value for name, value in given.items() if value is not None})
-    choice = ModelChoice(parser=parser_kind, second_treebank=train_b_path is not None, concatenate=concatenate,
-                         feature_copies=feature_copies, names=tuple(name.strip() for name in names.split(",")),
-                         helper=Path(helper_dir) if helper_dir else None, t=parse_t(t), guide="none" if no_guided else guide,
-                         beam_given=beam is not None, update_given=update is not None)
-    names_given = tuple(name.strip() for name in schemes.split(",")) if schemes else None
-    check_schemes(choice, names_given)
-    check(choice, options)
-    from hetdep.cluster.connect import ClusterChoice
-
-    cluster = ClusterChoice(workers or 0, scheduler)
-    cluster.check()
-    if shards and not cluster.wanted:
-        raise HetdepError("--shards is for training on a cluster: give --workers or --scheduler")
-    if tokenizer_texts and no_tokenizer:
-        raise HetdepError("--tokenizer-text is for the tokenizer that --no-tokenizer leaves out")
-    pipeline = PipelineChoice(tokenizer=not no_tokenizer, tokenizer_texts=tokenizer_texts,
-                              tagger=tagger_dir or ("gold" if gold_tags or lattice else "train"),
-                              folds=folds, threads=threads or 0, cluster=cluster if cluster.wanted else None, shards=shards or 0,
-                              embeddings=embeddings or (DEFAULT_VECTORS if trained.gradient else None), decoder=decoder,
-                              final_epochs=final_epochs, sharing=sharing,
-                              temperature=temperature, feats_head=feats_head)
-    files = (TrainingFiles(None, None, treebanks=named) if treebanks
-             else TrainingFiles(train_path, dev_path, train_b_path, dev_b_path))
+        context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
+    run = TrainingRun(**{name: value for name, value in context.params.items() if name != "resume_dir"})
+    trained, start = prepare(run)
     with _kept_for_resume(context, model_dir):
-        result = train_pipeline(model_dir, choice, pipeline, options, files, names_given)
+        result = start()
     for report in result.history:
-        detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
-        dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if report.dev_uas is not None else ""
-        work = "" if trained.gradient else f", {report.updates} updates, {report.features} features"  # an epoch's loss is in detail
-        click.echo(f"{'epoch' if trained.gradient else 'iteration'} {report.iteration:2d}: {report.seconds:7.1f} s{work}{dev}"
-                   + (f" ({detail})" if detail else ""), err=True)
+        click.echo(report_line(trained, report), err=True)
     parts = [name for name, present in (("tokenizer", (Path(model_dir) / "tokenizer").is_dir()),
                                          ("tagger", (Path(model_dir) / "tagger").is_dir())) if present]
     click.echo(f"best iteration {result.best_iteration}; model written to {model_dir}"

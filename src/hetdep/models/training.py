@@ -59,6 +59,60 @@ class TrainingKind:
     refused_because: str = ""  # what the refusal says it is
 
 
+@dataclass(frozen=True)
+class TrainingRun:
+    """One ``hetdep train``: its files and every option, by the command line's names for them (None:
+    not given, the kind's default); each kind's trainer (:mod:`hetdep.models.trainers`) reads the
+    fields it takes, the others refused before."""
+
+    parser_kind: str
+    model_dir: str
+    train_path: str | None
+    train_b_path: str | None
+    dev_path: str | None
+    dev_b_path: str | None
+    treebanks: tuple  # (name, scheme, train file, dev file) of each --treebank
+    iterations: int | None
+    patience: int | None
+    seed: int
+    threads: int | None
+    # The perceptron parsers'
+    beam: int | None
+    update: str | None
+    t: str
+    guide: str
+    no_guided: bool
+    tag_column: str
+    projective_encoding: str
+    lattice: bool
+    lattice_weight: float
+    dp: bool
+    tagger_dir: str | None
+    gold_tags: bool
+    folds: int
+    helper_dir: str | None
+    concatenate: bool
+    feature_copies: bool
+    names: str
+    workers: int | None
+    scheduler: str | None
+    shards: int | None
+    schemes: str | None
+    # A pipeline's tokenizer; the neural parsers'
+    no_tokenizer: bool
+    tokenizer_texts: tuple
+    embeddings: str | None
+    decoder: str | None
+    final_epochs: int | None
+    sharing: str | None
+    temperature: float | None
+    feats_head: bool
+    # Phrase structure's
+    rules: str | None
+    dependency_rules: str | None
+    template_set: str | None
+
+
 PERCEPTRON_DEFAULT = "arc-standard"  # the kind trained when an option only the perceptron parsers take is given
 TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
     NEURAL: TrainingKind(30, 8, gradient=True, refuses=frozenset({

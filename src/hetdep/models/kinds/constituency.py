@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.models import CONSTITUENCY
 from hetdep.models.parsing import OpenModels, ParseChoice, set_lattice_weight
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
+
+if TYPE_CHECKING:
+    from hetdep.learn.perceptron import TrainResult
+    from hetdep.models.training import TrainingRun
 
 
 @dataclass
@@ -93,3 +98,27 @@ def _bundled_tagging(tagger_dir: Path, k: int) -> Callable[[Iterable[Sentence]],
             sentences = tagger.tag(sentences, k=k)
         return iter(sentences)
     return tag
+
+
+def train_phrases(run: TrainingRun) -> Callable[[], TrainResult]:
+    """The shift-reduce parser from bracketed trees (``--parser constituency``), with its tagger
+    unless ``--gold-tags`` or ``--tagger``."""
+    from hetdep.constituency.features import DEFAULT_TEMPLATES
+    from hetdep.constituency.pipeline import train_constituency_model
+    from hetdep.learn.perceptron import TrainOptions
+
+    refuse_conllu(run)
+    options = TrainOptions(iterations=run.iterations, patience=run.patience, seed=run.seed, beam=run.beam or 16, dp=run.dp,
+                           lattice=run.lattice, lattice_weight=run.lattice_weight,
+                           **({"update": run.update} if run.update else {}))
+    return lambda: train_constituency_model(run.model_dir, run.train_path, run.dev_path, options, run.rules or "collins",
+                                            run.gold_tags, run.folds, run.threads or 1,
+                                            templates=run.template_set or DEFAULT_TEMPLATES, tagger_model=run.tagger_dir)
+
+
+def refuse_conllu(run: TrainingRun) -> None:
+    """A phrase-structure kind's training files must hold bracketed trees: CoNLL-U ones are refused by name."""
+    for path in (run.train_path, run.dev_path):
+        if path and Path(path).is_file() and Path(path).suffix in (".conllu", ".conll", ".conllx"):
+            raise HetdepError(f"{path}: --parser {run.parser_kind} trains from bracketed trees (.mrg: a file, a folder "
+                              "of them or a .zip), not CoNLL-U")

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.models import NEURAL, NEURAL_CONSTITUENCY, TREEBANK_TAGGERS
+from hetdep.models.kinds.constituency import refuse_conllu
 from hetdep.models.parsing import (
     OpenModels,
     ParseChoice,
@@ -25,6 +26,10 @@ from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.feature_maps import FeatureMap
 from hetdep.treebank.tags import WORD_COLUMNS
+
+if TYPE_CHECKING:
+    from hetdep.learn.perceptron import TrainResult
+    from hetdep.models.training import TrainingRun
 
 
 @dataclass
@@ -195,3 +200,18 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
         raise ModelFileError(f"{where}: the network's {', '.join(missing).upper()} tags are mixed with a tagger that "
                              f"{Path(model_dir) / 'tagger'} does not have")
     return after
+
+
+def train_neural_phrases(run: TrainingRun) -> Callable[[], TrainResult]:
+    """The encoder with its span head from bracketed trees (``--parser constituency-neural``), and
+    with ``--dependency`` the trees those head rules derive too."""
+    from hetdep.constituency.neural_pipeline import train_neural_constituency
+    from hetdep.models.vectors import DEFAULT_VECTORS
+    from hetdep.neural.training import NeuralOptions
+
+    refuse_conllu(run)
+    default = NeuralOptions()
+    options = NeuralOptions(epochs=run.iterations, patience=run.patience, seed=run.seed, threads=run.threads or default.threads,
+                            final_epochs=default.final_epochs if run.final_epochs is None else run.final_epochs)
+    return lambda: train_neural_constituency(run.model_dir, run.train_path, run.dev_path, options, run.dependency_rules,
+                                             run.embeddings or DEFAULT_VECTORS)

@@ -16,7 +16,15 @@ from hetdep.learn.perceptron import IterationReport, TrainResult
 from hetdep.models import CONSTITUENCY, NEURAL_CONSTITUENCY, PARSER_KINDS
 from hetdep.models.kinds.constituency import train_phrases
 from hetdep.models.kinds.neural import train_neural_phrases
-from hetdep.models.training import TRAINING_KINDS, TrainingKind, TrainingRun, check_training_options
+from hetdep.models.training import (
+    TRAINING_KINDS,
+    ModelChoice,
+    TrainingKind,
+    TrainingRun,
+    check,
+    check_schemes,
+    check_training_options,
+)
 
 
 def prepare(run: TrainingRun) -> tuple[TrainingKind, Callable[[], TrainResult]]:
@@ -52,7 +60,6 @@ def train_dependencies(run: TrainingRun) -> Callable[[], TrainResult]:
     from hetdep.joint.schedule import parse_t
     from hetdep.learn.perceptron import TrainOptions
     from hetdep.models.pipeline import PipelineChoice, TrainingFiles, train_pipeline, treebank_files
-    from hetdep.models.training import ModelChoice, check, check_schemes
     from hetdep.models.vectors import DEFAULT_VECTORS
 
     given = {"beam": run.beam, "update": run.update}

@@ -76,3 +76,22 @@ def test_the_command_line_says_the_rule_in_one_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("hetdep: error: --parser dep1 decodes exactly") and not (tmp_path / "m").exists()
 
+
+
+@pytest.mark.parametrize("refused", [["--parser", "neural", "--dp"], ["--parser", "constituency"],
+                                     ["--parser", "dep1", "--beam", "8"], ["--gold-tags", "--tagger", str(SAMPLES)]])
+def test_a_refused_training_leaves_an_interrupted_one_s_kept_state(tmp_path, refused):
+    """Every kind's options are refused before anything is written (hetdep.models.trainers.prepare),
+    so a mistyped command in the folder of an interrupted training leaves it resumable."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+    from hetdep.learn.checkpoint import STATE
+
+    kept = tmp_path / "m" / STATE / "run.json"
+    kept.parent.mkdir(parents=True)
+    kept.write_text('{"kept": true}', encoding="utf-8")
+    train = str(SAMPLES / "train.ud.conllu")
+    result = CliRunner().invoke(main, ["train", *refused, "--train", train, "--dev", train, "--model", str(tmp_path / "m")])
+    assert result.exit_code == 2 and "error:" in result.output, result.output
+    assert kept.read_text(encoding="utf-8") == '{"kept": true}'

@@ -7,9 +7,9 @@ folder as it was (an interrupted training's kept state too)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from hetdep.errors import HetdepError
 from hetdep.learn.perceptron import IterationReport, TrainResult

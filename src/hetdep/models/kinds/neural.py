@@ -5,10 +5,11 @@ first, or that tree by head rules (``to_dependency``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError

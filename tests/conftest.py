@@ -28,7 +28,7 @@ def _own_share_of_the_cores() -> None:
 
 _own_share_of_the_cores()
 
-import hetdep  # after the worker's share of the cores is set (ruff leaves E402 off here)
+import hetdep  # imported after the worker's share of the cores is set
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

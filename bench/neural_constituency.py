@@ -1,7 +1,7 @@
 """The neural phrase-structure parser on the WSJ sample (issue 59): test F1 without gold tags, and
 with ``--dependency`` both trees from one network against each trained alone.
 
-    python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3]
+    python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3] [--embeddings FILE]
 
 Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
 written as bracketed trees and their Penn2Malt conversion. Each variant and seed is
@@ -13,6 +13,9 @@ converted test trees). Variants:
 - ``phrases``: ``--parser constituency-neural``;
 - ``joint``: the same with ``--dependency penn2malt``: phrase structure and dependencies;
 - ``dependency``: ``--parser neural`` on the Penn2Malt conversion alone.
+
+``--embeddings FILE`` trains with those pretrained vectors instead of the default (the shipped
+English model's); its models are named after the file (``phrases-glove-6b-50d-seed1``).
 
 Prints each model's dev score, test F1 / UAS / LAS, tagging accuracy, training minutes and the
 whole process's words/s for the test split, then per variant the mean and range over the seeds.
@@ -60,14 +63,15 @@ def write_splits(data: Path, folder: Path) -> dict[str, int]:
     return words
 
 
-def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None) -> Path:
-    model = out / f"{variant}-seed{seed}"
+def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None,
+            embeddings: Path | None = None) -> Path:
+    model = out / (f"{variant}-{embeddings.stem}-seed{seed}" if embeddings else f"{variant}-seed{seed}")
     if (model / "config.json").is_file():
         return model
     suffix = "conllu" if variant == "dependency" else "mrg"
     hetdep("train", *VARIANTS[variant], "--train", str(out / f"train.{suffix}"), "--dev", str(out / f"dev.{suffix}"),
            "--model", str(model), "--seed", str(seed), *(["--iterations", str(epochs)] if epochs else []),
-           *(["--threads", str(threads)] if threads else []))
+           *(["--threads", str(threads)] if threads else []), *(["--embeddings", str(embeddings)] if embeddings else []))
     return model
 
 
@@ -101,13 +105,16 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
     parser.add_argument("--epochs", type=int, default=None, help="hetdep train --iterations (default: its own)")
     parser.add_argument("--threads", type=int, default=None, help="hetdep train --threads (default: its own, every core)")
+    parser.add_argument("--embeddings", type=Path, default=None,
+                        help="hetdep train --embeddings (default: its own, the shipped English model's vectors)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     words = write_splits(args.data, args.out)
     results: dict[str, list[dict]] = {}
     for variant in args.variants:
         for seed in args.seeds:
-            found = scored(args.out, trained(args.out, variant, seed, args.epochs, args.threads), variant, words["test"])
+            found = scored(args.out, trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings),
+                           variant, words["test"])
             results.setdefault(variant, []).append(found)
             print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)
     for variant, rows in results.items():

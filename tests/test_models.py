@@ -77,7 +77,6 @@ def test_the_command_line_says_the_rule_in_one_line(tmp_path):
     assert result.stderr.startswith("hetdep: error: --parser dep1 decodes exactly") and not (tmp_path / "m").exists()
 
 
-
 @pytest.mark.parametrize("refused", [["--parser", "neural", "--dp"], ["--parser", "constituency"],
                                      ["--parser", "dep1", "--beam", "8"], ["--gold-tags", "--tagger", str(SAMPLES)]])
 def test_a_refused_training_leaves_an_interrupted_one_s_kept_state(tmp_path, refused):

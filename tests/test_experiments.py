@@ -263,3 +263,6 @@ def test_treebanks_experiment_trains_alone_and_together_and_tests_each_on_its_ow
     messages.clear()  # a rerun with the same options reuses every model
     run_treebanks_experiment("fr-gsd", tmp_path, tmp_path / "out", options, log=messages.append, treebanks=(a, b))
     assert messages == []
+    other = Treebank("other sud", sud[:50], sud[50:65], sud[65:80])  # another setting's b: its models trained anew
+    run_treebanks_experiment("fr-gsd", tmp_path, tmp_path / "out", options, log=messages.append, treebanks=(a, other))
+    assert messages == ["training alone-b", "training together"]

@@ -49,22 +49,26 @@ def run_treebanks_experiment(setting: str, data: Path, out: Path, options, log: 
     vectors = read_vectors(options.embeddings) if options.embeddings else None
     out.mkdir(parents=True, exist_ok=True)
 
-    def trained(name: str, train: Callable) -> NeuralParser:
+    def trained(name: str, learned_from: tuple[Treebank, ...], train: Callable) -> NeuralParser:
+        """The model under out/models/NAME, trained unless one learned with these options from
+        these treebanks is there (a model of another setting under the same name is trained anew)."""
         directory = out / "models" / name
-        config = directory / "config.json"
-        if config.is_file() and json.loads(config.read_text(encoding="utf-8")).get("neural_options") == json.loads(
-                json.dumps(asdict(options))):
+        config, record = directory / "config.json", directory / "learned-from.json"
+        learned = [[t.name, len(t.train), len(t.dev)] for t in learned_from]
+        if config.is_file() and record.is_file() and json.loads(record.read_text(encoding="utf-8")) == learned and json.loads(
+                config.read_text(encoding="utf-8")).get("neural_options") == json.loads(json.dumps(asdict(options))):
             return NeuralParser.load(directory)
         log(f"training {name}")
         result = train()
         result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
+        record.write_text(json.dumps(learned), encoding="utf-8")
         return NeuralParser.load(directory)
 
-    alone = [trained(f"alone-{side}", lambda t=t: train_neural([t.train], [t.dev], options, vectors=vectors))
+    alone = [trained(f"alone-{side}", (t,), lambda t=t: train_neural([t.train], [t.dev], options, vectors=vectors))
              for side, t in (("a", a), ("b", b))]
-    together = trained("together", lambda: train_treebanks([Named("a", (schemes[0],), [a.train], [a.dev]),
-                                                            Named("b", (schemes[1],), [b.train], [b.dev])], options,
-                                                           vectors=vectors))
+    together = trained("together", (a, b), lambda: train_treebanks([Named("a", (schemes[0],), [a.train], [a.dev]),
+                                                                    Named("b", (schemes[1],), [b.train], [b.dev])],
+                                                                   options, vectors=vectors))
     rows, compared, record = [], [], {}
     for side, treebank, single, scheme in zip("ab", (a, b), alone, schemes):
         scores = {name: evaluate(treebank.test, list(parser.parse(treebank.test)))  # it reads forms alone

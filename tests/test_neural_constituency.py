@@ -216,3 +216,30 @@ def test_conllu_training_files_are_refused(tmp_path):
     result = CliRunner().invoke(main, ["train", "--parser", "constituency-neural", "--train", str(train), "--dev",
                                        str(train), "--model", str(tmp_path / "m")])
     assert result.exit_code != 0 and "trains from bracketed trees" in result.output
+
+
+def test_dependency_treebanks_of_other_sentences_train_the_encoder_beside_the_bracketed_trees(tmp_path):
+    pytest.importorskip("torch", reason="training the neural parser needs PyTorch")
+    train, dev = write(tmp_path, "train.mrg", TREES * 3), write(tmp_path, "dev.mrg", TREES)
+    other = tmp_path / "other.conllu"  # another treebank: other trees (Collins's heads), read as CoNLL-U
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "--from", "ptb", "--rules", "collins", str(train), str(other)]).exit_code == 0
+    common = ["train", "--parser", "constituency-neural", "--train", str(train), "--dev", str(dev), "--iterations", "2",
+              "--final-epochs", "0", "--embeddings", "none", "--threads", "1", "--dependency", "penn2malt"]
+    result = runner.invoke(main, [*common, "--model", str(tmp_path / "m"), "--treebank", "web", "collins", str(other), str(other)])
+    assert result.exit_code == 0, result.output
+    assert "F1_bracketed" in result.output and "LAS_web_collins" in result.output and "LAS_bracketed_penn2malt" in result.output
+    info = runner.invoke(main, ["info", str(tmp_path / "m")]).output
+    assert "schemes: phrase-structure, penn2malt" in info and "web" in info
+    text = write(tmp_path, "in.txt", "The dog barks .\n")
+    result = runner.invoke(main, ["parse", "--model", str(tmp_path / "m"), "--input", str(text),
+                                  "--output", str(tmp_path / "out.mrg"), "--output-b", str(tmp_path / "out.conllu")])
+    assert result.exit_code == 0, result.output  # as the bracketed treebank: its phrase structure and its Penn2Malt trees
+    assert (tmp_path / "out.mrg").read_text(encoding="utf-8").count("(TOP ") == 1
+    assert (tmp_path / "out.conllu").read_text(encoding="utf-8").count("\t0\t") == 1
+    result = runner.invoke(main, [*common, "--model", str(tmp_path / "n"), "--treebank", "bracketed", "collins", str(other),
+                                  str(other)])
+    assert result.exit_code != 0 and "named twice" in result.output and "Traceback" not in result.output
+    result = runner.invoke(main, ["train", "--parser", "neural", "--train", str(other), "--dev", str(other), "--model",
+                                  str(tmp_path / "o"), "--treebank", "web", "collins", str(other), str(other)])
+    assert result.exit_code != 0 and "--train" in result.output and "Traceback" not in result.output

@@ -13,7 +13,7 @@ from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refu
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
-from hetdep.models.training import default_kind
+from hetdep.models.training import TRAINING_KINDS, default_kind
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -68,7 +68,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
-@click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b.")
+@click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b; with --parser constituency-neural, dependency treebanks its encoder learns from beside the bracketed trees of --train/--dev (it parses as those).")
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/commands.md]")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
@@ -95,7 +95,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if resume_dir:
         params = _resumed(context, resume_dir)
         return context.invoke(train_command, **params)
-    if treebanks:
+    if treebanks and not (parser_kind and TRAINING_KINDS[parser_kind].treebanks_beside):
         refuse_options({"--train": train_path, "--dev": dev_path, "--train-b": train_b_path, "--dev-b": dev_b_path,
                         "--schemes": schemes}, "--treebank (each names its files and scheme)")
         if not model_dir:
@@ -103,7 +103,7 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     elif not (train_path and dev_path and model_dir):
         raise click.UsageError("give --train, --dev and --model, or --treebank (or --resume MODEL_DIR to go on with an "
                                "interrupted training)")
-    elif sharing or temperature:
+    if (sharing or temperature) and not treebanks:
         raise HetdepError(f"{'--sharing' if sharing else '--temperature'} is for several treebanks (--treebank)")
     if parser_kind is None:
         context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it

@@ -112,7 +112,7 @@ def treebank_files(given: Sequence[tuple[str, str, str, str]]) -> tuple[Treebank
                                tuple(d for _, _, d in schemes)) for name, schemes in grouped.items())
 
 
-def _read_treebanks(files: Sequence[TreebankFiles]) -> list:
+def read_treebanks(files: Sequence[TreebankFiles]) -> list:
     """Every treebank read (a file's error names it and its line), a pair's files checked to be the same sentences."""
     from hetdep.neural.treebanks import Treebank
 
@@ -217,7 +217,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     if (files.train_b is None) != (files.dev_b is None) or choice.second_treebank != (files.train_b is not None):
         raise HetdepError("a second treebank needs both --train-b and --dev-b")
     separate_treebanks = choice.concatenate
-    treebanks = _read_treebanks(files.treebanks) if files.treebanks else None
+    treebanks = read_treebanks(files.treebanks) if files.treebanks else None
     if treebanks is not None:  # the tokenizer and the taggers learn from every treebank's sentences
         if choice.parser != NEURAL:
             raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {choice.parser}")

@@ -55,6 +55,7 @@ class TrainingKind:
     patience: int = 4  # iterations without a better dev score before it stops
     gradient: bool = False  # learns by gradient descent: epochs, PyTorch, the shipped pretrained vectors by default
     bracketed: bool = False  # learns from bracketed phrase-structure trees, not CoNLL-U
+    treebanks_beside: bool = False  # --treebank's treebanks train beside --train/--dev's, not instead of them
     refuses: frozenset[str] = frozenset()  # options it does not take (the command line's names)
     refused_because: str = ""  # what the refusal says it is
 
@@ -123,7 +124,7 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
         "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column"}),
         refused_because="--parser constituency (it reads the treebank's own tags, XPOS)"),
-    NEURAL_CONSTITUENCY: TrainingKind(30, 8, gradient=True, bracketed=True, refuses=frozenset({
+    NEURAL_CONSTITUENCY: TrainingKind(30, 8, gradient=True, bracketed=True, treebanks_beside=True, refuses=frozenset({
         "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
         "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column", "--tagger", "--folds", "--gold-tags",
         "--lattice", "--dp", "--decoder", "--feats-head", "--tokenizer-text", "--no-tokenizer", "--beam", "--update"}),
@@ -146,8 +147,9 @@ def default_kind(perceptron_option_given: bool) -> str:
 def check_training_options(kind: str, given: dict[str, object]) -> TrainingKind:
     """The kind's training record, after refusing in one line the options it does not take (``given``:
     option name -> its value, set or not)."""
-    if given.get("--treebank") and kind != NEURAL:
-        raise HetdepError(f"several treebanks (--treebank) train a neural model, not --parser {kind}")
+    if given.get("--treebank") and kind not in (NEURAL, NEURAL_CONSTITUENCY):
+        raise HetdepError(f"several treebanks (--treebank) train a neural model (--parser neural, or constituency-neural "
+                          f"beside its bracketed trees), not --parser {kind}")
     trained = TRAINING_KINDS[kind]
     used = sorted(name for name in trained.refuses if given.get(name))
     if used:

@@ -303,7 +303,8 @@ class NeuralParser:
 
 def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
     """ValueError unless the treebanks a model records fit its network: distinct names, a scheme
-    head per scheme, within the heads there are, an embedding row per treebank."""
+    head per scheme (at least one, but in a network with a span head), within the heads there are,
+    an embedding row per treebank."""
     treebanks = vocabularies.treebanks
     if not treebanks:
         return
@@ -312,7 +313,8 @@ def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
         raise ValueError(f"treebank names {names!r} are not distinct names")
     for treebank in treebanks:
         heads, schemes = treebank["heads"], treebank["schemes"]
-        if (not isinstance(heads, list) or not isinstance(schemes, list) or len(heads) != len(schemes) or not heads
+        if (not isinstance(heads, list) or not isinstance(schemes, list) or len(heads) != len(schemes)
+                or not (heads or shape.phrase_labels)  # a treebank of phrase structure alone trains no scheme head
                 or not all(isinstance(head, int) and 0 <= head < len(shape.labels) for head in heads)):
             raise ValueError(f"treebank {treebank['name']!r}: its schemes and heads do not fit the network")
     if shape.treebanks not in (0, len(treebanks)):

@@ -34,7 +34,7 @@ from hetdep.neural.phrases import labelled_spans
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.threads import usable_cores
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import WORD_COLUMNS
+from hetdep.treebank.tags import UNANNOTATED, WORD_COLUMNS
 
 FINAL_RATE = 0.1  # the learning rate of the final epochs, as a share of the first one
 EPOCH_STATE = "epoch.pt"  # in the pipeline's state folder: the training after its last finished epoch
@@ -103,9 +103,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                     else Vocabularies.learn(treebanks[0].train[:len(treebanks[0].schemes)], heads=tag_heads,
                                             sentences=treebanks[0].train[0]))
     phrases = [[labelled_spans(root) for root in treebank.phrases] for treebank in treebanks]
-    if any(phrases) and several:
-        raise HetdepError("phrase structure is learned from one treebank (its trees' own sentences)")
-    if any(phrases):
+    if any(phrases):  # one span head, trained by the treebanks that have phrase structure
         vocabularies.learn_phrases([spans for own in phrases for spans in own])
     table = None
     if vectors is None and options.embeddings:
@@ -272,11 +270,12 @@ def _loss(network, batch):
 
 def treebank_scores(parser, treebanks: Sequence[Treebank]) -> dict:
     """:func:`dev_scores` of each treebank with dev sentences, parsed as that treebank, its name
-    and scheme in each key (``LAS_sequoia_ud``, ``UPOS_sequoia``...)."""
+    and scheme in each key (``LAS_sequoia_ud``, ``UPOS_sequoia``, a treebank of phrase structure's
+    ``F1_wsj``...)."""
     scores = {}
     for treebank in treebanks:
         if treebank.dev and treebank.dev[0]:
-            found = dev_scores(parser.for_treebank(treebank.name), treebank.dev, treebank.schemes)
+            found = dev_scores(parser.for_treebank(treebank.name), treebank.dev, treebank.schemes, treebank.dev_phrases)
             for key, value in found.items():  # LAS_ud -> LAS_sequoia_ud, UPOS -> UPOS_sequoia
                 metric, _, scheme = key.partition("_")
                 scores["_".join(filter(None, (metric, treebank.name, scheme)))] = value
@@ -307,6 +306,7 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] =
     for column in parser.vocabularies.tag_columns:
         index = WORD_COLUMNS[column]
         pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])
-                 for g, s in zip(gold.column(index), system.column(index))]
-        scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / max(1, len(pairs)), 2)
+                 for g, s in zip(gold.column(index), system.column(index)) if g != UNANNOTATED or column == "feats"]
+        if pairs:  # a column another treebank of the model fills may be empty in this one (FEATS "_": no features)
+            scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / len(pairs), 2)
     return scores

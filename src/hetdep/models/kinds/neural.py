@@ -102,7 +102,7 @@ class NeuralModels(OpenModels):
         if self.table is not None:
             return (self.choice.to_dependency,)
         treebanks = recorded_treebanks(self.config)
-        if treebanks:
+        if treebanks and not self.parser.vocabularies.phrases:  # phrase structure's: those its config names
             chosen = next((t for t in treebanks if t.get("name") == self.choice.treebank), treebanks[0])
             return tuple(chosen.get("schemes", ["a"]))[:2]
         return super().schemes
@@ -205,14 +205,18 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
 
 def train_neural_phrases(run: TrainingRun) -> Callable[[], TrainResult]:
     """The encoder with its span head from bracketed trees (``--parser constituency-neural``), and
-    with ``--dependency`` the trees those head rules derive too."""
+    with ``--dependency`` the trees those head rules derive too; with ``--treebank``, dependency
+    treebanks of other sentences beside."""
     from hetdep.constituency.neural_pipeline import train_neural_constituency
+    from hetdep.models.pipeline import treebank_files
     from hetdep.models.vectors import DEFAULT_VECTORS
     from hetdep.neural.training import NeuralOptions
 
     refuse_conllu(run)
     default = NeuralOptions()
     options = NeuralOptions(epochs=run.iterations, patience=run.patience, seed=run.seed, threads=run.threads or default.threads,
-                            final_epochs=default.final_epochs if run.final_epochs is None else run.final_epochs)
+                            final_epochs=default.final_epochs if run.final_epochs is None else run.final_epochs,
+                            sharing=run.sharing or default.sharing, temperature=run.temperature or default.temperature)
+    beside = treebank_files(run.treebanks)  # refused now if their names and schemes cannot be told apart
     return lambda: train_neural_constituency(run.model_dir, run.train_path, run.dev_path, options, run.dependency_rules,
-                                             run.embeddings or DEFAULT_VECTORS)
+                                             run.embeddings or DEFAULT_VECTORS, beside=beside)

@@ -12,7 +12,10 @@ converted test trees). Variants:
 
 - ``phrases``: ``--parser constituency-neural``;
 - ``joint``: the same with ``--dependency penn2malt``: phrase structure and dependencies;
-- ``dependency``: ``--parser neural`` on the Penn2Malt conversion alone.
+- ``dependency``: ``--parser neural`` on the Penn2Malt conversion alone;
+- ``joint-ewt``: ``joint`` with en-ewt's UD treebank (train and dev, beside ``--data`` in
+  ../shared/data) learned beside by the same encoder (``--treebank ewt ud``): other sentences,
+  other guidelines, more words.
 
 ``--embeddings FILE`` trains with those pretrained vectors instead of the default (the shipped
 English model's); its models are named after the file (``phrases-glove-6b-50d-seed1``).
@@ -40,6 +43,7 @@ DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-wsj-samp
 VARIANTS = {"phrases": ["--parser", "constituency-neural"],
             "joint": ["--parser", "constituency-neural", "--dependency", "penn2malt"],
             "dependency": ["--parser", "neural", "--no-tokenizer"]}
+VARIANTS["joint-ewt"] = [*VARIANTS["joint"], "--treebank", "ewt", "ud", "{ewt}/train.ud.conllu", "{ewt}/dev.ud.conllu"]
 
 
 def hetdep(*arguments: str) -> str:
@@ -64,12 +68,12 @@ def write_splits(data: Path, folder: Path) -> dict[str, int]:
 
 
 def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None,
-            embeddings: Path | None = None) -> Path:
+            embeddings: Path | None = None, ewt: Path | None = None) -> Path:
     model = out / (f"{variant}-{embeddings.stem}-seed{seed}" if embeddings else f"{variant}-seed{seed}")
     if (model / "config.json").is_file():
         return model
     suffix = "conllu" if variant == "dependency" else "mrg"
-    hetdep("train", *VARIANTS[variant], "--train", str(out / f"train.{suffix}"), "--dev", str(out / f"dev.{suffix}"),
+    hetdep("train", *(option.format(ewt=ewt) for option in VARIANTS[variant]), "--train", str(out / f"train.{suffix}"), "--dev", str(out / f"dev.{suffix}"),
            "--model", str(model), "--seed", str(seed), *(["--iterations", str(epochs)] if epochs else []),
            *(["--threads", str(threads)] if threads else []), *(["--embeddings", str(embeddings)] if embeddings else []))
     return model
@@ -78,7 +82,8 @@ def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int
 def scored(out: Path, model: Path, variant: str, words: int) -> dict:
     """The model's test scores and whole-process speed."""
     tree_out, deps_out = model / "test.out.mrg", model / "test.out.conllu"
-    outputs = {"phrases": ["--output", str(tree_out)], "joint": ["--output", str(tree_out), "--output-b", str(deps_out)],
+    both = ["--output", str(tree_out), "--output-b", str(deps_out)]
+    outputs = {"phrases": ["--output", str(tree_out)], "joint": both, "joint-ewt": both,
                "dependency": ["--output", str(deps_out)]}[variant]
     started = time.perf_counter()
     hetdep("parse", "--model", str(model), "--input", str(out / "test.txt"), "--format", "tokenized", *outputs)
@@ -113,8 +118,8 @@ def main() -> None:
     results: dict[str, list[dict]] = {}
     for variant in args.variants:
         for seed in args.seeds:
-            found = scored(args.out, trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings),
-                           variant, words["test"])
+            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, args.data.parent / "en-ewt")
+            found = scored(args.out, model, variant, words["test"])
             results.setdefault(variant, []).append(found)
             print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)
     for variant, rows in results.items():

@@ -11,9 +11,10 @@ parses as the bracketed treebank, named ``bracketed`` among them.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from hetdep.constituency.training import TaggedTree, read_treebank
 from hetdep.convert.headrules import load_table, tree_sentence

@@ -14,6 +14,7 @@ from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference, templates
+from hetdep.tokenizer.addresses import address_spans
 from hetdep.tokenizer.learning import SENTENCE_END_BIASES, TokenizerOptions
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
@@ -440,6 +441,43 @@ def test_the_end_of_a_text_is_split_as_if_a_line_end_followed(text):
     sentences = tokenizer.tokenize(text)
     assert [s.forms for s in sentences] == [s.forms for s in tokenizer.tokenize(text + "\n")]
     assert rebuild_text(sentences) == (text if text.strip() else "")
+
+
+@pytest.mark.parametrize("text, addresses", [
+    ("See http://www.4gamer.net/news/a.html. Or not", ["http://www.4gamer.net/news/a.html"]),
+    ("(http://en.wikipedia.org/wiki/Mercury_(planet)) and www.adobe.com.", ["http://en.wikipedia.org/wiki/Mercury_(planet)", "www.adobe.com"]),
+    ("Mail Kevin.A.Boone@accenture.com, rreynol...@cogeco.ca>", ["Kevin.A.Boone@accenture.com", "rreynol...@cogeco.ca"]),
+    ("www. is no address, nor is a@b or http://", []),
+])
+def test_addresses_are_found_without_the_punctuation_after_them(text, addresses):
+    assert [text[start:end] for start, end in address_spans(text)] == addresses
+
+
+def test_the_shipped_tokenizers_keep_addresses_whole():
+    """The boundary classifier alone cut en-ewt dev's rarer addresses at their slashes and dots."""
+    text = ("Read http://www.4gamer.net/news/image/2005.09/20050919032951_21big.html. Then mail "
+            "Kevin.A.Boone@accenture.com (or www.adobe.com).")
+    for language in ("en", "fr"):
+        tokenizer = Tokenizer.load(SAMPLES.parent / "models" / language / "tokenizer")
+        forms = [form for sentence in tokenizer.tokenize(text) for form in sentence.forms]
+        assert {"http://www.4gamer.net/news/image/2005.09/20050919032951_21big.html", "Kevin.A.Boone@accenture.com",
+                "www.adobe.com", ")", "."} <= set(forms), language
+        assert forms[-3:] == ["www.adobe.com", ")", "."], language
+        assert rebuild_text(tokenizer.tokenize(text)) == text
+
+
+@needs_shared
+def test_every_address_en_ewt_test_writes_as_one_token_is_one_token():
+    tokenizer = Tokenizer.load(SAMPLES.parent / "models" / "en" / "tokenizer")
+    whole = found = 0
+    for sentence in read_conllu(SHARED_DATA / "en-ewt" / "test.ud.conllu"):
+        text = sentence_text(sentence)
+        forms = {form for words in tokenizer.tokenize(text, presegmented=True) for form in words.forms}
+        for start, end in address_spans(text):
+            if text[start:end] in sentence.forms:
+                whole += 1
+                found += text[start:end] in forms
+    assert whole >= 60 and found == whole
 
 
 def test_other_treebanks_add_to_what_the_tokenizer_learns(tmp_path):

@@ -30,6 +30,7 @@ from hetdep.learn.clusters import WordClusters
 from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256, read_arrays, read_config, write_config
 from hetdep.short_runs import use_references
 from hetdep.tokenizer import reference
+from hetdep.tokenizer.addresses import keep_addresses_whole
 from hetdep.tokenizer.learning import TokenizerOptions, dev_score, fit_sentence_end_bias, train_weights
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
@@ -262,6 +263,7 @@ class Tokenizer:
         else:
             labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
             labels, scores = labels[:n], scores[:n]
+        keep_addresses_whole(text, labels)
         if presegmented:
             labels[labels == SENTENCE_END] = TOKEN_END
         for match in (_LINE_END if presegmented else _BLANK_LINE).finditer(text):  # a blank line ends a sentence

@@ -15,7 +15,8 @@ converted test trees). Variants:
 - ``dependency``: ``--parser neural`` on the Penn2Malt conversion alone;
 - ``joint-ewt``: ``joint`` with en-ewt's UD treebank (train and dev, beside ``--data`` in
   ../shared/data) learned beside by the same encoder (``--treebank ewt ud``): other sentences,
-  other guidelines, more words.
+  other guidelines, more words; ``--ewt-sentences N``: the first N of its training sentences
+  (and of its dev ones a tenth as many), for an epoch of less than its 204,577 words.
 
 ``--embeddings FILE`` trains with those pretrained vectors instead of the default (the shipped
 English model's); its models are named after the file (``phrases-glove-6b-50d-seed1``).
@@ -67,9 +68,23 @@ def write_splits(data: Path, folder: Path) -> dict[str, int]:
     return words
 
 
+def ewt_part(data: Path, out: Path, sentences: int | None) -> Path:
+    """The folder of en-ewt's UD train and dev files the joint-ewt variant reads: all of them, or the
+    first ``sentences`` training sentences and a tenth as many dev ones, written under ``out``."""
+    if not sentences:
+        return data
+    folder = out / f"ewt-{sentences}"
+    folder.mkdir(exist_ok=True)
+    for split, count in (("train", sentences), ("dev", max(1, sentences // 10))):
+        blocks = [b for b in (data / f"{split}.ud.conllu").read_text(encoding="utf-8").split("\n\n") if b.strip()]
+        (folder / f"{split}.ud.conllu").write_text("\n\n".join(blocks[:count]) + "\n\n", encoding="utf-8")
+    return folder
+
+
 def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None,
             embeddings: Path | None = None, ewt: Path | None = None) -> Path:
-    model = out / (f"{variant}-{embeddings.stem}-seed{seed}" if embeddings else f"{variant}-seed{seed}")
+    name = variant + (ewt.name.removeprefix("ewt") if variant == "joint-ewt" and ewt and ewt.parent == out else "")
+    model = out / (f"{name}-{embeddings.stem}-seed{seed}" if embeddings else f"{name}-seed{seed}")
     if (model / "config.json").is_file():
         return model
     suffix = "conllu" if variant == "dependency" else "mrg"
@@ -110,15 +125,17 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[1])
     parser.add_argument("--epochs", type=int, default=None, help="hetdep train --iterations (default: its own)")
     parser.add_argument("--threads", type=int, default=None, help="hetdep train --threads (default: its own, every core)")
+    parser.add_argument("--ewt-sentences", type=int, default=None, help="joint-ewt: the first N of en-ewt's training sentences")
     parser.add_argument("--embeddings", type=Path, default=None,
                         help="hetdep train --embeddings (default: its own, the shipped English model's vectors)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     words = write_splits(args.data, args.out)
     results: dict[str, list[dict]] = {}
+    ewt = ewt_part(args.data.parent / "en-ewt", args.out, args.ewt_sentences)
     for variant in args.variants:
         for seed in args.seeds:
-            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, args.data.parent / "en-ewt")
+            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, ewt)
             found = scored(args.out, model, variant, words["test"])
             results.setdefault(variant, []).append(found)
             print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)

@@ -17,14 +17,13 @@ and whether B's parses equal A's (both from each version's own model, and B's fr
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from processes import user_environment
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -46,7 +45,7 @@ def main() -> None:
                              encoding="utf-8")
 
         def run(version: str, *words) -> float:
-            env = user_environment(Path(versions[version]), PYTHONPATH=str(versions[version]), NUMBA_NUM_THREADS="1")
+            env = dict(os.environ, PYTHONPATH=str(versions[version]), NUMBA_NUM_THREADS="1")
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", "hetdep", *map(str, words)], env=env, cwd=work, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

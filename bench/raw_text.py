@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from processes import user_environment
-
 from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
 from hetdep.models.names import find_model
 from hetdep.models.parsing import load_tokenizer
@@ -52,9 +50,8 @@ def main() -> None:
         command += ["--beam", str(args.beam)] if args.beam else []
         command += ["--threads", str(args.threads)] if args.threads else []
         command += ["--treebank", args.treebank] if args.treebank else []
-        environment = user_environment()
         started = time.perf_counter()
-        subprocess.run(command, check=True, stderr=subprocess.DEVNULL, env=environment)
+        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - started
         words = sum(len(s) for s in read_conllu(outputs[0]))
         figures = {"model": args.model, "characters": len(text), "words": words, "seconds": round(seconds, 2),

@@ -20,8 +20,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from processes import user_environment
-
 from hetdep.tokenizer.text import sentence_text
 from hetdep.treebank.conllu import read_conllu
 
@@ -34,9 +32,8 @@ def timed(src: Path, model: str | None, text: str, work: Path) -> tuple[float, f
     (work / "one.txt").write_text(text, encoding="utf-8")
     words = [sys.executable, "-m", "hetdep", "parse", "--input", "one.txt", "--output", "out.conllu"]
     words += ["--model", model] if model else []
-    environment = user_environment(src, PYTHONPATH=str(src))
     start = time.perf_counter()
-    child = subprocess.Popen(words, env=environment, cwd=work, stdout=subprocess.DEVNULL,
+    child = subprocess.Popen(words, env=dict(os.environ, PYTHONPATH=str(src)), cwd=work, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)  # this child's own peak memory
     seconds = time.perf_counter() - start

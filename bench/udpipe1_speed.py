@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from processes import user_environment
-
 from hetdep.evaluation.conll18 import evaluate_conll18
 from hetdep.tokenizer.text import document_text
 from hetdep.treebank.conllu import read_conllu
@@ -64,9 +62,8 @@ def train_udpipe1(train: Path, dev: Path, model_path: Path) -> None:
 
 
 def timed(command: list[str]) -> float:
-    environment = user_environment()
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 

@@ -23,6 +23,7 @@ from hetdep.learn.model_files import file_sha256
 from hetdep.learn.perceptron import TrainResult
 from hetdep.models.language import training_language
 from hetdep.models.pipeline import TreebankFiles, read_treebanks
+from hetdep.models.training import treebanks_record
 from hetdep.models.vectors import DEFAULT_VECTORS, NO_VECTORS, default_vectors, read_vectors
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence
@@ -83,11 +84,7 @@ def train_neural_constituency(model_dir: str | Path, train_path: str | Path, dev
     files = [{"role": role, "path": str(Path(path).resolve()), "sentences": len(items),
               **({"sha256": file_sha256(Path(path))} if Path(path).is_file() else {})}  # a folder: its files, unhashed
              for role, path, items in (("train", train_path, train), ("dev", dev_path, dev))]
-    files += [{"role": f"{role}:{given.name}:{scheme}", "path": str(Path(path).resolve()), "sentences": len(items),
-               "sha256": file_sha256(Path(path))}
-              for given, other in zip(beside, others) for role, paths, read in (("train", given.train, other.train),
-                                                                               ("dev", given.dev, other.dev))
-              for scheme, path, items in zip(given.schemes, paths, read)]
+    files += treebanks_record(beside)["training_files"] if beside else []
     result.parser.save(model_dir, schemes=[PHRASE_STRUCTURE] + ([dependency] if dependency else []),
                        training_files=files, history=[vars(report) for report in result.history],
                        best_iteration=result.best_iteration, language=language)

@@ -147,7 +147,7 @@ def default_kind(perceptron_option_given: bool) -> str:
 def check_training_options(kind: str, given: dict[str, object]) -> TrainingKind:
     """The kind's training record, after refusing in one line the options it does not take (``given``:
     option name -> its value, set or not)."""
-    if given.get("--treebank") and kind not in (NEURAL, NEURAL_CONSTITUENCY):
+    if given.get("--treebank") and kind != NEURAL and not TRAINING_KINDS[kind].treebanks_beside:
         raise HetdepError(f"several treebanks (--treebank) train a neural model (--parser neural, or constituency-neural "
                           f"beside its bracketed trees), not --parser {kind}")
     trained = TRAINING_KINDS[kind]

@@ -34,7 +34,7 @@ from hetdep.neural.phrases import labelled_spans
 from hetdep.neural.treebanks import SHARINGS, Treebank, check_treebanks, epoch_batches, scheme_heads
 from hetdep.threads import usable_cores
 from hetdep.treebank.conllu import Sentence
-from hetdep.treebank.tags import UNANNOTATED, WORD_COLUMNS
+from hetdep.treebank.tags import WORD_COLUMNS, word_classes
 
 FINAL_RATE = 0.1  # the learning rate of the final epochs, as a share of the first one
 EPOCH_STATE = "epoch.pt"  # in the pipeline's state folder: the training after its last finished epoch
@@ -306,7 +306,7 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] =
     for column in parser.vocabularies.tag_columns:
         index = WORD_COLUMNS[column]
         pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])
-                 for g, s in zip(gold.column(index), system.column(index)) if g != UNANNOTATED or column == "feats"]
-        if pairs:  # a column another treebank of the model fills may be empty in this one (FEATS "_": no features)
+                 for g, s in zip(word_classes(gold, column), system.column(index)) if g is not None]
+        if pairs:  # a column another treebank of the model fills may be empty in this one
             scores[column.upper()] = round(100.0 * sum(g == s for g, s in pairs) / len(pairs), 2)
     return scores

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -45,6 +46,18 @@ def test_standard_input_and_output(pipeline_model, tmp_path):
                             input=b"1\tLe\t_\tDET\n", capture_output=True)
     assert broken.returncode == 2 and broken.stdout == b""  # nothing half written to standard output
     assert "<stdin>:1:" in broken.stderr.decode() and "Traceback" not in broken.stderr.decode()
+
+
+def test_a_pipe_given_as_a_file_name_is_read_once_like_standard_input(pipeline_model, tmp_path):
+    """A shell's ``--input <(...)`` or a named pipe: it can be read once, so it is not sniffed and then reopened."""
+    pipe = tmp_path / "text.pipe"
+    os.mkfifo(pipe)
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "parse", "--model", str(pipeline_model), "--input", str(pipe),
+                                "--output", "-", "--scheme", "a"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pipe.write_bytes(TEXT.encode())  # opens the pipe for writing: blocks until the parser opens it to read
+    printed, errors = process.communicate(timeout=120)
+    assert process.returncode == 0, errors.decode()
+    assert printed.decode().startswith("# sent_id = 1\n# text = Le ministre parle du budget")
 
 
 def test_conllu_is_recognised_whatever_its_name_and_tokenized_text_on_request(pipeline_model, tmp_path):

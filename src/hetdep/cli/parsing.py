@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -46,7 +47,10 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
     sniffing finds; a short input is read by the plain-Python loops (:mod:`hetdep.short_runs`)."""
     name = None
     if path == "-":
-        path, name = _spooled_stdin(), STDIN
+        path, name = _spooled(sys.stdin.buffer), STDIN
+    elif _is_pipe(path):  # a shell's <(...) or a named pipe: read once, so copied before sniffing like standard input
+        with open(path, "rb") as stream:
+            path, name = _spooled(stream), path
     elif is_url(path):
         path, name = fetched(path), path
     prefer_references(is_short_file(path))
@@ -64,14 +68,24 @@ def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = ""
     return read_conllu(path, name=name)
 
 
-def _spooled_stdin() -> str:
-    """Standard input copied to a temporary file (removed at exit), so it can be sniffed and read like a file."""
+def _spooled(stream) -> str:
+    """A stream that can be read only once (standard input, a pipe) copied to a temporary file
+    (removed at exit), so it can be sniffed and read like a file."""
     import shutil
 
     spool = temporary_file(".hetdep-stdin.")
     with open(spool, "wb") as out:
-        shutil.copyfileobj(sys.stdin.buffer, out)
+        shutil.copyfileobj(stream, out)
     return spool
+
+
+def _is_pipe(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):  # no such file: said by the reader, naming it
+        return False
 
 
 @click.command("parse")

@@ -355,6 +355,8 @@ def test_the_command_line_trains_parses_raw_text_and_describes_it(tmp_path):
     assert ("helped by its bundled taggers (upos at weight" in info) == bool(weight)
     assert f"bundled taggers: {', '.join(helpers + ['feats', 'lemma'])}" in info
     assert json.loads((model / "tagger" / "lemma" / "config.json").read_text(encoding="utf-8"))["beam"] == 2
+    # the FEATS tagger tags after the network has parsed: it reads the tree (hetdep.tagger.tree_context)
+    assert json.loads((model / "tagger" / "feats" / "config.json").read_text(encoding="utf-8")).get("reads_tree") is True
     text = tmp_path / "t.txt"
     text.write_text("Le conseil municipal s'est réuni hier. Il a voté le budget.\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["parse", "--model", str(model), "--input", str(text), "--output",
@@ -639,6 +641,8 @@ def test_the_command_line_trains_a_feats_head_beside_its_feats_tagger(tmp_path):
     assert "FEATS: the network's tags" in result.output
     kept = config["pipeline"]["tag_weights"]["feats"] > 0
     assert ((model / "tagger" / "feats").is_dir()) == kept  # a FEATS tagger of weight 0 is not kept
+    if kept:  # mixed into the network's FEATS, before there is a tree: it does not read one
+        assert "reads_tree" not in json.loads((model / "tagger" / "feats" / "config.json").read_text(encoding="utf-8"))
     text = tmp_path / "t.txt"
     text.write_text("Le conseil municipal s'est réuni hier.\n", encoding="utf-8")
     out = tmp_path / "o.conllu"

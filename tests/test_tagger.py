@@ -186,6 +186,28 @@ def test_commands(tmp_path):
     assert result.exit_code == 2 and "no tagger model" in result.output
 
 
+def test_tag_with_a_neural_model_tags_as_its_parse_does(tmp_path):
+    """``hetdep tag`` with the shipped (neural) model: the network's UPOS and the FEATS and LEMMA
+    its parse gets (its FEATS tagger may read the tree); it once ran the FEATS and LEMMA taggers
+    alone, on no UPOS (``dort`` got Gender=Masc)."""
+    run = CliRunner().invoke
+    text = tmp_path / "t.txt"
+    text.write_text("Le chat dort sur le canapé. Les petites maisons sont blanches.\n", encoding="utf-8")
+    result = run(main, ["tag", "--model", "fr", "--input", str(text), "--output", str(tmp_path / "t.conllu")])
+    assert result.exit_code == 0, result.output
+    assert "with upos, feats, lemma" in result.output
+    result = run(main, ["parse", "--model", "fr", "--input", str(text), "--output", str(tmp_path / "p.conllu")])
+    assert result.exit_code == 0, result.output
+    tagged, parsed = list(read_conllu(tmp_path / "t.conllu")), list(read_conllu(tmp_path / "p.conllu"))
+    assert [s.forms for s in tagged] == [s.forms for s in parsed] and all(t != "_" for s in tagged for t in s.upos)
+    for column in (UPOS, 5, LEMMA):
+        assert [s.column(column) for s in tagged] == [s.column(column) for s in parsed]
+    assert all(head == "_" for s in tagged for head in s.column(6))  # tags only: no tree written
+    result = run(main, ["tag", "--model", "fr", "--k", "2", "--input", str(text), "--output", str(tmp_path / "k.conllu")])
+    assert result.exit_code == 2 and "--k is for a perceptron tagger" in result.output
+    assert not (tmp_path / "k.conllu").exists()
+
+
 @pytest.mark.slow
 @needs_shared
 def test_accuracy_on_real_french():
@@ -288,7 +310,8 @@ def test_the_plain_search_tags_and_scores_as_the_compiled_one():
     forward = next(tagger for tagger in load_taggers(SAMPLES.parent / "models" / "fr" / "tagger") if tagger.column == "feats")
     for tagger in forward, forward.backward:
         for sentence in DEV[:15]:
-            atoms = encode(tagger.strings, tagger.lexicon, sentence.forms, sentence.column(UPOS))
+            given = sentence.column(UPOS)
+            atoms = encode(tagger.strings, tagger.lexicon, sentence.forms, given, tagger.tree(sentence, given))
             n, n_tags = len(atoms), len(tagger.tags)
             extra = np.random.default_rng(n).normal(size=(n, n_tags)).astype(np.float32)
             tags, scores = reference.search(atoms, 4, tagger.templates, tagger.weights.plain, n_tags, extra)
@@ -296,3 +319,77 @@ def test_the_plain_search_tags_and_scores_as_the_compiled_one():
                                                        tagger.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False,
                                                        extra)
             assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)
+
+
+AGREEMENT = """# text = Les petites maisons que Marie voit sont blanches
+1	Les	le	DET	_	_	3	det	_	_
+2	petites	petit	ADJ	_	_	3	amod	_	_
+3	maisons	maison	NOUN	_	_	8	nsubj	_	_
+4	que	que	PRON	_	_	6	obj	_	_
+5	Marie	Marie	PROPN	_	_	6	nsubj	_	_
+6	voit	voir	VERB	_	_	3	acl:relcl	_	_
+7	sont	être	AUX	_	_	8	cop	_	_
+8	blanches	blanc	ADJ	_	_	0	root	_	_
+
+"""
+
+
+def test_the_tree_atoms_name_the_words_that_agreement_reads(tmp_path):
+    from hetdep.tagger.tree_context import NO_TREE, tree_strings
+
+    (tmp_path / "s.conllu").write_text(AGREEMENT, encoding="utf-8")
+    sentence = next(read_conllu(tmp_path / "s.conllu"))
+    atoms = dict(zip(sentence.forms, tree_strings(sentence, sentence.upos)))
+    relation, head, head_tag, head_end, subject, left, determiner, head_subject, head_determiner = atoms["petites"]
+    assert (relation, head, head_tag, head_end) == ("r:amod", "hl:maisons", "hg:NOUN", "hs:ons")
+    assert head_determiner == "hd:les" and determiner == "dt:" and subject == "sj:"  # the noun's determiner, lower-cased
+    assert left == "lf:" and head_subject == "hj:"
+    assert atoms["maisons"][4:7] == ("sj:", "lf:amod=petites", "dt:les")  # the nearest left dependent, and the first det
+    assert atoms["voit"][4] == "sj:marie" and atoms["voit"][7] == "hj:"
+    assert atoms["blanches"][4] == "sj:maisons" and atoms["blanches"][1:3] == ("hl:<root>", "hg:<root>")
+    untreed = sentence.with_tree([-1] * len(sentence), ["_"] * len(sentence))
+    assert tree_strings(untreed, untreed.upos) == [NO_TREE] * len(sentence)
+    sud = sentence.with_tree(sentence.heads, [{"nsubj": "subj"}.get(r, r) for r in sentence.deprels])
+    assert tree_strings(sud, sud.upos)[5][4] == "sj:marie"  # SUD's subj is a subject too
+
+
+@pytest.fixture(scope="module")
+def tree_feats():
+    return train_tagger(TRAIN, DEV[:60], TaggerOptions(column="feats", reads="upos", reads_tree=True, iterations=3)).parser
+
+
+def test_a_feats_tagger_reading_the_tree_tags_by_it_and_saves_so(tree_feats, tmp_path):
+    from hetdep.tagger.templates import STATIC_TEMPLATES, TREE_TEMPLATES
+
+    assert tree_feats.templates.shape[0] == TREE_TEMPLATES.shape[0] > STATIC_TEMPLATES.shape[0]
+    assert tree_feats.backward.reads_tree and tree_feats.backward.templates.shape == TREE_TEMPLATES.shape
+    sentences = DEV[60:90]
+    scores = [tree_feats.log_probabilities(s) for s in sentences]
+    flat = [s.with_tree([0] + [1] * (len(s) - 1), ["root"] + ["dep"] * (len(s) - 1)) for s in sentences]
+    assert any(not np.allclose(a, tree_feats.log_probabilities(s)) for a, s in zip(scores, flat))  # the tree is read
+    untreed = [s.with_tree([-1] * len(s), ["_"] * len(s)) for s in sentences]
+    assert all(len(t) == len(s) for t, s in zip(tree_feats.tag(untreed), sentences))  # no tree: tagged all the same
+    tree_feats.save(tmp_path / "t")
+    assert json.loads((tmp_path / "t" / "config.json").read_text())["reads_tree"] is True
+    loaded = Tagger.load(tmp_path / "t")
+    assert [s.column(5) for s in loaded.tag(sentences)] == [s.column(5) for s in tree_feats.tag(sentences)]
+    config = json.loads((tmp_path / "t" / "config.json").read_text())
+    (tmp_path / "t" / "config.json").write_text(json.dumps({**config, "templates": config["templates"][:-1]}))
+    with pytest.raises(ModelFileError, match="feature templates"):  # a tree tagger has every tree template
+        Tagger.load(tmp_path / "t")
+
+
+def test_the_plain_search_reads_the_tree_as_the_compiled_one(tree_feats):
+    from hetdep.tagger import reference
+    from hetdep.tagger._search import search
+    from hetdep.tagger.tagger import encode
+
+    for sentence in DEV[:10]:
+        given = sentence.column(UPOS)
+        atoms = encode(tree_feats.strings, tree_feats.lexicon, sentence.forms, given, tree_feats.tree(sentence, given))
+        n, n_tags = len(atoms), len(tree_feats.tags)
+        extra = np.zeros((n, n_tags), dtype=np.float32)
+        tags, scores = reference.search(atoms, 4, tree_feats.templates, tree_feats.weights.plain, n_tags, extra)
+        compiled_tags, _, compiled_scores = search(atoms, n, 4, tree_feats.templates, tree_feats.weights.table,
+                                                   tree_feats.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False, extra)
+        assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)

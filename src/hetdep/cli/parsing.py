@@ -277,30 +277,32 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice
-    from hetdep.models.parsing import load_tokenizer, tag_sentences
-    from hetdep.tagger.tagger import load_taggers
+    from hetdep.models.parsing import TagJob, load_tokenizer
 
     cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
-    bundled = Path(model_dir) / "tagger"
-    taggers = load_taggers(bundled if bundled.is_dir() else model_dir)
+    job = TagJob(str(model_dir), beam, k, threshold)
+    opened = job.open(threads)  # refuses what the model does not take before any input is read
+    columns = ", ".join(job.columns(opened))
     if cluster.wanted:
-        from hetdep.models.parsing import TagJob
-
-        count, stats = _on_cluster(TagJob(str(model_dir), beam, k, threshold),
-                                   read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), [output_path],
-                                   cluster)
-        click.echo(f"tagged {count} sentences, {stats.words} words with {', '.join(t.column for t in taggers)}", err=True)
+        count, stats = _on_cluster(job, read_input(input_path, input_format, load_tokenizer(model_dir), model_dir),
+                                   [output_path], cluster)
+        click.echo(f"tagged {count} sentences, {stats.words} words with {columns}", err=True)
         return
     sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
                      mininterval=1.0, disable=None)
-    count = write_conllu(tag_sentences(taggers, sentences, threads, beam, k, threshold), output_path)
+    words = [0]
+
+    def counted(tagged):
+        for sentence in tagged:
+            words[0] += len(sentence)
+            yield sentence
+
+    count = write_conllu(counted(job.tagged(opened, sentences)), output_path)
     if count == 0:
         _say_empty(input_path)
         return
-    first = taggers[0]
-    click.echo(f"tagged {count} sentences, {first.words} words ({first.unknown_words} unknown) with "
-               f"{', '.join(t.column for t in taggers)}", err=True)
+    click.echo(f"tagged {count} sentences, {words[0]} words with {columns}", err=True)
 
 
 @click.command("tokenize")

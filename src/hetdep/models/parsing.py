@@ -13,6 +13,7 @@ from hetdep.errors import HetdepError, InputError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.learn.model_files import read_config
 from hetdep.learn.vocab import ParseStats
+from hetdep.models import NEURAL, NEURAL_CONSTITUENCY
 from hetdep.models.language import LanguageGuard
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
@@ -271,16 +272,38 @@ class TagJob:
     threshold: float = 0.0
 
     def open(self, threads: int = 1, directory: str | None = None):
-        """The taggers, and the threads to tag on (``directory``: where this worker has the model folder)."""
+        """The taggers (a neural model: the model, whose network tags UPOS and whose FEATS tagger
+        reads its parse), and the threads to tag on (``directory``: where this worker has the model folder)."""
         from hetdep.tagger.tagger import load_taggers
 
         model_dir = Path(directory or self.model_dir)
+        if (model_dir / "config.json").is_file() and read_config(model_dir).get("kind") in (NEURAL, NEURAL_CONSTITUENCY):
+            if self.k or self.beam:
+                raise HetdepError(f"{model_dir} is a neural model, whose network gives the tags: "
+                                  f"{'--k' if self.k else '--beam'} is for a perceptron tagger")
+            from hetdep.models.opening import open_models
+
+            return open_models(model_dir, ParseChoice(threads=threads)), threads
         bundled = model_dir / "tagger"
         return load_taggers(bundled if bundled.is_dir() else model_dir), threads
 
-    def run(self, opened, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+    def tagged(self, opened, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """The sentences tagged, in input order."""
         taggers, threads = opened
-        tagged = tag_sentences(taggers, sentences, threads, self.beam, self.k, self.threshold)
+        if isinstance(taggers, OpenModels):
+            return iter(taggers.tag(sentences))
+        return tag_sentences(taggers, sentences, threads, self.beam, self.k, self.threshold)
+
+    @staticmethod
+    def columns(opened) -> list[str]:
+        """The columns the opened taggers fill, in order."""
+        taggers, _ = opened
+        if isinstance(taggers, OpenModels):
+            return list(dict.fromkeys(taggers.parser.vocabularies.tag_columns + [t.column for t in taggers.taggers]))
+        return [tagger.column for tagger in taggers]
+
+    def run(self, opened, sentences: list[Sentence]) -> tuple[Iterator[tuple[Sentence, ...]], ParseStats]:
+        tagged = self.tagged(opened, sentences)
         return ((sentence,) for sentence in tagged), ParseStats(sentences=len(sentences),
                                                                  words=sum(len(sentence) for sentence in sentences))
 

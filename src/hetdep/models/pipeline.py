@@ -301,6 +301,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                 for c, stage, where, t, d in jobs]
         jobs += [("feats", f"tagger (feats, {treebank.name})", state / TREEBANK_TAGGERS / treebank.name / "feats",
                   treebank.train[0], treebank.dev[0]) for treebank in treebanks[1:]]
+    # A neural model's FEATS tagger tags after the network has parsed, so it reads the tree (agreement:
+    # hetdep.tagger.tree_context), but not one mixed into the network's own FEATS, which comes before the tree.
+    reads_tree = {"feats"} if neural and not pipeline.feats_head else set()
     treebank_taggers: dict[str, list] = {}
     for column, stage, where, tagger_train, tagger_dev in jobs:
         display.start(stage)
@@ -311,7 +314,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             history, best_iteration = record_of.get("history"), record_of.get("best_iteration")
         else:
             result = train_tagger(tagger_train, tagger_dev, TaggerOptions(column=column, seed=options.seed,
-                                                                          reads="upos" if column in morphology else None),
+                                                                          reads="upos" if column in morphology else None,
+                                                                          reads_tree=column in reads_tree),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             if column in morphology:
                 result.parser.beam = MORPHOLOGY_BEAM

@@ -138,7 +138,7 @@ class NeuralParser:
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The sentences with the network's tags written in, every other column (trees too) kept."""
-        for sentence, parsed in _with_parses(sentences, self.parse):
+        for sentence, parsed in with_parses(sentences, self.parse):
             tagged = parsed if self.schemes == 1 else parsed[0]
             tagged = tagged.sentence if isinstance(tagged, PhraseTree) else tagged
             for column in self.vocabularies.tag_columns:
@@ -367,7 +367,7 @@ def _batches(order: list[int], lengths: list[int]) -> Iterator[list[int]]:
         yield batch
 
 
-def _with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:
+def with_parses(sentences: Iterable[Sentence], parse) -> Iterator[tuple[Sentence, object]]:
     """Each input sentence with its parse, the input read once (a generator may be passed)."""
     kept: deque[Sentence] = deque()
 

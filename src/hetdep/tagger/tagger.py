@@ -34,7 +34,8 @@ from hetdep.short_runs import use_references
 from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
-from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, STATIC_TEMPLATES, W
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, STATIC_TEMPLATES, TREE_TEMPLATES, W
+from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
 
@@ -65,13 +66,14 @@ def shape(word: str) -> str:
     return "".join(out)[:8]
 
 
-def word_strings(form: str, lexicon: dict[str, str], given: str = "") -> list[str]:
-    """The strings behind a word's atoms, in the order of :data:`hetdep.tagger._search.N_ATOMS`
-    (``given``: the word's tag in the column the tagger reads, if it reads one)."""
+def word_strings(form: str, lexicon: dict[str, str], given: str = "", tree: Sequence[str] = NO_TREE) -> list[str]:
+    """The strings behind a word's atoms, in the order of :data:`hetdep.tagger.templates.N_ATOMS`
+    (``given``: the word's tag in the column the tagger reads, if it reads one; ``tree``: its
+    tree atoms' strings, :func:`hetdep.tagger.tree_context.tree_strings`, if it reads the tree)."""
     lower = form.lower()
     return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
             + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
-            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}", f"c:{casing(form)}"])
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}", f"c:{casing(form)}", *tree])
 
 
 def casing(word: str) -> str:
@@ -110,12 +112,14 @@ def ambiguity_classes(sentences: Sequence[Sentence], column: str, min_count: int
     return lexicon
 
 
-def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given: Sequence[str] | None = None) -> np.ndarray:
+def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given: Sequence[str] | None = None,
+           tree: Sequence[Sequence[str]] | None = None) -> np.ndarray:
     """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1)."""
     get = strings.index.get
     given = given or [""] * len(forms)
-    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag)] for form, tag in zip(forms, given)],
-                     dtype=np.int64)
+    tree = tree or [NO_TREE] * len(forms)
+    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag, context)]
+                      for form, tag, context in zip(forms, given, tree)], dtype=np.int64)
     return atoms.reshape(len(forms), N_ATOMS)
 
 
@@ -131,7 +135,9 @@ class Tagger(SavedModel):
     UPOS tagger that runs before it, the gold one in training): its value is one more atom of
     each word. On fr-sequoia dev, the gold UPOS read: FEATS 95.11% -> 96.36% (SUD file), LEMMA
     97.75% -> 98.81% (the same lemmas in both files). A lemma tagger also prefers lemmas its
-    training treebank has (hetdep.tagger.lemmas).
+    training treebank has (hetdep.tagger.lemmas). A tagger may also read the sentence's tree
+    (``reads_tree``: a FEATS tagger run after the parser, trained on the gold trees), what
+    agreement needs (hetdep.tagger.tree_context).
     """
 
     KIND = "tagger"
@@ -141,7 +147,7 @@ class Tagger(SavedModel):
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
                  backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None,
                  known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN,
-                 templates: np.ndarray = STATIC_TEMPLATES, dictionary: str | None = None):
+                 templates: np.ndarray | None = None, dictionary: str | None = None, reads_tree: bool = False):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -156,7 +162,9 @@ class Tagger(SavedModel):
         self.known_lemmas = frozenset(known_lemmas)  # a lemma tagger's lexicon (hetdep.tagger.lemmas)
         self.lemma_margin = lemma_margin
         self.dictionary = dictionary  # a lemma tagger's dictionary language (hetdep.tagger.dictionary), fitted on dev
-        self.templates = templates  # a model trained before templates were appended keeps its set
+        self.reads_tree = reads_tree
+        # a model trained before templates were appended keeps its set
+        self.templates = (TREE_TEMPLATES if reads_tree else STATIC_TEMPLATES) if templates is None else templates
         self.unknown_words = 0
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
@@ -165,13 +173,17 @@ class Tagger(SavedModel):
         """The sentence's values in the column this tagger reads (None if it reads none)."""
         return sentence.column(COLUMNS[self.reads]) if self.reads else None
 
-    def search(self, forms: Sequence[str], beam: int | None = None,
-               given: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def tree(self, sentence: Sentence, given: Sequence[str] | None) -> list[tuple[str, ...]] | None:
+        """The sentence's tree atoms' strings, if this tagger reads the tree (None if not)."""
+        return tree_strings(sentence, given or [""] * len(sentence)) if self.reads_tree else None
+
+    def search(self, forms: Sequence[str], beam: int | None = None, given: Sequence[str] | None = None,
+               tree: Sequence[Sequence[str]] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Best tag ids (0-based) and every word's tag scores (the backward tagger's share included)."""
         n = len(forms)
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
-        atoms = encode(self.strings, self.lexicon, forms, given)
+        atoms = encode(self.strings, self.lexicon, forms, given, tree)
         with self._counting:
             self.words += n
             self.unknown_words += int((atoms[:, W] == UNKNOWN).sum())
@@ -202,7 +214,7 @@ class Tagger(SavedModel):
         known = self._known_with(dictionary)
         for sentence in sentences:
             given = self.given(sentence)
-            best, scores = self.search(sentence.forms, beam, given)
+            best, scores = self.search(sentence.forms, beam, given, self.tree(sentence, given))
             if known:
                 best = prefer_known(sentence.forms, best, scores / self.temperature, self.tags, known, self.lemma_margin)
             chosen = [self.tags[t] for t in best]
@@ -231,7 +243,8 @@ class Tagger(SavedModel):
 
     def log_probabilities(self, sentence: Sentence) -> np.ndarray:
         """(words, tags): each word's log-probability of each tag (the k-best's, all of them)."""
-        _, scores = self.search(sentence.forms, None, self.given(sentence))
+        given = self.given(sentence)
+        _, scores = self.search(sentence.forms, None, given, self.tree(sentence, given))
         return _log_softmax(scores.astype(np.float64) / self.temperature)
 
     def kbest(self, forms: Sequence[str], k: int, threshold: float = 0.0) -> list[list[tuple[str, float]]]:
@@ -244,7 +257,8 @@ class Tagger(SavedModel):
                 "strings": self.strings.to_list(), "lexicon": self.lexicon, "templates": self.templates.tolist(),
                 "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0,
                 "reads": self.reads, "known_lemmas": sorted(self.known_lemmas), "lemma_margin": self.lemma_margin,
-                **({"dictionary": self.dictionary} if self.dictionary else {})}
+                **({"dictionary": self.dictionary} if self.dictionary else {}),
+                **({"reads_tree": True} if self.reads_tree else {})}
 
     def save(self, directory: str | Path, **training_record) -> None:
         """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
@@ -263,8 +277,10 @@ class Tagger(SavedModel):
         what = "the tag set or the feature templates"
         check_width(weights, len(tags) + FIRST_TAG_COLUMN, what)
         templates = config["templates"]
-        if (not isinstance(templates, list) or len(templates) < FIRST_TEMPLATES
-                or templates != STATIC_TEMPLATES[:len(templates)].tolist() or config["column"] not in COLUMNS):
+        reads_tree = bool(config.get("reads_tree", False))
+        allowed = TREE_TEMPLATES if reads_tree else STATIC_TEMPLATES
+        if (not isinstance(templates, list) or len(templates) < (len(allowed) if reads_tree else FIRST_TEMPLATES)
+                or templates != allowed[:len(templates)].tolist() or config["column"] not in COLUMNS):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
         backward_weight = float(config["backward_weight"])
@@ -280,7 +296,7 @@ class Tagger(SavedModel):
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight, reads=reads,
                    known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
-                   templates=STATIC_TEMPLATES[:len(templates)], dictionary=config.get("dictionary"))
+                   templates=allowed[:len(templates)], dictionary=config.get("dictionary"), reads_tree=reads_tree)
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-N_ATOMS = 15
-W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(N_ATOMS)
+N_ATOMS = 24
+W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(15)
+# The tree's atoms (hetdep.tagger.tree_context, in its TREE_PREFIXES order): the word's relation,
+# its head's lower-cased form, tag and ending, its subject, nearest left dependent and determiner,
+# its head's subject and determiner. Empty for a tagger that does not read the tree.
+REL, HEAD, HEAD_TAG, HEAD_END, SUBJ, LEFT, DET, HEAD_SUBJ, HEAD_DET = range(15, N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
@@ -65,7 +69,26 @@ _STATIC = (
 )
 FIRST_TEMPLATES = 41  # the templates of the first tagger models
 UNUSED = 9  # the offset of a padding pair
-STATIC_TEMPLATES = np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC], dtype=np.int64)
+# A tagger reading the tree (a FEATS tagger after the parser) has these after the static ones: each
+# tree atom with the word's tag (UPOS), and a few with its form.
+_TREE = (
+    ((0, REL), (0, GIVEN)),
+    ((0, REL), (0, L)),
+    ((0, HEAD), (0, GIVEN)),
+    ((0, HEAD_TAG), (0, REL), (0, GIVEN)),
+    ((0, HEAD_END), (0, GIVEN)),
+    ((0, SUBJ), (0, GIVEN)),
+    ((0, SUBJ), (0, L)),
+    ((0, LEFT), (0, GIVEN)),
+    ((0, DET), (0, GIVEN)),
+    ((0, DET), (0, S2)),
+    ((0, HEAD_SUBJ), (0, GIVEN)),
+    ((0, HEAD_DET), (0, GIVEN)),
+    ((0, HEAD_DET), (0, HEAD_END), (0, GIVEN)),
+)
+_rows = [list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC + _TREE]
+STATIC_TEMPLATES = np.array(_rows[:len(_STATIC)], dtype=np.int64)
+TREE_TEMPLATES = np.array(_rows, dtype=np.int64)  # the static ones, then the tree's
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
 # with the next word's ambiguity class.
 N_TAG_TEMPLATES = 6

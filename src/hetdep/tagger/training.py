@@ -28,7 +28,8 @@ from hetdep.tagger.tagger import (
     encode,
     word_strings,
 )
-from hetdep.tagger.templates import FIRST_TAG_COLUMN, N_TAG_TEMPLATES, STATIC_TEMPLATES
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, N_TAG_TEMPLATES, STATIC_TEMPLATES, TREE_TEMPLATES
+from hetdep.tagger.tree_context import tree_strings
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import UNANNOTATED, malformed
@@ -43,6 +44,7 @@ class TaggerOptions:
     seed: int = 1
     bidirectional: bool = True
     reads: str | None = None  # a column whose values the tagger reads as one more atom (UPOS, for FEATS and LEMMA)
+    reads_tree: bool = False  # the sentence's tree too (hetdep.tagger.tree_context): gold in training, parsed in use
 
 
 def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
@@ -63,13 +65,16 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
     tag_index = {tag: i + 1 for i, tag in enumerate(tags)}
     lexicon = ambiguity_classes(train_sentences, options.column)
     given = [s.column(COLUMNS[options.reads]) if options.reads else [""] * len(s) for s in train_sentences]
-    strings = Vocab.from_counts(Counter(s for sentence, tags_given in zip(train_sentences, given)
-                                        for form, tag in zip(sentence.forms, tags_given)
-                                        for s in word_strings(form, lexicon, tag)))
-    encoded = [(encode(strings, lexicon, s.forms, tags_given), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
-               for s, tags_of, tags_given in zip(train_sentences, gold, given) if len(s)]
+    trees = [tree_strings(s, tags_given) if options.reads_tree else None for s, tags_given in zip(train_sentences, given)]
+    strings = Vocab.from_counts(Counter(s for sentence, tags_given, tree in zip(train_sentences, given, trees)
+                                        for k, (form, tag) in enumerate(zip(sentence.forms, tags_given))
+                                        for s in (word_strings(form, lexicon, tag, tree[k]) if tree else
+                                                  word_strings(form, lexicon, tag))))
+    encoded = [(encode(strings, lexicon, s.forms, tags_given, tree), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
+               for s, tags_of, tags_given, tree in zip(train_sentences, gold, given, trees) if len(s)]
     make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam, reads=options.reads,
-                             known_lemmas=known_lemmas(train_sentences) if options.column == "lemma" else ())
+                             known_lemmas=known_lemmas(train_sentences) if options.column == "lemma" else (),
+                             reads_tree=options.reads_tree)
     if not options.bidirectional:
         return _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
     backward = _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=True).parser
@@ -119,7 +124,7 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
     if reverse:
         encoded = [(atoms[::-1].copy(), gold[::-1].copy()) for atoms, gold in encoded]
     weights = Weights(n_tags + FIRST_TAG_COLUMN)
-    templates = STATIC_TEMPLATES
+    templates = TREE_TEMPLATES if options.reads_tree else STATIC_TEMPLATES
     per_word = len(templates) + N_TAG_TEMPLATES
     no_extra = np.zeros((max(len(gold) for _, gold in encoded), n_tags), dtype=np.float32)  # training adds nothing
 
@@ -155,7 +160,8 @@ def fit_temperature(tagger: Tagger, sentences: Sequence[Sentence]) -> float:
     index = {tag: i for i, tag in enumerate(tagger.tags)}
     rows, gold = [], []
     for sentence in sentences:
-        _, scores = tagger.search(sentence.forms, given=tagger.given(sentence))
+        given = tagger.given(sentence)
+        _, scores = tagger.search(sentence.forms, given=given, tree=tagger.tree(sentence, given))
         for row, tag in zip(scores, classes(sentence, tagger.column)):
             if tag in index:
                 rows.append(row)

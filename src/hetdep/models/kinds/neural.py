@@ -125,8 +125,18 @@ class NeuralModels(OpenModels):
         return form.lower() in self.parser.encoder.word_index
 
     def tag(self, sentences: Iterable[Sentence]) -> Iterable[Sentence]:
-        """The network's tags first (the bundled FEATS and LEMMA taggers read its UPOS), then the bundled taggers'."""
-        return super().tag(self.parser.tag(sentences))
+        """The network's tags first (the bundled FEATS and LEMMA taggers read its UPOS), then the
+        bundled taggers', written into the input (its trees, if any, kept). A FEATS tagger that
+        reads the tree reads the network's parse, as in parsing: without it, fr-sequoia dev FEATS
+        fell from 96.85% to 95.50%, below a tagger that never read a tree (96.49%)."""
+        if not any(tagger.reads_tree for tagger in self.taggers):
+            return super().tag(self.parser.tag(sentences))
+        from hetdep.neural.parser import with_parses
+
+        columns = [WORD_COLUMNS[column] for column in self.parser.vocabularies.tag_columns]
+        columns += [WORD_COLUMNS[tagger.column] for tagger in self.taggers if WORD_COLUMNS[tagger.column] not in columns]
+        return (_with_columns(sentence, parsed[0] if isinstance(parsed, tuple) else parsed, columns)
+                for sentence, parsed in with_parses(sentences, self.parse_trees))
 
     def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
         """The network's trees (it tags as it parses, over batches of sentences on its own threads),
@@ -160,6 +170,12 @@ class NeuralModels(OpenModels):
         """Whether scheme b's trees get their FEATS mapped from scheme a's (a FEATS tagger's, or the network's head's)."""
         return self.feats_b is not None and (any(tagger.column == "feats" for tagger in self.taggers)
                                              or "feats" in self.parser.vocabularies.tag_columns)
+
+
+def _with_columns(sentence: Sentence, tagged: Sentence, columns: list[int]) -> Sentence:
+    for column in columns:
+        sentence = sentence.with_column(column, tagged.column(column))
+    return sentence
 
 
 def _tag_names(parser, column: str) -> list[str]:

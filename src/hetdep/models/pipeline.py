@@ -205,6 +205,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     """Train the parts ``pipeline`` asks for and the parser, and write them all to ``model_dir``;
     progress goes to ``stream`` (standard error by default) as one display for the whole run."""
     from hetdep.models.language import training_language
+    from hetdep.tagger.inflections import has_inflections
     from hetdep.tagger.tagger import Tagger, load_taggers
     from hetdep.tagger.training import TaggerOptions, fit_dictionary, jackknife, tag_accuracy, train_tagger
     from hetdep.tokenizer.learning import TokenizerOptions
@@ -304,6 +305,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     # A neural model's FEATS tagger tags after the network has parsed, so it reads the tree (agreement:
     # hetdep.tagger.tree_context), but not one mixed into the network's own FEATS, which comes before the tree.
     reads_tree = {"feats"} if neural and not pipeline.feats_head else set()
+    # FEATS taggers read the language's inflection lexicon where hetdep ships one (unseen nouns' gender).
+    inflections = language if has_inflections(language) else None
     treebank_taggers: dict[str, list] = {}
     for column, stage, where, tagger_train, tagger_dev in jobs:
         display.start(stage)
@@ -315,7 +318,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         else:
             result = train_tagger(tagger_train, tagger_dev, TaggerOptions(column=column, seed=options.seed,
                                                                           reads="upos" if column in morphology else None,
-                                                                          reads_tree=column in reads_tree),
+                                                                          reads_tree=column in reads_tree,
+                                                                          inflections=inflections if column == "feats" else None),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             if column in morphology:
                 result.parser.beam = MORPHOLOGY_BEAM

@@ -33,8 +33,9 @@ from hetdep.learn.weights import TrainedWeights
 from hetdep.short_runs import use_references
 from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
+from hetdep.tagger.inflections import NO_INFLECTIONS, InflectionLexicon, has_inflections, inflection_lexicon
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
-from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, STATIC_TEMPLATES, TREE_TEMPLATES, W
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
@@ -66,14 +67,16 @@ def shape(word: str) -> str:
     return "".join(out)[:8]
 
 
-def word_strings(form: str, lexicon: dict[str, str], given: str = "", tree: Sequence[str] = NO_TREE) -> list[str]:
+def word_strings(form: str, lexicon: dict[str, str], given: str = "", tree: Sequence[str] = NO_TREE,
+                 inflections: Sequence[str] = NO_INFLECTIONS) -> list[str]:
     """The strings behind a word's atoms, in the order of :data:`hetdep.tagger.templates.N_ATOMS`
     (``given``: the word's tag in the column the tagger reads, if it reads one; ``tree``: its
-    tree atoms' strings, :func:`hetdep.tagger.tree_context.tree_strings`, if it reads the tree)."""
+    tree atoms' strings, :func:`hetdep.tagger.tree_context.tree_strings`, if it reads the tree;
+    ``inflections``: its readings in an inflection lexicon, if it reads one)."""
     lower = form.lower()
     return ([f"w:{form}", f"l:{lower}"] + [f"p{k}:{lower[:k]}" for k in (1, 2, 3)]
             + [f"s{k}:{lower[-k:]}" for k in (1, 2, 3, 4)] + [f"h:{shape(form)}", f"a:{lexicon.get(lower, '?')}"]
-            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}", f"c:{casing(form)}", *tree])
+            + [f"p4:{lower[:4]}", f"s5:{lower[-5:]}", f"g:{given}", f"c:{casing(form)}", *tree, *inflections])
 
 
 def casing(word: str) -> str:
@@ -113,13 +116,14 @@ def ambiguity_classes(sentences: Sequence[Sentence], column: str, min_count: int
 
 
 def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given: Sequence[str] | None = None,
-           tree: Sequence[Sequence[str]] | None = None) -> np.ndarray:
+           tree: Sequence[Sequence[str]] | None = None, inflections: InflectionLexicon | None = None) -> np.ndarray:
     """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1)."""
     get = strings.index.get
     given = given or [""] * len(forms)
     tree = tree or [NO_TREE] * len(forms)
-    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag, context)]
-                      for form, tag, context in zip(forms, given, tree)], dtype=np.int64)
+    readings = [inflections.strings(form) for form in forms] if inflections else [NO_INFLECTIONS] * len(forms)
+    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag, context, reading)]
+                      for form, tag, context, reading in zip(forms, given, tree, readings)], dtype=np.int64)
     return atoms.reshape(len(forms), N_ATOMS)
 
 
@@ -137,7 +141,9 @@ class Tagger(SavedModel):
     97.75% -> 98.81% (the same lemmas in both files). A lemma tagger also prefers lemmas its
     training treebank has (hetdep.tagger.lemmas). A tagger may also read the sentence's tree
     (``reads_tree``: a FEATS tagger run after the parser, trained on the gold trees), what
-    agreement needs (hetdep.tagger.tree_context).
+    agreement needs (hetdep.tagger.tree_context), and a language's inflection lexicon
+    (``inflections``: its language; what a FEATS tagger cannot guess of an unseen noun's gender,
+    hetdep.tagger.inflections).
     """
 
     KIND = "tagger"
@@ -147,7 +153,8 @@ class Tagger(SavedModel):
                  column: str = "upos", beam: int = 8, temperature: float = 1.0, reverse: bool = False,
                  backward: "Tagger | None" = None, backward_weight: float = 0.0, reads: str | None = None,
                  known_lemmas: Iterable[str] = (), lemma_margin: float = DEFAULT_MARGIN,
-                 templates: np.ndarray | None = None, dictionary: str | None = None, reads_tree: bool = False):
+                 templates: np.ndarray | None = None, dictionary: str | None = None, reads_tree: bool = False,
+                 inflections: str | None = None):
         self.strings = strings
         self.lexicon = lexicon
         self.temperature = temperature
@@ -163,8 +170,9 @@ class Tagger(SavedModel):
         self.lemma_margin = lemma_margin
         self.dictionary = dictionary  # a lemma tagger's dictionary language (hetdep.tagger.dictionary), fitted on dev
         self.reads_tree = reads_tree
+        self.inflections = inflections  # the language of the inflection lexicon it reads, if any
         # a model trained before templates were appended keeps its set
-        self.templates = (TREE_TEMPLATES if reads_tree else STATIC_TEMPLATES) if templates is None else templates
+        self.templates = templates_for(reads_tree, bool(inflections)) if templates is None else templates
         self.unknown_words = 0
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
@@ -183,7 +191,8 @@ class Tagger(SavedModel):
         n = len(forms)
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
-        atoms = encode(self.strings, self.lexicon, forms, given, tree)
+        atoms = encode(self.strings, self.lexicon, forms, given, tree,
+                       inflection_lexicon(self.inflections) if self.inflections else None)
         with self._counting:
             self.words += n
             self.unknown_words += int((atoms[:, W] == UNKNOWN).sum())
@@ -258,7 +267,8 @@ class Tagger(SavedModel):
                 "reverse": self.reverse, "backward_weight": self.backward_weight if self.backward else 0.0,
                 "reads": self.reads, "known_lemmas": sorted(self.known_lemmas), "lemma_margin": self.lemma_margin,
                 **({"dictionary": self.dictionary} if self.dictionary else {}),
-                **({"reads_tree": True} if self.reads_tree else {})}
+                **({"reads_tree": True} if self.reads_tree else {}),
+                **({"inflections": self.inflections} if self.inflections else {})}
 
     def save(self, directory: str | Path, **training_record) -> None:
         """Weights and configuration; a backward tagger goes to the ``backward`` subdirectory,
@@ -278,8 +288,12 @@ class Tagger(SavedModel):
         check_width(weights, len(tags) + FIRST_TAG_COLUMN, what)
         templates = config["templates"]
         reads_tree = bool(config.get("reads_tree", False))
-        allowed = TREE_TEMPLATES if reads_tree else STATIC_TEMPLATES
-        if (not isinstance(templates, list) or len(templates) < (len(allowed) if reads_tree else FIRST_TEMPLATES)
+        inflections = config.get("inflections")
+        if inflections is not None and not has_inflections(inflections):
+            raise ModelFileError(f"{directory}/config.json: reads the inflection lexicon of {inflections!r}, "
+                                 "which this hetdep does not ship")
+        allowed = templates_for(reads_tree, bool(inflections))
+        if (not isinstance(templates, list) or len(templates) < (len(allowed) if reads_tree or inflections else FIRST_TEMPLATES)
                 or templates != allowed[:len(templates)].tolist() or config["column"] not in COLUMNS):
             raise ModelFileError(f"{directory}: weights do not match {what}")
         strings, lexicon = shared or (Vocab.from_list(config["strings"]), dict(config["lexicon"]))
@@ -296,7 +310,8 @@ class Tagger(SavedModel):
                    beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
                    backward=backward, backward_weight=backward_weight, reads=reads,
                    known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
-                   templates=allowed[:len(templates)], dictionary=config.get("dictionary"), reads_tree=reads_tree)
+                   templates=allowed[:len(templates)], dictionary=config.get("dictionary"), reads_tree=reads_tree,
+                   inflections=inflections)
 
 
 def _log_softmax(scores: np.ndarray) -> np.ndarray:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-N_ATOMS = 24
+N_ATOMS = 26
 W, L, P1, P2, P3, S1, S2, S3, S4, SHAPE, CLASS, P4, S5, GIVEN, CASING = range(15)
 # The tree's atoms (hetdep.tagger.tree_context, in its TREE_PREFIXES order): the word's relation,
 # its head's lower-cased form, tag and ending, its subject, nearest left dependent and determiner,
 # its head's subject and determiner. Empty for a tagger that does not read the tree.
-REL, HEAD, HEAD_TAG, HEAD_END, SUBJ, LEFT, DET, HEAD_SUBJ, HEAD_DET = range(15, N_ATOMS)
+REL, HEAD, HEAD_TAG, HEAD_END, SUBJ, LEFT, DET, HEAD_SUBJ, HEAD_DET = range(15, 24)
+# The inflection lexicon's atoms (hetdep.tagger.inflections): the form's nominal and verbal
+# readings. Empty for a tagger that reads no lexicon.
+NOMINAL, VERBAL = range(24, N_ATOMS)
 FIRST_TAG_COLUMN = 2
 NO_TAG = 0  # the "tag" before the sentence's first word; real tags are 1..n_tags
 
@@ -86,9 +89,28 @@ _TREE = (
     ((0, HEAD_DET), (0, GIVEN)),
     ((0, HEAD_DET), (0, HEAD_END), (0, GIVEN)),
 )
-_rows = [list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in _STATIC + _TREE]
-STATIC_TEMPLATES = np.array(_rows[:len(_STATIC)], dtype=np.int64)
-TREE_TEMPLATES = np.array(_rows, dtype=np.int64)  # the static ones, then the tree's
+# A tagger reading an inflection lexicon has these last: each reading with the word's tag, and with
+# its ending (a reading the lexicon gives many endings).
+_INFLECTIONS = (
+    ((0, NOMINAL), (0, GIVEN)),
+    ((0, VERBAL), (0, GIVEN)),
+    ((0, NOMINAL), (0, GIVEN), (0, S2)),
+    ((0, VERBAL), (0, GIVEN), (0, S2)),
+)
+
+
+def _array(templates: tuple) -> np.ndarray:
+    return np.array([list(t) + [(UNUSED, 0)] * (3 - len(t)) for t in templates], dtype=np.int64)
+
+
+STATIC_TEMPLATES = _array(_STATIC)
+TREE_TEMPLATES = _array(_STATIC + _TREE)  # the static ones, then the tree's
+
+
+def templates_for(reads_tree: bool, inflections: bool) -> np.ndarray:
+    """A tagger's full template set: the static ones, the tree's if it reads the tree, the
+    inflection lexicon's if it reads one."""
+    return _array(_STATIC + (_TREE if reads_tree else ()) + (_INFLECTIONS if inflections else ()))
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
 # with the next word's ambiguity class.
 N_TAG_TEMPLATES = 6

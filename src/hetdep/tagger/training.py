@@ -17,6 +17,7 @@ from hetdep.learn.vocab import Vocab
 from hetdep.learn.weights import Weights
 from hetdep.tagger import _search as _tagger
 from hetdep.tagger.dictionary import lemma_dictionary
+from hetdep.tagger.inflections import NO_INFLECTIONS, inflection_lexicon
 from hetdep.tagger.lemmas import MARGINS, known_lemmas
 from hetdep.tagger.tagger import (
     BACKWARD_WEIGHTS,
@@ -28,8 +29,8 @@ from hetdep.tagger.tagger import (
     encode,
     word_strings,
 )
-from hetdep.tagger.templates import FIRST_TAG_COLUMN, N_TAG_TEMPLATES, STATIC_TEMPLATES, TREE_TEMPLATES
-from hetdep.tagger.tree_context import tree_strings
+from hetdep.tagger.templates import FIRST_TAG_COLUMN, N_TAG_TEMPLATES, templates_for
+from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.tags import UNANNOTATED, malformed
@@ -45,6 +46,7 @@ class TaggerOptions:
     bidirectional: bool = True
     reads: str | None = None  # a column whose values the tagger reads as one more atom (UPOS, for FEATS and LEMMA)
     reads_tree: bool = False  # the sentence's tree too (hetdep.tagger.tree_context): gold in training, parsed in use
+    inflections: str | None = None  # a language whose inflection lexicon it reads (hetdep.tagger.inflections)
 
 
 def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Sentence],
@@ -66,15 +68,17 @@ def train_tagger(train_sentences: Sequence[Sentence], dev_sentences: Sequence[Se
     lexicon = ambiguity_classes(train_sentences, options.column)
     given = [s.column(COLUMNS[options.reads]) if options.reads else [""] * len(s) for s in train_sentences]
     trees = [tree_strings(s, tags_given) if options.reads_tree else None for s, tags_given in zip(train_sentences, given)]
+    inflections = inflection_lexicon(options.inflections) if options.inflections else None
     strings = Vocab.from_counts(Counter(s for sentence, tags_given, tree in zip(train_sentences, given, trees)
                                         for k, (form, tag) in enumerate(zip(sentence.forms, tags_given))
-                                        for s in (word_strings(form, lexicon, tag, tree[k]) if tree else
-                                                  word_strings(form, lexicon, tag))))
-    encoded = [(encode(strings, lexicon, s.forms, tags_given, tree), np.array([tag_index[t] for t in tags_of], dtype=np.int64))
+                                        for s in word_strings(form, lexicon, tag, tree[k] if tree else NO_TREE,
+                                                              inflections.strings(form) if inflections else NO_INFLECTIONS)))
+    encoded = [(encode(strings, lexicon, s.forms, tags_given, tree, inflections),
+                np.array([tag_index[t] for t in tags_of], dtype=np.int64))
                for s, tags_of, tags_given, tree in zip(train_sentences, gold, given, trees) if len(s)]
     make = functools.partial(Tagger, strings, lexicon, tags, column=options.column, beam=options.beam, reads=options.reads,
                              known_lemmas=known_lemmas(train_sentences) if options.column == "lemma" else (),
-                             reads_tree=options.reads_tree)
+                             reads_tree=options.reads_tree, inflections=options.inflections)
     if not options.bidirectional:
         return _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=False)
     backward = _train_direction(make, encoded, len(tags), dev_sentences, options, progress, reverse=True).parser
@@ -124,7 +128,7 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
     if reverse:
         encoded = [(atoms[::-1].copy(), gold[::-1].copy()) for atoms, gold in encoded]
     weights = Weights(n_tags + FIRST_TAG_COLUMN)
-    templates = TREE_TEMPLATES if options.reads_tree else STATIC_TEMPLATES
+    templates = templates_for(options.reads_tree, bool(options.inflections))
     per_word = len(templates) + N_TAG_TEMPLATES
     no_extra = np.zeros((max(len(gold) for _, gold in encoded), n_tags), dtype=np.float32)  # training adds nothing
 

@@ -1,0 +1,62 @@
+"""The FEATS tagger with and without the inflection lexicon (hetdep.tagger.inflections), as a
+neural model's pipeline trains it (reading UPOS and the tree, gold in training), scored on a
+treebank's dev and test files with their gold UPOS and trees: FEATS accuracy of all words and of
+the words the training file never had.
+
+    python bench/inflection_lexicon.py --treebank ../shared/data/fr-sequoia --scheme sud [--language fr]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from hetdep.models.pipeline import MORPHOLOGY_BEAM
+from hetdep.tagger.training import TaggerOptions, train_tagger
+from hetdep.treebank.conllu import FEATS, read_conllu
+
+
+def accuracy(gold, predicted, seen: set[str]) -> tuple[float, float, int]:
+    """FEATS accuracy (%) of all words and of unseen ones, and how many were unseen."""
+    right = total = unseen_right = unseen = 0
+    for g, p in zip(gold, predicted, strict=True):
+        for form, a, b in zip(g.forms, g.column(FEATS), p.column(FEATS)):
+            total += 1
+            right += a == b
+            if form not in seen:
+                unseen += 1
+                unseen_right += a == b
+    return 100 * right / total, 100 * unseen_right / max(unseen, 1), unseen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--treebank", type=Path, required=True, help="a folder with train, dev and test files")
+    parser.add_argument("--scheme", default="ud", help="which files: train.SCHEME.conllu, ...")
+    parser.add_argument("--train-file", type=Path, help="another training file (default: the folder's)")
+    parser.add_argument("--dev-file", type=Path, help="another dev file (default: the folder's)")
+    parser.add_argument("--language", default="fr")
+    args = parser.parse_args()
+    train = list(read_conllu(args.train_file or args.treebank / f"train.{args.scheme}.conllu"))
+    dev = list(read_conllu(args.dev_file or args.treebank / f"dev.{args.scheme}.conllu"))
+    test = list(read_conllu(args.treebank / f"test.{args.scheme}.conllu"))
+    seen = {form for sentence in train for form in sentence.forms}
+    print(f"| {args.treebank.name} {args.scheme} | dev FEATS | dev unseen | test FEATS | test unseen | training |")
+    print("|---|---|---|---|---|---|")
+    for inflections in (None, args.language):
+        start = time.perf_counter()
+        tagger = train_tagger(train, dev, TaggerOptions(column="feats", reads="upos", reads_tree=True,
+                                                        inflections=inflections)).parser
+        tagger.beam = MORPHOLOGY_BEAM
+        if tagger.backward is not None:
+            tagger.backward.beam = MORPHOLOGY_BEAM
+        minutes = (time.perf_counter() - start) / 60
+        dev_all, dev_unseen, dev_n = accuracy(dev, tagger.tag(dev), seen)
+        test_all, test_unseen, test_n = accuracy(test, tagger.tag(test), seen)
+        print(f"| {'with the ' + inflections + ' lexicon' if inflections else 'without'} | {dev_all:.2f} | "
+              f"{dev_unseen:.2f} ({dev_n}) | {test_all:.2f} | {test_unseen:.2f} ({test_n}) | {minutes:.1f} min |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""The inflection lexicon (hetdep.tagger.inflections) and a FEATS tagger that reads it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+
+from hetdep.learn.model_files import ModelFileError
+from hetdep.tagger.inflections import UNLISTED, InflectionLexicon, has_inflections, inflection_lexicon, inflections_blob
+from hetdep.tagger.tagger import Tagger, encode
+from hetdep.tagger.templates import NOMINAL, STATIC_TEMPLATES, TREE_TEMPLATES, VERBAL
+from hetdep.tagger.training import TaggerOptions, train_tagger
+from hetdep.treebank.conllu import FEATS, UPOS, read_conllu
+
+TRAIN = list(read_conllu(SAMPLES / "train.ud.conllu"))
+DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
+
+
+def test_a_lexicon_file_gives_each_form_its_readings_whatever_its_case(tmp_path):
+    entries = {"troupes": ("NOM:f:p", ""), "dort": ("", "ind:pre:3s"), "mangée": ("VER:f:s", "par:pas")}
+    (tmp_path / "l.gz").write_bytes(gzip.compress(inflections_blob(entries)))
+    lexicon = InflectionLexicon(tmp_path / "l.gz")
+    assert len(lexicon) == 3
+    assert lexicon.strings("Troupes") == ("in:NOM:f:p", "iv:")
+    assert lexicon.strings("MANGÉE") == ("in:VER:f:s", "iv:par:pas")
+    assert lexicon.strings("dorment") == UNLISTED
+    with pytest.raises(ValueError, match="tab"):
+        inflections_blob({"a\tb": ("", "")})
+
+
+def test_the_shipped_french_lexicon_knows_the_genders_a_treebank_lacks():
+    assert has_inflections("fr") and not has_inflections("xx") and not has_inflections(None)
+    lexicon = inflection_lexicon("fr")
+    assert len(lexicon) > 100_000
+    assert lexicon.strings("troupes")[0] == "in:NOM:f:p" and lexicon.strings("voix")[0] == "in:NOM:f:_"
+    assert lexicon.strings("dort")[1] == "iv:ind:pre:3s"
+
+
+@pytest.fixture(scope="module")
+def lexicon_feats():
+    return train_tagger(TRAIN, DEV[:60], TaggerOptions(column="feats", reads="upos", reads_tree=True, iterations=3,
+                                                       inflections="fr")).parser
+
+
+def test_a_feats_tagger_reading_the_lexicon_has_its_atoms_and_templates(lexicon_feats):
+    assert lexicon_feats.templates.shape[0] > TREE_TEMPLATES.shape[0] > STATIC_TEMPLATES.shape[0]
+    assert lexicon_feats.backward.inflections == "fr"
+    sentence = DEV[70]
+    given = sentence.column(UPOS)
+    tree = lexicon_feats.tree(sentence, given)
+    read = encode(lexicon_feats.strings, lexicon_feats.lexicon, sentence.forms, given, tree, inflection_lexicon("fr"))
+    unread = encode(lexicon_feats.strings, lexicon_feats.lexicon, sentence.forms, given, tree)
+    assert not np.array_equal(read[:, [NOMINAL, VERBAL]], unread[:, [NOMINAL, VERBAL]])
+    assert np.array_equal(np.delete(read, [NOMINAL, VERBAL], axis=1), np.delete(unread, [NOMINAL, VERBAL], axis=1))
+
+
+def test_a_feats_tagger_reading_the_lexicon_saves_and_loads_so(lexicon_feats, tmp_path):
+    sentences = DEV[60:90]
+    lexicon_feats.save(tmp_path / "t")
+    config = json.loads((tmp_path / "t" / "config.json").read_text())
+    assert config["inflections"] == "fr"
+    loaded = Tagger.load(tmp_path / "t")
+    assert [s.column(FEATS) for s in loaded.tag(sentences)] == [s.column(FEATS) for s in lexicon_feats.tag(sentences)]
+    (tmp_path / "t" / "config.json").write_text(json.dumps({**config, "inflections": "xx"}))
+    with pytest.raises(ModelFileError, match="inflection lexicon of 'xx'"):
+        Tagger.load(tmp_path / "t")
+    (tmp_path / "t" / "config.json").write_text(json.dumps({**config, "templates": config["templates"][:-1]}))
+    with pytest.raises(ModelFileError, match="feature templates"):
+        Tagger.load(tmp_path / "t")
+
+
+def test_the_plain_search_reads_the_lexicon_as_the_compiled_one(lexicon_feats):
+    from hetdep.tagger import reference
+    from hetdep.tagger._search import search
+
+    for sentence in DEV[:10]:
+        given = sentence.column(UPOS)
+        atoms = encode(lexicon_feats.strings, lexicon_feats.lexicon, sentence.forms, given,
+                       lexicon_feats.tree(sentence, given), inflection_lexicon("fr"))
+        n, n_tags = len(atoms), len(lexicon_feats.tags)
+        extra = np.zeros((n, n_tags), dtype=np.float32)
+        tags, scores = reference.search(atoms, 4, lexicon_feats.templates, lexicon_feats.weights.plain, n_tags, extra)
+        compiled_tags, _, compiled_scores = search(atoms, n, 4, lexicon_feats.templates, lexicon_feats.weights.table,
+                                                   lexicon_feats.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False,
+                                                   extra)
+        assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)

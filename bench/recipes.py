@@ -146,7 +146,7 @@ RECIPES = {
     # by the treebanks (the default --sharing per-scheme); fr-sequoia first, the default output.
     "fr": TreebanksRecipe("fr", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
                                  Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"))),
-                          ("--iterations", "24"), vectors="fr-vectors.txt"),
+                          ("--iterations", "40"), vectors="fr-vectors.txt"),
     # The English that ships: en-ewt, its own UD first (SUD converted), named so the model lists it;
     # 40 epochs, then the 5 final ones at a tenth of the rate.
     "en": TreebanksRecipe("en", (Part("ewt", "en-ewt", convert_ud=True, schemes=("ud", "sud")),),

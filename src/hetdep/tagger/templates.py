@@ -111,6 +111,8 @@ def templates_for(reads_tree: bool, inflections: bool) -> np.ndarray:
     """A tagger's full template set: the static ones, the tree's if it reads the tree, the
     inflection lexicon's if it reads one."""
     return _array(_STATIC + (_TREE if reads_tree else ()) + (_INFLECTIONS if inflections else ()))
+
+
 # Tag templates: previous tag; two previous tags; previous tag with the word; with its suffix;
 # with the next word's ambiguity class.
 N_TAG_TEMPLATES = 6

@@ -13,18 +13,19 @@ import time
 from pathlib import Path
 
 from hetdep.models.pipeline import MORPHOLOGY_BEAM
+from hetdep.tagger.tagger import Tagger
 from hetdep.tagger.training import TaggerOptions, train_tagger
-from hetdep.treebank.conllu import FEATS, read_conllu
+from hetdep.treebank.conllu import FEATS, Sentence, read_conllu
 
 
-def accuracy(gold, predicted, seen: set[str]) -> tuple[float, float, int]:
-    """FEATS accuracy (%) of all words and of unseen ones, and how many were unseen."""
+def accuracy(tagger: Tagger, gold: list[Sentence]) -> tuple[float, float, int]:
+    """FEATS accuracy (%) of all words and of those the tagger never saw, and how many those were."""
     right = total = unseen_right = unseen = 0
-    for g, p in zip(gold, predicted, strict=True):
+    for g, p in zip(gold, tagger.tag(gold), strict=True):
         for form, a, b in zip(g.forms, g.column(FEATS), p.column(FEATS)):
             total += 1
             right += a == b
-            if form not in seen:
+            if not tagger.has_seen(form):
                 unseen += 1
                 unseen_right += a == b
     return 100 * right / total, 100 * unseen_right / max(unseen, 1), unseen
@@ -41,19 +42,16 @@ def main() -> None:
     train = list(read_conllu(args.train_file or args.treebank / f"train.{args.scheme}.conllu"))
     dev = list(read_conllu(args.dev_file or args.treebank / f"dev.{args.scheme}.conllu"))
     test = list(read_conllu(args.treebank / f"test.{args.scheme}.conllu"))
-    seen = {form for sentence in train for form in sentence.forms}
     print(f"| {args.treebank.name} {args.scheme} | dev FEATS | dev unseen | test FEATS | test unseen | training |")
     print("|---|---|---|---|---|---|")
     for inflections in (None, args.language):
         start = time.perf_counter()
         tagger = train_tagger(train, dev, TaggerOptions(column="feats", reads="upos", reads_tree=True,
                                                         inflections=inflections)).parser
-        tagger.beam = MORPHOLOGY_BEAM
-        if tagger.backward is not None:
-            tagger.backward.beam = MORPHOLOGY_BEAM
+        tagger.set_beam(MORPHOLOGY_BEAM)
         minutes = (time.perf_counter() - start) / 60
-        dev_all, dev_unseen, dev_n = accuracy(dev, tagger.tag(dev), seen)
-        test_all, test_unseen, test_n = accuracy(test, tagger.tag(test), seen)
+        dev_all, dev_unseen, dev_n = accuracy(tagger, dev)
+        test_all, test_unseen, test_n = accuracy(tagger, test)
         print(f"| {'with the ' + inflections + ' lexicon' if inflections else 'without'} | {dev_all:.2f} | "
               f"{dev_unseen:.2f} ({dev_n}) | {test_all:.2f} | {test_unseen:.2f} ({test_n}) | {minutes:.1f} min |", flush=True)
 

@@ -34,14 +34,13 @@ def read_lexique(path: Path) -> dict[str, tuple[str, str]]:
         for line in lines:
             row = line.rstrip("\n").split("\t")
             word = row[form].lower()
-            if not word or "\t" in word:
+            if not word:
                 continue
             if row[part] in NOMINAL and (row[gender] or row[number]):
                 nominal[word].add(f"{row[part]}:{row[gender] or '_'}:{row[number] or '_'}")
             verbal[word].update(reading for reading in row[verb].strip('"').split(";") if reading)
-            nominal.setdefault(word, set())
-    return {word: ("|".join(sorted(nominal[word])), "|".join(sorted(verbal.get(word, ()))))
-            for word in nominal if nominal[word] or verbal.get(word)}
+    return {word: ("|".join(sorted(nominal[word])), "|".join(sorted(verbal[word])))
+            for word in nominal.keys() | verbal.keys() if nominal[word] or verbal[word]}
 
 
 def main() -> None:

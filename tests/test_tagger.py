@@ -393,3 +393,12 @@ def test_the_plain_search_reads_the_tree_as_the_compiled_one(tree_feats):
         compiled_tags, _, compiled_scores = search(atoms, n, 4, tree_feats.templates, tree_feats.weights.table,
                                                    tree_feats.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False, extra)
         assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)
+
+
+def test_a_tagger_s_beam_is_set_for_both_directions(tree_feats):
+    wide = tree_feats.beam
+    try:
+        tree_feats.set_beam(2)
+        assert tree_feats.beam == tree_feats.backward.beam == 2
+    finally:
+        tree_feats.set_beam(wide)

@@ -322,9 +322,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                                                                           inflections=inflections if column == "feats" else None),
                                   progress=display.perceptron_progress(stage, score="accuracy", log_iterations=False))
             if column in morphology:
-                result.parser.beam = MORPHOLOGY_BEAM
-                if result.parser.backward is not None:
-                    result.parser.backward.beam = MORPHOLOGY_BEAM
+                result.parser.set_beam(MORPHOLOGY_BEAM)
             tagger = result.parser
             history, best_iteration = [vars(r) for r in result.history], result.best_iteration
         chosen = tagger.dictionary

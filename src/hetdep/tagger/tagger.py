@@ -177,6 +177,13 @@ class Tagger(SavedModel):
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
 
+    def set_beam(self, beam: int) -> None:
+        """The search beam of this tagger and of its right-to-left companion (trained wide, a
+        FEATS or LEMMA tagger tags narrower: hetdep.models.pipeline.MORPHOLOGY_BEAM)."""
+        self.beam = beam
+        if self.backward is not None:
+            self.backward.beam = beam
+
     def given(self, sentence: Sentence) -> list[str] | None:
         """The sentence's values in the column this tagger reads (None if it reads none)."""
         return sentence.column(COLUMNS[self.reads]) if self.reads else None

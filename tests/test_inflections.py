@@ -10,8 +10,9 @@ import pytest
 from conftest import SAMPLES
 
 from hetdep.learn.model_files import ModelFileError
+from hetdep.learn.vocab import UNKNOWN
 from hetdep.tagger.inflections import UNLISTED, InflectionLexicon, has_inflections, inflection_lexicon, inflections_blob
-from hetdep.tagger.tagger import Tagger, encode
+from hetdep.tagger.tagger import Tagger, encode, word_strings
 from hetdep.tagger.templates import NOMINAL, STATIC_TEMPLATES, TREE_TEMPLATES, VERBAL
 from hetdep.tagger.training import TaggerOptions, train_tagger
 from hetdep.treebank.conllu import FEATS, UPOS, read_conllu
@@ -88,3 +89,19 @@ def test_the_plain_search_reads_the_lexicon_as_the_compiled_one(lexicon_feats):
                                                    lexicon_feats.weights.rows, n_tags, np.zeros(n, dtype=np.int64), False,
                                                    extra)
         assert tags.tolist() == compiled_tags.tolist() and np.array_equal(scores, compiled_scores)
+
+
+def test_a_form_s_atoms_kept_between_sentences_are_those_its_strings_give(lexicon_feats):
+    """encode's memo against the strings themselves, every atom: given tags, the tree and the
+    lexicon's readings read, and without them; the forms repeat across the sentences."""
+    strings, lexicon, readings = lexicon_feats.strings, lexicon_feats.lexicon, inflection_lexicon("fr")
+    memo: dict = {}
+    for sentence in DEV[60:90] * 2:
+        given = sentence.column(UPOS)
+        tree = lexicon_feats.tree(sentence, given)
+        expected = [[strings.index.get(s, UNKNOWN) for s in word_strings(form, lexicon, tag, context, readings.strings(form))]
+                    for form, tag, context in zip(sentence.forms, given, tree)]
+        assert encode(strings, lexicon, sentence.forms, given, tree, readings, memo).tolist() == expected
+        plain = [[strings.index.get(s, UNKNOWN) for s in word_strings(form, lexicon)] for form in sentence.forms]
+        assert encode(strings, lexicon, sentence.forms, memo={}).tolist() == plain
+    assert 0 < len(memo) < sum(len(s) for s in DEV[60:90])

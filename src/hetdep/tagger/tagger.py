@@ -35,7 +35,7 @@ from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.inflections import NO_INFLECTIONS, InflectionLexicon, has_inflections, inflection_lexicon
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
-from hetdep.tagger.templates import FIRST_TAG_COLUMN, FIRST_TEMPLATES, N_ATOMS, W, templates_for
+from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, REL, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
@@ -46,6 +46,7 @@ BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forwar
 DEFAULT_BACKWARD_WEIGHT = 4.0  # without a dev set (jackknifing): a middle value of the fitted ones
 LEXICON_MIN_COUNT = 2
 LEXICON_MIN_SHARE = 0.05
+MEMO_FORMS = 100_000  # forms whose atoms a tagger keeps (encode), started afresh past it
 
 
 
@@ -116,15 +117,27 @@ def ambiguity_classes(sentences: Sequence[Sentence], column: str, min_count: int
 
 
 def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given: Sequence[str] | None = None,
-           tree: Sequence[Sequence[str]] | None = None, inflections: InflectionLexicon | None = None) -> np.ndarray:
-    """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1)."""
+           tree: Sequence[Sequence[str]] | None = None, inflections: InflectionLexicon | None = None,
+           memo: dict | None = None) -> np.ndarray:
+    """The (words, atoms) array of a sentence: ids of :func:`word_strings` (unknown strings: 1).
+    ``memo`` keeps each form's own atoms' ids (all but its given tag's and its tree's) between
+    calls: a text repeats its forms, and their strings are most of the work."""
     get = strings.index.get
-    given = given or [""] * len(forms)
-    tree = tree or [NO_TREE] * len(forms)
-    readings = [inflections.strings(form) for form in forms] if inflections else [NO_INFLECTIONS] * len(forms)
-    atoms = np.array([[get(s, UNKNOWN) for s in word_strings(form, lexicon, tag, context, reading)]
-                      for form, tag, context, reading in zip(forms, given, tree, readings)], dtype=np.int64)
-    return atoms.reshape(len(forms), N_ATOMS)
+    rows = []
+    for i, form in enumerate(forms):
+        own = memo.get(form) if memo is not None else None
+        if own is None:
+            reading = inflections.strings(form) if inflections else NO_INFLECTIONS
+            ids = [get(s, UNKNOWN) for s in word_strings(form, lexicon, "", NO_TREE, reading)]
+            own = (ids[:GIVEN], ids[CASING], ids[REL:NOMINAL], ids[NOMINAL:])  # no tag given, no tree
+            if memo is not None:
+                if len(memo) >= MEMO_FORMS:
+                    memo.clear()
+                memo[form] = own
+        before, casing_id, no_tree, readings = own
+        context = [get(s, UNKNOWN) for s in tree[i]] if tree else no_tree
+        rows.append([*before, get(f"g:{given[i] if given else ''}", UNKNOWN), casing_id, *context, *readings])
+    return np.array(rows, dtype=np.int64).reshape(len(forms), N_ATOMS)
 
 
 class Tagger(SavedModel):
@@ -176,6 +189,7 @@ class Tagger(SavedModel):
         self.unknown_words = 0
         self.words = 0
         self._counting = threading.Lock()  # sentences may be tagged on several threads (hetdep.threads)
+        self._memo: dict = {}  # each form's own atoms' ids (encode)
 
     def set_beam(self, beam: int) -> None:
         """The search beam of this tagger and of its right-to-left companion (trained wide, a
@@ -199,7 +213,7 @@ class Tagger(SavedModel):
         if not n:
             return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.tags)), dtype=np.float32)
         atoms = encode(self.strings, self.lexicon, forms, given, tree,
-                       inflection_lexicon(self.inflections) if self.inflections else None)
+                       inflection_lexicon(self.inflections) if self.inflections else None, self._memo)
         with self._counting:
             self.words += n
             self.unknown_words += int((atoms[:, W] == UNKNOWN).sum())

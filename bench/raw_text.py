@@ -25,6 +25,7 @@ from pathlib import Path
 from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
 from hetdep.models.names import find_model
 from hetdep.models.parsing import load_tokenizer
+from hetdep.threads import blas_kernels
 from hetdep.tokenizer.text import document_text
 from hetdep.treebank.conllu import read_conllu
 
@@ -69,7 +70,7 @@ def main() -> None:
 
     print(f"{args.model}: {len(text):,} characters, {words:,} words parsed from raw text in {seconds:.1f} s "
           f"(whole process): {figures['words_per_second']:,} words/s; tokenizer alone "
-          f"{figures['tokenizer_characters_per_second']:,} characters/s")
+          f"{figures['tokenizer_characters_per_second']:,} characters/s; NumPy's BLAS: {blas_kernels()}")
     print(f"{'gold':<20}" + "".join(f"{m:>10}" for m in METRICS))
     for name, scores in figures["schemes"].items():
         print(f"{name:<20}" + "".join(f"{scores[m]:>10.2f}" for m in METRICS))

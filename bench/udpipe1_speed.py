@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from hetdep.evaluation.conll18 import evaluate_conll18
+from hetdep.threads import blas_kernels
 from hetdep.tokenizer.text import document_text
 from hetdep.treebank.conllu import read_conllu
 
@@ -107,7 +108,8 @@ def main() -> None:
         print(f"{name:9} {rates[0]:,.0f}-{rates[-1]:,.0f} words/s (median {statistics.median(rates):,.0f}), "
               f"LAS {scores['LAS'].f1:.2f} (against {args.gold.name})")
     ratio = statistics.median(seconds["UDPipe 1"]) / statistics.median(seconds["hetdep"])
-    print(f"hetdep / UDPipe 1: {ratio:.2f}x (medians of {args.rounds} rounds in turns, {words:,} words)")
+    print(f"hetdep / UDPipe 1: {ratio:.2f}x (medians of {args.rounds} rounds in turns, {words:,} words; "
+          f"NumPy's BLAS: {blas_kernels()})")
 
 
 if __name__ == "__main__":

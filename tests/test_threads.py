@@ -100,3 +100,17 @@ def test_every_core_means_the_cores_this_process_may_run_on():
             "print(usable_cores(), NeuralOptions().threads)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["1", "1"]
+
+
+def test_the_blas_description_names_the_kernels_and_an_environment_s_choice(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    from hetdep.threads import blas_kernels
+
+    running = [info for info in threadpool_info() if info.get("user_api") == "blas"]
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Prescott")  # read when OpenBLAS loads: named, not applied, here
+    described = blas_kernels()
+    assert described.endswith(", OPENBLAS_CORETYPE=Prescott from the environment")
+    assert all(f"({info.get('architecture') or 'its own'} kernels)" in described for info in running), described
+    monkeypatch.delenv("OPENBLAS_CORETYPE")
+    assert "OPENBLAS_CORETYPE" not in blas_kernels()

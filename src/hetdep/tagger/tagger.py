@@ -46,7 +46,7 @@ BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forwar
 DEFAULT_BACKWARD_WEIGHT = 4.0  # without a dev set (jackknifing): a middle value of the fitted ones
 LEXICON_MIN_COUNT = 2
 LEXICON_MIN_SHARE = 0.05
-MEMO_FORMS = 100_000  # forms whose atoms a tagger keeps (encode), started afresh past it
+MEMO_FORMS = 10_000  # forms whose atoms a tagger keeps (encode; about 600 bytes each), started afresh past it
 
 
 

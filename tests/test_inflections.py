@@ -105,3 +105,13 @@ def test_a_form_s_atoms_kept_between_sentences_are_those_its_strings_give(lexico
         plain = [[strings.index.get(s, UNKNOWN) for s in word_strings(form, lexicon)] for form in sentence.forms]
         assert encode(strings, lexicon, sentence.forms, memo={}).tolist() == plain
     assert 0 < len(memo) < sum(len(s) for s in DEV[60:90])
+
+
+def test_a_full_memo_starts_afresh_and_encodes_the_same(lexicon_feats, monkeypatch):
+    import hetdep.tagger.tagger as tagger_module
+
+    monkeypatch.setattr(tagger_module, "MEMO_FORMS", 5)
+    strings, lexicon, memo = lexicon_feats.strings, lexicon_feats.lexicon, {}
+    for sentence in DEV[60:70]:
+        assert encode(strings, lexicon, sentence.forms, memo=memo).tolist() == encode(strings, lexicon, sentence.forms).tolist()
+        assert len(memo) <= 5

@@ -266,3 +266,20 @@ def test_treebanks_experiment_trains_alone_and_together_and_tests_each_on_its_ow
     other = Treebank("other sud", sud[:50], sud[50:65], sud[65:80])  # another setting's b: its models trained anew
     run_treebanks_experiment("fr-gsd", tmp_path, tmp_path / "out", options, log=messages.append, treebanks=(a, other))
     assert messages == ["training alone-b", "training together"]
+
+
+def test_an_interrupted_training_stops_the_experiment_and_leaves_no_model_to_reuse(tmp_path):
+    """A training cut short returns its best finished iteration (hetdep train writes that model):
+    an experiment must not keep it as its model, nor go on to train the next."""
+    from types import SimpleNamespace
+
+    from hetdep.experiments.common import cached_model
+    from hetdep.learn.perceptron import TrainOptions
+
+    def cut_short():
+        return SimpleNamespace(interrupted=True, parser=None, history=[], best_iteration=1)
+
+    with pytest.raises(KeyboardInterrupt):
+        cached_model(tmp_path / "baseline", TrainOptions(), lambda directory: directory, lambda line: None, "training",
+                     cut_short)
+    assert not (tmp_path / "baseline").exists()

@@ -66,9 +66,10 @@ def limit_blas_threads(threads: int) -> None:
 
 
 def blas_kernels() -> str:
-    """NumPy's BLAS and the kernels it runs, for speed figures: on one machine OpenBLAS's AVX-512
-    kernels multiply the network's matrices 1.6-1.9x faster than its AVX2 ones, and
-    ``OPENBLAS_CORETYPE`` in the environment picks them (this project's machines set ``Haswell``)."""
+    """NumPy's BLAS and the kernels it runs, for speed figures: ``OPENBLAS_CORETYPE`` in the
+    environment picks OpenBLAS's kernels (this project's machines set ``Haswell``, its AVX2 ones, on
+    cores where its own choice is the AVX-512 ``SkylakeX``: the whole parse 1.12-1.16x slower,
+    ``bench/blas_kernels.py``)."""
     import numpy  # noqa: F401 - its BLAS is described once loaded
     from threadpoolctl import threadpool_info
 

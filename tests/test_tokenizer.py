@@ -448,6 +448,9 @@ def test_the_end_of_a_text_is_split_as_if_a_line_end_followed(text):
     ("(http://en.wikipedia.org/wiki/Mercury_(planet)) and www.adobe.com.", ["http://en.wikipedia.org/wiki/Mercury_(planet)", "www.adobe.com"]),
     ("Mail Kevin.A.Boone@accenture.com, rreynol...@cogeco.ca>", ["Kevin.A.Boone@accenture.com", "rreynol...@cogeco.ca"]),
     ("www. is no address, nor is a@b or http://", []),
+    # a long word is looked at once, not from each of its letters (that was quadratic: 17 s for this one)
+    pytest.param("x" * 100_000 + " then " + "y" * 100_000 + "@example.org.", ["y" * 100_000 + "@example.org"],
+                 id="long-words"),
 ])
 def test_addresses_are_found_without_the_punctuation_after_them(text, addresses):
     assert [text[start:end] for start, end in address_spans(text)] == addresses

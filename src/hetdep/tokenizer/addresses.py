@@ -15,7 +15,10 @@ import numpy as np
 from hetdep.tokenizer.templates import INSIDE, TOKEN_END
 
 _ADDRESS = re.compile(r"(?:(?:https?|ftp)://|www\d{0,3}\.)[^\s<>\"]+"  # a web address, from its scheme or www.
-                      r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # an e-mail address
+                      # an e-mail address, from the start of its run of name characters: tried at every
+                      # character of a run, the name's greedy match made a long word quadratic (100,000
+                      # letters: 17 s)
+                      r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _TRAILING = ".,;:!?'\")]}»"  # characters an address rarely ends with: the sentence's, not the address's
 _OPENS = {")": "(", "]": "[", "}": "{"}
 

@@ -271,13 +271,11 @@ def test_treebanks_experiment_trains_alone_and_together_and_tests_each_on_its_ow
 def test_an_interrupted_training_stops_the_experiment_and_leaves_no_model_to_reuse(tmp_path):
     """A training cut short returns its best finished iteration (hetdep train writes that model):
     an experiment must not keep it as its model, nor go on to train the next."""
-    from types import SimpleNamespace
-
     from hetdep.experiments.common import cached_model
-    from hetdep.learn.perceptron import TrainOptions
+    from hetdep.learn.perceptron import TrainOptions, TrainResult
 
     def cut_short():
-        return SimpleNamespace(interrupted=True, parser=None, history=[], best_iteration=1)
+        return TrainResult(parser=None, best_iteration=1, interrupted=True)
 
     with pytest.raises(KeyboardInterrupt):
         cached_model(tmp_path / "baseline", TrainOptions(), lambda directory: directory, lambda line: None, "training",

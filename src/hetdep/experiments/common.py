@@ -48,19 +48,10 @@ def cached_model(directory: Path, options: TrainOptions, load: Callable[[Path], 
         except ModelFileError as error:
             log(f"retraining a cached model this hetdep cannot use: {error}")
     log(message)
-    result = finished(train_model())
+    result = train_model().finished()
     result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,
                        training_options=vars(options))
     return load(directory)
-
-
-def finished(result):
-    """A training's result, or the interrupt again if the training was cut short: an experiment's
-    model is trained whole or not kept (a rerun would reuse it as finished, the next model would be
-    trained, and the report would score it)."""
-    if result.interrupted:
-        raise KeyboardInterrupt
-    return result
 
 
 def significance_table(schemes, system: str = "joint", against: str = "baseline") -> tuple[list[str], dict]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from hetdep.evaluation.attachment import evaluate
-from hetdep.experiments.common import finished, significance_table
+from hetdep.experiments.common import significance_table
 from hetdep.experiments.consensus import Treebank, consensus_setting
 
 # Each setting: its two treebanks and their scheme names (consensus_setting's fr and en, and
@@ -59,7 +59,7 @@ def run_treebanks_experiment(setting: str, data: Path, out: Path, options, log: 
                 config.read_text(encoding="utf-8")).get("neural_options") == json.loads(json.dumps(asdict(options))):
             return NeuralParser.load(directory)
         log(f"training {name}")
-        result = finished(train())
+        result = train().finished()
         result.parser.save(directory, history=[vars(r) for r in result.history], best_iteration=result.best_iteration)
         record.write_text(json.dumps(learned), encoding="utf-8")
         return NeuralParser.load(directory)

@@ -77,6 +77,14 @@ class TrainResult:
     history: list[IterationReport] = field(default_factory=list)
     interrupted: bool = False  # Ctrl-C cut training short: the best finished iteration is kept
 
+    def finished(self) -> "TrainResult":
+        """This result, or the interrupt again if the training was cut short: for a caller whose
+        model is trained whole or not kept (a tagger's two directions, an experiment's cached
+        models, which a rerun would reuse as finished)."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        return self
+
 
 def label_inventory(trees: list[tuple[list[int], list[str]]], min_lifted: int) -> tuple[list[str], dict[str, str]]:
     """Labels to predict, and the replacement for rare lifted labels (by their plain label)."""

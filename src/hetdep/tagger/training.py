@@ -151,9 +151,8 @@ def _train_direction(make: Callable, encoded: list[tuple[np.ndarray, np.ndarray]
         accuracy = tag_accuracy(dev_sentences, tagger.tag(dev_sentences), options.column)
         return tagger, accuracy, accuracy, {}
 
-    result = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress)
-    if result.interrupted:  # a tagger is trained whole (both directions) or not at all
-        raise KeyboardInterrupt
+    # a tagger is trained whole (both directions) or not at all
+    result = perceptron_loop(len(encoded), learn, evaluate_model, weights, options, progress).finished()
     if dev_sentences:
         result.parser.temperature = fit_temperature(result.parser, dev_sentences)
     return result

@@ -35,7 +35,7 @@ from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.inflections import NO_INFLECTIONS, InflectionLexicon, has_inflections, inflection_lexicon
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
-from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, REL, W, templates_for
+from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
@@ -46,7 +46,7 @@ BACKWARD_WEIGHTS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0)  # grid fitted on dev (forwar
 DEFAULT_BACKWARD_WEIGHT = 4.0  # without a dev set (jackknifing): a middle value of the fitted ones
 LEXICON_MIN_COUNT = 2
 LEXICON_MIN_SHARE = 0.05
-MEMO_FORMS = 10_000  # forms whose atoms a tagger keeps (encode; about 600 bytes each), started afresh past it
+MEMO_FORMS = 10_000  # forms whose atoms a tagger keeps (encode; about 460 bytes each), started afresh past it
 
 
 
@@ -123,18 +123,19 @@ def encode(strings: Vocab, lexicon: dict[str, str], forms: Sequence[str], given:
     ``memo`` keeps each form's own atoms' ids (all but its given tag's and its tree's) between
     calls: a text repeats its forms, and their strings are most of the work."""
     get = strings.index.get
+    no_tree = [get(s, UNKNOWN) for s in NO_TREE]
     rows = []
     for i, form in enumerate(forms):
         own = memo.get(form) if memo is not None else None
         if own is None:
             reading = inflections.strings(form) if inflections else NO_INFLECTIONS
             ids = [get(s, UNKNOWN) for s in word_strings(form, lexicon, "", NO_TREE, reading)]
-            own = (ids[:GIVEN], ids[CASING], ids[REL:NOMINAL], ids[NOMINAL:])  # no tag given, no tree
+            own = (ids[:GIVEN], ids[CASING], ids[NOMINAL:])  # around the given tag and the tree
             if memo is not None:
                 if len(memo) >= MEMO_FORMS:
                     memo.clear()
                 memo[form] = own
-        before, casing_id, no_tree, readings = own
+        before, casing_id, readings = own
         context = [get(s, UNKNOWN) for s in tree[i]] if tree else no_tree
         rows.append([*before, get(f"g:{given[i] if given else ''}", UNKNOWN), casing_id, *context, *readings])
     return np.array(rows, dtype=np.int64).reshape(len(forms), N_ATOMS)

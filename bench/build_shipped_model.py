@@ -4,7 +4,7 @@ each SUD + UD, with its tokenizer and taggers learning from all three; "en": en-
 made compact (hetdep compact: 8-bit network weights, compressed perceptron weights), checked within
 0.3 LAS of the full model on each test set from raw text, with the treebanks' licenses beside it.
 
-    python bench/build_shipped_model.py --language fr --out OUT --vectors FOLDER [--threads 2]
+    python bench/build_shipped_model.py --language fr --out OUT --vectors FOLDER [--threads 2] [--prune 0.5 ...]
 
 OUT/NAME holds the full model (trained unless it is there), OUT/NAME-compact the compact one,
 without the helper taggers of its network's tags (their megabytes); the script then replaces
@@ -110,12 +110,12 @@ CARD = "card.json"  # a shipped model's figures, the one source README and docs 
 CARD_METRICS = ("Sentences", "Words", "UPOS", "UFeats", "Lemmas", "LAS")
 
 
-def write_card(model: Path, name: str, scored: list[tuple[str, dict]], prune: float, network: dict | None = None) -> None:
+def write_card(model: Path, name: str, scored: list[tuple[str, dict]], built_by: str, network: dict | None = None) -> None:
     """The model's card: its scores on each test set from raw text (bench/raw_text.py's, rounded as
     the scorer prints them), how it was built and its network's training; its size is the folder's,
     measured by the test. (Speed is not here: the build shares the machine; docs/models.md gives
     bench/raw_text.py's figures on an idle one.)"""
-    card = {"name": name, "built_by": f"python bench/build_shipped_model.py --language {name} --prune {prune:g}",
+    card = {"name": name, "built_by": built_by,
             "network": network or network_training(model),
             "from_raw_text": {label: {gold.split(".")[1]: {metric: round(scores[metric], 2) for metric in CARD_METRICS}
                                       for gold, scores in figures["schemes"].items()} for label, figures in scored}}
@@ -150,6 +150,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int)
     parser.add_argument("--prune", type=float, default=0.0,
                         help="share of the perceptron taggers' weights left out (hetdep compact --prune), to fit LIMIT_MB")
+    parser.add_argument("--unpruned", action="append", default=[], metavar="PART",
+                        help="a tagger's folder that --prune leaves whole (hetdep compact --unpruned); repeat for several")
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file (see bench/recipes.py)")
     parser.add_argument("--rescore", action="store_true", help="score the shipped model again and rewrite its card")
     args = parser.parse_args()
@@ -158,10 +160,9 @@ def main() -> None:
     name = args.language
     if args.rescore:
         card = json.loads((SHIPPED / name / CARD).read_text(encoding="utf-8"))
-        prune = float(card["built_by"].rpartition("--prune ")[2] or 0)
         for part in RECIPES[name].parts:  # the test files a UD-only treebank's SUD conversion gives
             part.prepare(args.out)
-        write_card(SHIPPED / name, name, score(name, SHIPPED / name, args.out, args.threads), prune, card["network"])
+        write_card(SHIPPED / name, name, score(name, SHIPPED / name, args.out, args.threads), card["built_by"], card["network"])
         print((SHIPPED / name / CARD).read_text(encoding="utf-8"))
         return
     readme, licenses = SHIPPED_MODELS[name]
@@ -170,7 +171,7 @@ def main() -> None:
     compact = args.out / f"{name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
-    compact_model(full, compact, prune=args.prune)
+    compact_model(full, compact, prune=args.prune, unpruned=args.unpruned)
     without_tag_helpers(compact)
     for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):
@@ -182,7 +183,8 @@ def main() -> None:
         scored = score(name, model, args.out, args.threads)
         las[which] = {(label, gold): scores["LAS"] for label, figures in scored for gold, scores in figures["schemes"].items()}
         print(f"{which}: LAS {las[which]}")
-    write_card(compact, name, scored, args.prune)
+    write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
+               + "".join(f" --unpruned {part}" for part in args.unpruned))
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     target = SHIPPED / name
     others = sum(folder_bytes(folder) for folder in SHIPPED.iterdir() if folder.is_dir() and folder != target) / 1e6

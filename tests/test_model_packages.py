@@ -181,6 +181,24 @@ def test_compact_prunes_the_taggers_when_asked(pipeline_model, tmp_path):
     assert refused.exit_code == 2 and "--prune" in refused.output and not (tmp_path / "all").exists()
 
 
+def test_compact_leaves_the_taggers_named_unpruned_whole(pipeline_model, tmp_path):
+    taggers = sorted(p.parent.relative_to(pipeline_model).as_posix() for p in (pipeline_model / "tagger").glob("*/config.json"))
+    assert taggers, "the sample model has taggers to prune"
+    kept = taggers[0]
+    weights = lambda model, part: (model / part / "weights.npz").read_bytes()  # noqa: E731
+    for name, options in (("whole", []), ("pruned", ["--prune", "0.5"]), ("kept", ["--prune", "0.5", "--unpruned", kept])):
+        result = CliRunner().invoke(main, ["compact", str(pipeline_model), "--output", str(tmp_path / name), *options])
+        assert result.exit_code == 0, result.output
+    assert weights(tmp_path / "kept", kept) == weights(tmp_path / "whole", kept) != weights(tmp_path / "pruned", kept)
+    for other in taggers[1:]:
+        assert weights(tmp_path / "kept", other) == weights(tmp_path / "pruned", other)
+    for wrong in ("tokenizer", "../model", "tagger/none"):
+        refused = CliRunner().invoke(main, ["compact", str(pipeline_model), "--output", str(tmp_path / "wrong"),
+                                            "--prune", "0.5", "--unpruned", wrong])
+        assert refused.exit_code == 2 and f"--unpruned {wrong}: not a tagger's folder" in refused.output, refused.output
+        assert not (tmp_path / "wrong").exists()
+
+
 def test_the_shipped_model_parses_when_no_model_is_named(tmp_path):
     pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
     shipped = names.find_model(None)

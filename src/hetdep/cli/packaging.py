@@ -12,13 +12,15 @@ from hetdep.cli.app import MODEL
 @click.option("--output", "output_dir", required=True, type=click.Path(file_okay=False), help="New folder for the compact model.")
 @click.option("--prune", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
               help="Leave out this share of each perceptron tagger's weights, the smallest (a smaller model, FEATS and lemmas slightly worse: docs/models.md measures it on the shipped French model).")
-def compact_command(model_dir, output_dir, prune):
+@click.option("--unpruned", multiple=True, metavar="PART",
+              help="A tagger's folder inside MODEL that --prune leaves whole (e.g. tagger/feats); repeat for several.")
+def compact_command(model_dir, output_dir, prune, unpruned):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), every part's weights compressed: about a third of the size, the same trees
     within a few hundredths of LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
-    compact_model(model_dir, output_dir, prune=prune)
+    compact_model(model_dir, output_dir, prune=prune, unpruned=unpruned)
     size = folder_bytes(output_dir)
     click.echo(f"wrote {output_dir} ({size / 1e6:.1f} MB)", err=True)
 

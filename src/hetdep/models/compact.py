@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 from hetdep.errors import HetdepError
 from hetdep.learn.checkpoint import STATE
@@ -16,10 +17,11 @@ from hetdep.models import NEURAL, NEURAL_CONSTITUENCY
 TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies to
 
 
-def compact_model(source: str | Path, target: str | Path, prune: float = 0.0) -> Path:
+def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, unpruned: Sequence[str] = ()) -> Path:
     """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
     written whole or not at all); returns ``target``. ``prune``: the share of each perceptron
-    tagger's weights, the smallest, left out."""
+    tagger's weights, the smallest, left out, but of the taggers under the model's folders named in
+    ``unpruned`` (``tagger/feats``: a tagger whose scores matter more than its megabytes)."""
     from hetdep.models.info import summary
 
     source, target = Path(source), Path(target)
@@ -29,6 +31,7 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0) ->
     if not target.parent.is_dir():
         raise HetdepError(f"{target}: the folder {target.parent} does not exist")
     summary(source)  # only a model that loads is made small
+    kept_whole = [_tagger_folder(source, folder) for folder in unpruned]
     with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
         copy = Path(staging) / "model"
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns(STATE))
@@ -38,13 +41,23 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0) ->
                 from hetdep.neural.parser import NeuralParser
 
                 NeuralParser.load(part).save(part, quantize=True)
-            elif prune and read_kind(part) == TAGGER:
+            elif prune and read_kind(part) == TAGGER and not any(part.relative_to(copy).is_relative_to(folder)
+                                                                 for folder in kept_whole):
                 prune_weights(part, TAGGER, prune)
             else:
                 compress_weights(part)
         summary(copy)
         copy.rename(target)
     return target
+
+
+def _tagger_folder(model: Path, folder: str) -> Path:
+    """``folder`` of ``unpruned``, checked: a folder of ``model`` holding a perceptron tagger."""
+    path = Path(folder)
+    if path.is_absolute() or ".." in path.parts or not (model / path / "config.json").is_file() \
+            or read_kind(model / path) != TAGGER:
+        raise HetdepError(f"--unpruned {folder}: not a tagger's folder inside {model} (e.g. tagger/feats)")
+    return path
 
 
 def refuse_inside(output: Path, model: Path) -> None:

@@ -1,0 +1,71 @@
+"""What pruning costs one perceptron tagger (``hetdep compact --prune``): its whole folder pruned at
+each share, its size and its accuracy on a file the model parsed (the network's UPOS and trees, as
+the tagger reads them in use), against the gold file's column: whole FEATS and CoNLL 2018's UFeats
+(universal features only), or the column's tags.
+
+    python bench/tagger_pruning.py --model MODEL --tagger OUT/fr/tagger/feats --gold dev.sud.conllu [--shares 0,0.2,0.5]
+
+``--tagger`` is the tagger as trained (a full model's, unpruned); ``--model`` parses ``--gold``
+from its gold tokens (``hetdep parse --input``; its first scheme, or ``--treebank NAME``'s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hetdep.evaluation.conll18 import universal_features
+from hetdep.learn.model_files import compress_weights, prune_weights
+from hetdep.models.compact import TAGGER, folder_bytes
+from hetdep.models.pipeline import MORPHOLOGY_BEAM
+from hetdep.tagger.tagger import COLUMNS, Tagger
+from hetdep.treebank.conllu import read_conllu
+
+
+def pruned_copy(tagger: Path, share: float, where: Path) -> Path:
+    """The tagger's folder (both directions) as ``hetdep compact --prune SHARE`` leaves it."""
+    shutil.copytree(tagger, where)
+    for config in sorted(where.rglob("config.json")):
+        if share:
+            prune_weights(config.parent, TAGGER, share)
+        else:
+            compress_weights(config.parent)
+    return where
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, help="the model that parses --gold (a folder or a shipped name)")
+    parser.add_argument("--tagger", type=Path, required=True, help="the tagger's folder, unpruned")
+    parser.add_argument("--gold", type=Path, required=True, help="a gold file of the scheme the tagger learned")
+    parser.add_argument("--treebank", help="a model of several treebanks: parse as this one")
+    parser.add_argument("--shares", default="0,0.2,0.35,0.5", help="the shares to prune, comma-separated")
+    args = parser.parse_args()
+    gold = list(read_conllu(args.gold))
+    with tempfile.TemporaryDirectory() as work:
+        parsed_file = Path(work) / "parsed.conllu"
+        subprocess.run(["hetdep", "parse", "--model", args.model, "--input", str(args.gold), "--output", str(parsed_file),
+                        *(["--treebank", args.treebank] if args.treebank else [])], check=True)
+        parsed = list(read_conllu(parsed_file))
+        print(f"| share | MB | {args.gold.name}: whole | universal (UFeats) |")
+        print("|---|---|---|---|")
+        for share in (float(s) for s in args.shares.split(",")):
+            folder = pruned_copy(args.tagger, share, Path(work) / f"pruned-{share:g}")
+            tagger = Tagger.load(folder)
+            tagger.set_beam(MORPHOLOGY_BEAM)
+            index = COLUMNS[tagger.column]
+            right = universal = total = 0
+            for g, p in zip(gold, tagger.tag(parsed), strict=True):
+                for a, b in zip(g.column(index), p.column(index)):
+                    total += 1
+                    right += a == b
+                    universal += universal_features(a) == universal_features(b)
+            print(f"| {share:g} | {folder_bytes(folder) / 1e6:.1f} | {100 * right / total:.2f} | "
+                  + (f"{100 * universal / total:.2f} |" if tagger.column == "feats" else "- |"), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from hetdep.evaluation.conll18 import universal_features
-from hetdep.learn.model_files import compress_weights, prune_weights
+from hetdep.learn.model_files import shrink_weights
 from hetdep.models.compact import TAGGER, folder_bytes
 from hetdep.models.pipeline import MORPHOLOGY_BEAM
 from hetdep.tagger.tagger import COLUMNS, Tagger
@@ -29,10 +29,7 @@ def pruned_copy(tagger: Path, share: float, where: Path) -> Path:
     """The tagger's folder (both directions) as ``hetdep compact --prune SHARE`` leaves it."""
     shutil.copytree(tagger, where)
     for config in sorted(where.rglob("config.json")):
-        if share:
-            prune_weights(config.parent, TAGGER, share)
-        else:
-            compress_weights(config.parent)
+        shrink_weights(config.parent, TAGGER, share)
     return where
 
 

@@ -16,11 +16,13 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError, check_fields
+from hetdep.learn.small_weights import SMALL_FIELDS, from_small, to_small
 from hetdep.learn.weight_layout import packed_up_to
 from hetdep.learn.weights import TrainedWeights
 
 FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries) is read and converted
-READABLE_VERSIONS = (1, 2)
+SMALL_FORMAT_VERSION = 3  # trained weights in their small stored form (hetdep.learn.small_weights): shipped models
+READABLE_VERSIONS = (1, 2, 3)
 STORED_FIELDS = ("features", "packed", "dense")  # format 2's arrays (TrainedWeights.stored)
 CHAINED_FIELDS = ("table", "enext", "act", "w", "dense")  # format 1's arrays
 
@@ -101,12 +103,14 @@ def compress_weights(directory: Path) -> None:
     write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
-def prune_weights(directory: Path, kind: str, share: float) -> None:
-    """Rewrite a perceptron part's weights without the ``share`` smallest in magnitude,
-    compressed (:meth:`TrainedWeights.pruned`), and its config.json with the new sha256."""
+def shrink_weights(directory: Path, kind: str, prune: float = 0.0) -> None:
+    """Rewrite a perceptron part's weights in their small stored form, compressed (the same
+    numbers: :mod:`hetdep.learn.small_weights`), without the ``prune`` share of them smallest in
+    magnitude (:meth:`TrainedWeights.pruned`), and its config.json with the new version and sha256."""
     config, weights = load_model(directory, kind)
-    np.savez_compressed(directory / "weights.npz", **weights.pruned(share).stored())
-    write_config(directory, {**config, "weights_sha256": file_sha256(directory / "weights.npz")})
+    np.savez_compressed(directory / "weights.npz", **to_small(**weights.pruned(prune).stored()))
+    write_config(directory, {**config, "format_version": SMALL_FORMAT_VERSION,
+                             "weights_sha256": file_sha256(directory / "weights.npz")})
 
 
 def write_arrays(path: Path, arrays: dict[str, np.ndarray], stored: frozenset[str] = frozenset()) -> None:
@@ -193,9 +197,12 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         digest = pool.submit(sha256_hex, data)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-                fields = CHAINED_FIELDS if version == 1 else STORED_FIELDS
-                loaded, damage = tuple(arrays[name] for name in fields), None
-        except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
+                if version == SMALL_FORMAT_VERSION:
+                    loaded = from_small({name: arrays[name] for name in SMALL_FIELDS})
+                else:
+                    loaded = tuple(arrays[name] for name in (CHAINED_FIELDS if version == 1 else STORED_FIELDS))
+                damage = None
+        except (zipfile.BadZipFile, zlib.error, KeyError, IndexError, ValueError, OSError, EOFError) as error:
             loaded, damage = None, error
         if "weights_sha256" in config and config["weights_sha256"] != digest.result():
             raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "

@@ -1,6 +1,7 @@
 """A model made small enough to ship: the neural network's large arrays quantized to 8-bit
-integers, every other part's weights compressed; the trees nearly the same (measured on
-fr-sequoia in docs/models.md)."""
+integers, the perceptron taggers' weights in their small stored form (the same numbers,
+:mod:`hetdep.learn.small_weights`), every other part's weights compressed; the trees nearly the
+same (measured on fr-sequoia in docs/models.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Sequence
 
 from hetdep.errors import HetdepError
 from hetdep.learn.checkpoint import STATE
-from hetdep.learn.model_files import compress_weights, prune_weights, read_kind
+from hetdep.learn.model_files import compress_weights, read_kind, shrink_weights
 from hetdep.models import NEURAL, NEURAL_CONSTITUENCY
 
 TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies to
@@ -41,9 +42,9 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                 from hetdep.neural.parser import NeuralParser
 
                 NeuralParser.load(part).save(part, quantize=True)
-            elif prune and read_kind(part) == TAGGER and not any(part.relative_to(copy).is_relative_to(folder)
-                                                                 for folder in kept_whole):
-                prune_weights(part, TAGGER, prune)
+            elif read_kind(part) == TAGGER:
+                whole = any(part.relative_to(copy).is_relative_to(folder) for folder in kept_whole)
+                shrink_weights(part, TAGGER, 0.0 if whole else prune)
             else:
                 compress_weights(part)
         summary(copy)

@@ -16,8 +16,8 @@ from hetdep.cli.app import MODEL
               help="A tagger's folder inside MODEL that --prune leaves whole (e.g. tagger/feats); repeat for several.")
 def compact_command(model_dir, output_dir, prune, unpruned):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
-    (per-row scales), every part's weights compressed: about a third of the size, the same trees
-    within a few hundredths of LAS (docs/models.md)."""
+    (per-row scales), the taggers' weights stored small, every other part's compressed: about a
+    third of the size, the same trees within a few hundredths of LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
     compact_model(model_dir, output_dir, prune=prune, unpruned=unpruned)

@@ -1,5 +1,5 @@
-"""Trained weights in their small stored form, for shipped models: the same numbers, a third fewer
-bytes once compressed.
+"""Trained weights in their small stored form, for shipped models: the same numbers, compressed
+into a quarter to a third fewer bytes for a whole tagger (a fifth for one pruned at 0.8).
 
 The reading layout (:mod:`hetdep.learn.weight_layout`) packs each feature's key with a payload and
 each sparse weight's action with its float's bits into 64-bit words, which deflate poorly: keys are

@@ -21,8 +21,9 @@ from hetdep.evaluation.conll18 import universal_features
 from hetdep.learn.model_files import shrink_weights
 from hetdep.models.compact import TAGGER, folder_bytes
 from hetdep.models.pipeline import MORPHOLOGY_BEAM
-from hetdep.tagger.tagger import COLUMNS, Tagger
-from hetdep.treebank.conllu import read_conllu
+from hetdep.tagger.tagger import Tagger
+from hetdep.tagger.training import tag_accuracy
+from hetdep.treebank.conllu import FEATS, Sentence, read_conllu
 
 
 def pruned_copy(tagger: Path, share: float, where: Path) -> Path:
@@ -31,6 +32,12 @@ def pruned_copy(tagger: Path, share: float, where: Path) -> Path:
     for config in sorted(where.rglob("config.json")):
         shrink_weights(config.parent, TAGGER, share)
     return where
+
+
+def universal_accuracy(gold: list[Sentence], tagged: list[Sentence]) -> float:
+    """Percentage of words whose universal features (CoNLL 2018's UFeats) match the gold ones."""
+    pairs = [(a, b) for g, t in zip(gold, tagged, strict=True) for a, b in zip(g.column(FEATS), t.column(FEATS))]
+    return 100 * sum(universal_features(a) == universal_features(b) for a, b in pairs) / len(pairs)
 
 
 def main() -> None:
@@ -53,15 +60,9 @@ def main() -> None:
             folder = pruned_copy(args.tagger, share, Path(work) / f"pruned-{share:g}")
             tagger = Tagger.load(folder)
             tagger.set_beam(MORPHOLOGY_BEAM)
-            index = COLUMNS[tagger.column]
-            right = universal = total = 0
-            for g, p in zip(gold, tagger.tag(parsed), strict=True):
-                for a, b in zip(g.column(index), p.column(index)):
-                    total += 1
-                    right += a == b
-                    universal += universal_features(a) == universal_features(b)
-            print(f"| {share:g} | {folder_bytes(folder) / 1e6:.1f} | {100 * right / total:.2f} | "
-                  + (f"{100 * universal / total:.2f} |" if tagger.column == "feats" else "- |"), flush=True)
+            tagged = list(tagger.tag(parsed))
+            print(f"| {share:g} | {folder_bytes(folder) / 1e6:.1f} | {tag_accuracy(gold, tagged, tagger.column):.2f} | "
+                  + (f"{universal_accuracy(gold, tagged):.2f} |" if tagger.column == "feats" else "- |"), flush=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def test_the_small_form_gives_the_same_weights_back(weights):
     assert back.dense_rows(weights.dense.shape[1]).keys() == weights.dense_rows(weights.dense.shape[1]).keys()
 
 
-def test_a_tagger_s_weights_are_a_third_smaller_stored_small(tmp_path):
+def test_a_tagger_s_weights_are_a_quarter_smaller_stored_small(tmp_path):
     rng = np.random.default_rng(3)
     keys = np.repeat(rng.integers(1, 2**63, size=20_000, dtype=np.uint64), 3)
     actions = np.tile(np.array([1, 5, 17]), 20_000)

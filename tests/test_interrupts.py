@@ -182,6 +182,27 @@ def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run
     assert scores(whole) == scores(resumed)
 
 
+def test_a_refused_resume_leaves_the_kept_state_as_it_was(tmp_path):
+    """A kept state that --resume refuses (damaged here; kept by another version of hetdep in
+    use) stays where it was, for the version that can go on with it; only a new training drops it."""
+    model = tmp_path / "m"
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
+                                "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "4", "--gold-tags",
+                                "--iterations", "200", "--patience", "200", "--no-tokenizer"], stderr=subprocess.PIPE)
+    _interrupt_when(process, "iteration 2")
+    assert process.returncode == 130
+    kept = model / ".training-state"
+    [loop] = kept.rglob("loop/state.json")
+    loop.write_text("{", encoding="utf-8")
+    before = sorted(path.relative_to(kept) for path in kept.rglob("*"))
+    for _ in range(2):
+        again = subprocess.run([sys.executable, "-m", "hetdep", "train", "--resume", str(model)], capture_output=True,
+                               text=True)
+        assert again.returncode != 0 and "Traceback" not in again.stderr
+        assert f"{loop.parent}: the kept training state is damaged" in again.stderr
+        assert sorted(path.relative_to(kept) for path in kept.rglob("*")) == before
+
+
 def test_resume_needs_an_interrupted_training_and_no_other_option(tmp_path):
     from click.testing import CliRunner
 

@@ -133,7 +133,10 @@ PATH_LIST_OPTIONS = ("tokenizer_texts",)
 def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
     """Training inside this block can be resumed: its options are kept in the model directory
     (where --resume finds them; a new training there first drops what an interrupted one left),
-    an interrupt says how to go on, and any other failure takes the kept state away."""
+    an interrupt says how to go on, and any other failure of a new training takes the kept state
+    away. A resumed training that fails leaves it as it was (each save replaced the last whole):
+    a refused state, say one kept by another version of hetdep, is hours of training that
+    version can still go on with."""
     import json
     import shutil
 
@@ -143,7 +146,8 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
     directory = Path(model_dir)
     created = not directory.exists()
     state = directory / STATE
-    if not context.meta.get(RESUMING, False):
+    resuming = context.meta.get(RESUMING, False)
+    if not resuming:
         shutil.rmtree(state, ignore_errors=True)
         state.mkdir(parents=True)
         params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value and Path(value).exists() else
@@ -157,7 +161,7 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
     except BaseException as error:
         if is_interrupt(error):
             click.echo(f"go on with: hetdep train --resume {model_dir}", err=True)
-        else:
+        elif not resuming:
             shutil.rmtree(state, ignore_errors=True)
             if created and directory.is_dir() and not any(directory.iterdir()):
                 directory.rmdir()

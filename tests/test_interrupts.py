@@ -183,13 +183,13 @@ def test_an_interrupted_training_resumed_gives_the_model_of_an_uninterrupted_run
 
 
 def test_a_refused_resume_leaves_the_kept_state_as_it_was(tmp_path):
-    """A kept state that --resume refuses (damaged here; kept by another version of hetdep in
-    use) stays where it was, for the version that can go on with it; only a new training drops it."""
+    """A kept state that --resume refuses (damaged here; in use, often one kept by another
+    version of hetdep, which can still go on with it) stays as it was."""
     model = tmp_path / "m"
     process = subprocess.Popen([sys.executable, "-m", "hetdep", "train", "--train", str(SAMPLES / "train.ud.conllu"),
                                 "--dev", str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--beam", "4", "--gold-tags",
                                 "--iterations", "200", "--patience", "200", "--no-tokenizer"], stderr=subprocess.PIPE)
-    _interrupt_when(process, "iteration 2")
+    _interrupt_when(process, "iteration 2 done")
     assert process.returncode == 130
     kept = model / ".training-state"
     [loop] = kept.rglob("loop/state.json")

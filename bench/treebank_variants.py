@@ -34,8 +34,8 @@ def variant_options(recipe: TreebanksRecipe, spec: str, threads: int, embeddings
     given = dict(zip(recipe.options[::2], recipe.options[1::2]))
     values = {"epochs": int(given.get("--iterations", NeuralOptions.epochs)), "threads": threads,
               "embeddings": str(embeddings)}
-    types = {field.name: type(field.default) if field.default is not dataclasses.MISSING else int
-             for field in dataclasses.fields(NeuralOptions)}
+    types = {field.name: int if field.default is dataclasses.MISSING else str if field.default is None else type(field.default)
+             for field in dataclasses.fields(NeuralOptions)}  # None: an optional file (embeddings)
     for assignment in filter(None, assignments.split(",")):
         key, _, value = assignment.partition("=")
         if key not in types:

@@ -69,8 +69,11 @@ class Part:
     convert_ud: bool = False  # UD only: SUD made by hetdep convert
     split_dev: bool = False  # no training split: its dev file split, every TUNE_EVERY-th sentence to tune on
     schemes: tuple[str, ...] = ("sud", "ud")  # in the model's order (a UD-only treebank: its own UD first)
+    dev_trains: bool = False  # its dev file split so too, the sentences not tuned on added to its training split
 
     def home(self, out: Path) -> Path:
+        if self.dev_trains:
+            return out / "data" / f"{self.folder}+dev"
         return out / "data" / self.folder if self.convert_ud or self.split_dev else DATA / self.folder
 
     def prepare(self, out: Path) -> None:
@@ -81,19 +84,28 @@ class Part:
         home.parent.mkdir(parents=True, exist_ok=True)
         if self.convert_ud:
             run(["hetdep", "convert", "--from", "ud", "--to", "sud", str(DATA / self.folder), str(home)])
-        if self.split_dev:
+        else:
             home.mkdir()
+        source = home if self.convert_ud else DATA / self.folder
+        if self.split_dev or self.dev_trains:
             for scheme in ("sud", "ud"):
-                blocks = [b for b in (DATA / self.folder / f"dev.{scheme}.conllu").read_text(encoding="utf-8").split("\n\n")
-                          if b.strip()]
-                for split, kept in (("train", [b for k, b in enumerate(blocks) if k % TUNE_EVERY != TUNE_EVERY - 1]),
-                                    ("dev", [b for k, b in enumerate(blocks) if k % TUNE_EVERY == TUNE_EVERY - 1])):
+                blocks = _blocks(source / f"dev.{scheme}.conllu")
+                trained = [b for k, b in enumerate(blocks) if k % TUNE_EVERY != TUNE_EVERY - 1]
+                if self.dev_trains:
+                    trained = _blocks(source / f"train.{scheme}.conllu") + trained
+                for split, kept in (("train", trained), ("dev", [b for k, b in enumerate(blocks) if k % TUNE_EVERY == TUNE_EVERY - 1])):
                     (home / f"{split}.{scheme}.conllu").write_text("\n\n".join(kept) + "\n\n", encoding="utf-8")
 
     def files(self, out: Path, split: str) -> tuple[Path, ...]:
-        """Its files of a split, in its schemes' order; a split dev file's test is the treebank's own test."""
-        home = DATA / self.folder if split == "test" and self.split_dev else self.home(out)
+        """Its files of a split, in its schemes' order; the test split is always the treebank's own
+        (converted, for a treebank of UD only)."""
+        home = DATA / self.folder if split == "test" and not self.convert_ud else self.home(out)
         return tuple(home / f"{split}.{scheme}.conllu" for scheme in self.schemes)
+
+
+def _blocks(path: Path) -> list[str]:
+    """A CoNLL-U file's sentences, each as its lines."""
+    return [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
 
 
 TUNE_EVERY = 10
@@ -148,6 +160,12 @@ RECIPES = {
     "fr": TreebanksRecipe("fr", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
                                  Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"))),
                           ("--iterations", "60"), vectors="fr-vectors.txt"),
+    # An experiment (bench/treebank_variants.py --recipe fr-spoken-dev): the fr recipe with nine
+    # tenths of fr-parisstories' dev file trained on too, its every tenth sentence left to tune on.
+    "fr-spoken-dev": TreebanksRecipe("fr-spoken-dev", (Part("sequoia", "fr-sequoia"), Part("gsd", "fr-gsd", split_dev=True),
+                                                       Part("parisstories", "fr-parisstories", convert_ud=True, schemes=("ud", "sud"),
+                                                            dev_trains=True)),
+                                     ("--iterations", "60"), vectors="fr-vectors.txt"),
     # The English that ships: en-ewt, its own UD first (SUD converted), named so the model lists it;
     # 40 epochs, then the 5 final ones at a tenth of the rate.
     "en": TreebanksRecipe("en", (Part("ewt", "en-ewt", convert_ud=True, schemes=("ud", "sud")),),

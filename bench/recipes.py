@@ -69,7 +69,7 @@ class Part:
     convert_ud: bool = False  # UD only: SUD made by hetdep convert
     split_dev: bool = False  # no training split: its dev file split, every TUNE_EVERY-th sentence to tune on
     schemes: tuple[str, ...] = ("sud", "ud")  # in the model's order (a UD-only treebank: its own UD first)
-    dev_trains: bool = False  # its dev file split so too, the sentences not tuned on added to its training split
+    dev_trains: bool = False  # its dev file split as split_dev splits it, the part not tuned on added to its training split
 
     def home(self, out: Path) -> Path:
         if self.dev_trains:
@@ -104,7 +104,7 @@ class Part:
 
 
 def _blocks(path: Path) -> list[str]:
-    """A CoNLL-U file's sentences, each as its lines."""
+    """A CoNLL-U file's sentences, each its lines as one string."""
     return [block for block in path.read_text(encoding="utf-8").split("\n\n") if block.strip()]
 
 

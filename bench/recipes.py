@@ -90,10 +90,11 @@ class Part:
         if self.split_dev or self.dev_trains:
             for scheme in ("sud", "ud"):
                 blocks = _blocks(source / f"dev.{scheme}.conllu")
+                tuned = [b for k, b in enumerate(blocks) if k % TUNE_EVERY == TUNE_EVERY - 1]
                 trained = [b for k, b in enumerate(blocks) if k % TUNE_EVERY != TUNE_EVERY - 1]
                 if self.dev_trains:
                     trained = _blocks(source / f"train.{scheme}.conllu") + trained
-                for split, kept in (("train", trained), ("dev", [b for k, b in enumerate(blocks) if k % TUNE_EVERY == TUNE_EVERY - 1])):
+                for split, kept in (("train", trained), ("dev", tuned)):
                     (home / f"{split}.{scheme}.conllu").write_text("\n\n".join(kept) + "\n\n", encoding="utf-8")
 
     def files(self, out: Path, split: str) -> tuple[Path, ...]:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hetdep.sorted_lines import Lines, find
+from hetdep.sorted_lines import Lines, Table, find, table_blob
 
 LINE = st.binary(max_size=6).filter(lambda line: b"\n" not in line)
 
@@ -30,3 +30,21 @@ def test_find_in_lines_finds_each_line_and_no_other(lines, asked):
         assert find(read, line) == k
     for line in asked:
         assert find(read, line) == (lines.index(line) if line in lines else None)
+
+
+KEY = st.text(st.characters(blacklist_characters="\n\t", blacklist_categories=("Cs",)), min_size=1, max_size=6)
+
+
+@given(st.dictionaries(KEY, st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=6),
+                       max_size=30), st.lists(KEY, max_size=10))
+def test_a_table_answers_as_the_dict_it_was_made_from(entries, asked):
+    table = Table(table_blob(entries), "t")
+    assert len(table) == len(entries)
+    for key in [*entries, *asked]:
+        assert table.get(key) == entries.get(key)
+
+
+def test_a_table_refuses_keys_and_values_its_lines_cannot_hold():
+    for bad in ({"": "v"}, {"a\tb": "v"}, {"a\nb": "v"}, {"a": "v\nw"}):
+        with pytest.raises(ValueError):
+            table_blob(bad)

@@ -1,6 +1,7 @@
 """Sorted UTF-8 lines looked up by binary search where they lie, instead of a dict made at every
-start: a neural model's pretrained forms (:mod:`hetdep.neural.pretrained`) and the kept lemma
-dictionary's forms (:mod:`hetdep.tagger.dictionary`)."""
+start: a neural model's pretrained forms (:mod:`hetdep.neural.pretrained`), the kept lemma
+dictionary's forms (:mod:`hetdep.tagger.dictionary`) and the shipped lexicons' tables
+(:mod:`hetdep.tagger.inflections`, :mod:`hetdep.tagger.lexicon_lemmas`)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,32 @@ class Lines(Sequence[bytes]):
             if k < 0:
                 raise IndexError("line index out of range")
         return self._blob[self._starts[k]:self._starts[k + 1] - 1]  # past the last line: IndexError
+
+
+def table_blob(entries: dict[str, str]) -> bytes:
+    """A table's file content (before gzip): its keys sorted as UTF-8 bytes, a line each, a blank
+    line, and each key's value, a line each."""
+    keys = sorted(key.encode("utf-8") for key in entries)
+    if any(b"\n" in key or b"\t" in key or not key for key in keys):
+        raise ValueError("a key that is empty or holds a line break or a tab")
+    values = [entries[key.decode("utf-8")].encode("utf-8") for key in keys]
+    if any(b"\n" in value for value in values):
+        raise ValueError("a value that holds a line break")
+    return b"\n".join(keys) + b"\n\n" + b"\n".join(values)
+
+
+class Table:
+    """A table_blob's keys and values, each value found by its key."""
+
+    def __init__(self, blob: bytes, name: str):
+        keys, _, values = blob.partition(b"\n\n")
+        self._keys, self._values = (Lines(keys), Lines(values)) if keys else ((), ())  # keys are never empty lines
+        if len(self._keys) != len(self._values):
+            raise ValueError(f"{name}: as many values as keys expected")
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def get(self, key: str) -> str | None:
+        k = find(self._keys, key.encode("utf-8"))
+        return None if k is None else self._values[k].decode("utf-8")

@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Sequence
 
 from hetdep.sorted_lines import Lines, find
 from hetdep.tagger.lemmas import edits
+from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
 from hetdep.user_cache import kept
@@ -84,10 +85,18 @@ class LemmaDictionary:
     def fill_unseen(self, forms: Sequence[str], scripts: list[str], seen: Callable[[str], bool], known: frozenset[str],
                     upos: Sequence[str] | None = None) -> list[str]:
         """``scripts`` with the dictionary's lemma (as a script) for each unseen form it knows whose
-        chosen script makes no known lemma or is not made from the form (proper nouns kept)."""
+        chosen script makes no known lemma or is not made from the form (proper nouns kept); where
+        the language's lexicon knows the form as its UPOS, the lexicon decides instead
+        (:mod:`hetdep.tagger.lexicon_lemmas`)."""
         out = list(scripts)
+        by_upos = lexicon_lemmas(self.language) if upos is not None else None
         for i, (form, script) in enumerate(zip(forms, scripts)):
             if seen(form) or (upos is not None and upos[i] == PROPER_NOUN):
+                continue
+            if by_upos is not None and by_upos.lemmas(form, upos[i]):
+                corrected = by_upos.corrected(form, upos[i], lemma_of(form, script))
+                if corrected is not None:
+                    out[i] = edit_script(form, corrected)
                 continue
             if edits(form, script) and not edits_start(script) and lemma_of(form, script) in known:
                 continue

@@ -6,7 +6,7 @@ suffix. A lexicon of the language's forms says it: each lower-cased form's gende
 a noun, adjective or participle (``NOM:f:p``) and its moods, tenses and persons as a verb
 (``ind:pre:3s``), two atoms of the word (with the word's UPOS in the tagger's templates), so the
 tagger learns how far to trust them beside its other features. French ships one, made from
-Lexique 3.83 by bench/inflections_from_lexique.py (samples/lexicons/fr/README.md).
+Lexique 3.83 by bench/lexicons_from_lexique.py (samples/lexicons/fr/README.md).
 
 The file is a gzip of the sorted forms, a line each, a blank line, and each form's two readings
 (``nominal<TAB>verbal``), a line each: looked up by binary search where they lie
@@ -19,7 +19,7 @@ import functools
 import gzip
 from pathlib import Path
 
-from hetdep.sorted_lines import Lines, find
+from hetdep.sorted_lines import Table, table_blob
 
 LEXICONS = Path(__file__).resolve().parents[1] / "samples" / "lexicons"
 FILE = "inflections.gz"
@@ -30,32 +30,24 @@ UNLISTED = tuple(f"{prefix}:?" for prefix in PREFIXES)
 
 def inflections_blob(entries: dict[str, tuple[str, str]]) -> bytes:
     """The file's content (before gzip) for form -> (nominal readings, verbal readings)."""
-    forms = sorted(word.encode("utf-8") for word in entries)
-    if any(b"\n" in form or b"\t" in form or not form for form in forms):
-        raise ValueError("a form that is empty or holds a line break or a tab")
-    readings = [("\t".join(entries[form.decode("utf-8")])).encode("utf-8") for form in forms]
-    return b"\n".join(forms) + b"\n\n" + b"\n".join(readings)
+    return table_blob({form: "\t".join(readings) for form, readings in entries.items()})
 
 
 class InflectionLexicon:
     """One language's forms and their readings, read from ``path``."""
 
     def __init__(self, path: Path):
-        blob = gzip.decompress(path.read_bytes())
-        forms, _, readings = blob.partition(b"\n\n")
-        self._forms, self._readings = Lines(forms), Lines(readings)
-        if len(self._forms) != len(self._readings):
-            raise ValueError(f"{path}: as many readings as forms expected")
+        self._table = Table(gzip.decompress(path.read_bytes()), str(path))
 
     def __len__(self) -> int:
-        return len(self._forms)
+        return len(self._table)
 
     def strings(self, form: str) -> tuple[str, str]:
         """The word's two atom strings: its readings, or ``?`` where the lexicon lacks the form."""
-        k = find(self._forms, form.lower().encode("utf-8"))
-        if k is None:
+        readings = self._table.get(form.lower())
+        if readings is None:
             return UNLISTED
-        nominal, _, verbal = self._readings[k].decode("utf-8").partition("\t")
+        nominal, _, verbal = readings.partition("\t")
         return f"in:{nominal}", f"iv:{verbal}"
 
 

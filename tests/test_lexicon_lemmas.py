@@ -49,3 +49,10 @@ def test_an_unseen_word_s_real_lemma_of_another_part_of_speech_takes_the_lexicon
     seen = french.fill_unseen(forms, scripts, lambda form: True, known, ["VERB", "NOUN", "ADJ", "VERB", "PROPN"])
     assert seen == scripts  # a seen word keeps the tagger's lemma
     assert french.fill_unseen(forms[:1], scripts[:1], lambda form: False, known) == scripts[:1]  # no UPOS read: as before
+
+
+def test_the_shipped_model_gives_everyday_unseen_verbs_their_lemmas():
+    import hetdep
+
+    words = [word for sentence in hetdep.load()("Il pleut à Paris. Le chat dort.").sentences for word in sentence.words]
+    assert {word.form: word.lemma for word in words if word.upos == "VERB"} == {"pleut": "pleuvoir", "dort": "dormir"}

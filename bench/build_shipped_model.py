@@ -5,12 +5,16 @@ made compact (hetdep compact: 8-bit network weights, compressed perceptron weigh
 0.3 LAS of the full model on each test set from raw text, with the treebanks' licenses beside it.
 
     python bench/build_shipped_model.py --language fr --out OUT --vectors FOLDER [--threads 2] [--prune 0.5 ...]
+        [--recipe NAME]
 
 OUT/NAME holds the full model (trained unless it is there), OUT/NAME-compact the compact one,
 without the helper taggers of its network's tags (their megabytes); the script then replaces
 src/hetdep/samples/models/NAME and prints the sha256 of each of its files and of the whole (the
-digest of the sorted "sha256  path" lines). ``--rescore`` trains nothing: it scores the shipped
-model as it is again (after a change of code, not of model) and rewrites its card.
+digest of the sorted "sha256  path" lines). ``--recipe`` builds it from a recipe under trial
+(bench/recipes.py's EXPERIMENTS) instead of the language's own, the full model in OUT/RECIPE: a
+candidate to compare with the shipped model before its recipe becomes the default (git restores
+the one shipped). ``--rescore`` trains nothing: it scores the shipped model as it is again (after
+a change of code, not of model) and rewrites its card.
 
     python bench/build_shipped_model.py --language en --out OUT --rescore
 """
@@ -24,7 +28,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from recipes import DATA, RECIPES, TreebanksRecipe, score, train
+from recipes import DATA, EXPERIMENTS, RECIPES, TreebanksRecipe, named, score, train
 
 from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
@@ -94,10 +98,10 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def with_treebank_biases(name: str, model: Path, out: Path) -> None:
+def with_treebank_biases(recipe_name: str, model: Path, out: Path) -> None:
     """Each treebank's sentence-end bias in the model's tokenizer, fitted on its dev file as
     ``hetdep train`` now does, for a model trained before it did (the French one)."""
-    recipe = RECIPES[name]
+    recipe = named(recipe_name)
     tokenizer = Tokenizer.load(model / "tokenizer")
     if not isinstance(recipe, TreebanksRecipe) or len(recipe.parts) < 2 or TREEBANK_BIASES in tokenizer.record:
         return
@@ -154,20 +158,23 @@ def main() -> None:
                         help="a tagger's folder that --prune leaves whole (hetdep compact --unpruned); repeat for several")
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file (see bench/recipes.py)")
     parser.add_argument("--rescore", action="store_true", help="score the shipped model again and rewrite its card")
+    parser.add_argument("--recipe", choices=sorted({*RECIPES, *EXPERIMENTS}),
+                        help="the recipe to build it from (default: the language's own)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
     name = args.language
+    recipe = args.recipe or name
     if args.rescore:
         card = json.loads((SHIPPED / name / CARD).read_text(encoding="utf-8"))
-        for part in RECIPES[name].parts:  # the test files a UD-only treebank's SUD conversion gives
+        for part in named(recipe).parts:  # the test files a UD-only treebank's SUD conversion gives
             part.prepare(args.out)
-        write_card(SHIPPED / name, name, score(name, SHIPPED / name, args.out, args.threads), card["built_by"], card["network"])
+        write_card(SHIPPED / name, name, score(recipe, SHIPPED / name, args.out, args.threads), card["built_by"], card["network"])
         print((SHIPPED / name / CARD).read_text(encoding="utf-8"))
         return
     readme, licenses = SHIPPED_MODELS[name]
-    full, _ = train(name, args.out, args.threads, args.vectors)
-    with_treebank_biases(name, full, args.out)
+    full, _ = train(recipe, args.out, args.threads, args.vectors)
+    with_treebank_biases(recipe, full, args.out)
     compact = args.out / f"{name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
@@ -180,11 +187,11 @@ def main() -> None:
 
     las = {}
     for which, model in [("full", full), ("compact", compact)]:
-        scored = score(name, model, args.out, args.threads)
+        scored = score(recipe, model, args.out, args.threads)
         las[which] = {(label, gold): scores["LAS"] for label, figures in scored for gold, scores in figures["schemes"].items()}
         print(f"{which}: LAS {las[which]}")
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
-               + "".join(f" --unpruned {part}" for part in args.unpruned))
+               + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else ""))
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     target = SHIPPED / name
     others = sum(folder_bytes(folder) for folder in SHIPPED.iterdir() if folder.is_dir() and folder != target) / 1e6

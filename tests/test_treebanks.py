@@ -198,12 +198,46 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     (["--train", str(SAMPLES / "train.ud.conllu")], "--train"),
     (["--parser", "dep1"], "neural model"),
     (_option("bad", "ud", SAMPLES / "README.md", SAMPLES / "dev.ud.conllu"), "README.md"),
+    (["--tokenizer-treebank", "gsd", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")], "no --treebank of that name"),
+    (["--tokenizer-treebank", "seq", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")] * 2, "given twice"),
+    (["--tokenizer-treebank", "seq", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu"), "--no-tokenizer"],
+     "--no-tokenizer leaves out"),
 ])
 def test_treebanks_the_command_line_cannot_tell_apart_are_refused_before_any_work(tmp_path, extra, message):
     result = CliRunner().invoke(main, ["train", *_option("seq", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"),
                                        *extra, "--model", str(tmp_path / "m"), "--iterations", "1"])
     assert result.exit_code != 0 and message in result.output, result.output
     assert "Traceback" not in result.output and not (tmp_path / "m").exists()
+
+
+def test_a_tokenizer_treebank_needs_treebanks(tmp_path):
+    result = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                                       str(SAMPLES / "dev.ud.conllu"), "--model", str(tmp_path / "m"), "--tokenizer-treebank",
+                                       "a", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")])
+    assert result.exit_code == 2 and "give --treebank" in result.output and not (tmp_path / "m").exists()
+
+
+@pytest.mark.slow
+def test_the_tokenizer_learns_a_treebank_s_text_from_the_files_it_is_given(tmp_path):
+    """--tokenizer-treebank: the tokenizer learns "other"'s text from other files (a part of its
+    training split here) and fits its sentence ends on them; the parser learns all of it."""
+    from hetdep.tokenizer.text import gold_text
+
+    dev = _read("dev", "ud")
+    files = {name: tmp_path / f"{name}.conllu" for name in ("train", "dev", "tokenizer-train")}
+    for name, sentences in [("train", dev[60:130]), ("dev", dev[130:160]), ("tokenizer-train", dev[60:80])]:
+        files[name].write_text("".join(sentence.to_text() for sentence in sentences), encoding="utf-8")
+    model = tmp_path / "m"
+    result = CliRunner().invoke(main, [
+        "train", *_option("seq", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"),
+        *_option("other", "ud", files["train"], files["dev"]), "--tokenizer-treebank", "other", str(files["tokenizer-train"]),
+        str(files["dev"]), "--model", str(model), "--iterations", "1", "--final-epochs", "0", "--threads", "1"])
+    assert result.exit_code == 0, result.output
+    record = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))
+    assert record["training_sentences"] == len(gold_text(_read("train", "ud") + dev[60:80]).tokens)
+    assert set(record[TREEBANK_BIASES]) == {"seq", "other"}
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert any(f["role"] == "train:other:ud" and f["sentences"] == 70 for f in config["training_files"])
 
 
 def test_sharing_and_temperature_need_several_treebanks(tmp_path):

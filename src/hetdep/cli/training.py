@@ -69,6 +69,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
 @click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b; with --parser constituency-neural, dependency treebanks its encoder learns from beside the bracketed trees of --train/--dev (it parses as those).")
+@click.option("--tokenizer-treebank", "tokenizer_treebanks", nargs=3, multiple=True, metavar="NAME TRAIN DEV", help="With --treebank: the tokenizer learns treebank NAME's text from TRAIN and fits its sentence ends on DEV instead of that treebank's own files (when part of its dev file trains the parser, the tokenizer can still learn the training split alone and tune on all of the dev file); repeat for other treebanks.")
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/commands.md]")
 @click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
@@ -76,7 +77,8 @@ def _default_parser(context: click.Context) -> str:
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, dependency_rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
-                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, sharing, temperature, feats_head):
+                  tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, tokenizer_treebanks, sharing,
+                  temperature, feats_head):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard
@@ -153,7 +155,9 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
         params = {name: (str(Path(value).resolve()) if name in PATH_OPTIONS and value and Path(value).exists() else
                          [str(Path(v).resolve()) for v in value] if name in PATH_LIST_OPTIONS else
                          [[name_, scheme, str(Path(t).resolve()), str(Path(d).resolve())] for name_, scheme, t, d in value]
-                         if name == "treebanks" else value)
+                         if name == "treebanks" else
+                         [[name_, str(Path(t).resolve()), str(Path(d).resolve())] for name_, t, d in value]
+                         if name == "tokenizer_treebanks" else value)
                   for name, value in context.params.items() if name != "resume_dir"}
         (state / "run.json").write_text(json.dumps(params, indent=1), encoding="utf-8")
     try:

@@ -53,6 +53,7 @@ class PipelineChoice:
 
     tokenizer: bool = True
     tokenizer_texts: tuple[str, ...] = ()  # further treebanks the tokenizer alone learns from
+    tokenizer_treebanks: tuple[tuple[str, str, str], ...] = ()  # (name, train, dev): a treebank's text the tokenizer learns instead
     tagger: str = "train"
     folds: int = 10
     fold_iterations: int = 10
@@ -228,6 +229,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
     else:
         train, dev = _read(files.train), _read(files.dev)
         train_b, dev_b = _read(files.train_b), _read(files.dev_b)
+    tokenizer_own = {name: (_read(own_train), _read(own_dev)) for name, own_train, own_dev in pipeline.tokenizer_treebanks}
     if choice.joint:  # refuse files that are not the same sentences before training anything
         pairs_of(train, train_b)
         pairs_of(dev, dev_b)
@@ -276,9 +278,14 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
             clusters = WordClusters.from_vectors(*vectors, seed=options.seed) if vectors else None
             if clusters:
                 display.log(f"tokenizer: the clusters of {len(clusters)} words of {source}")
-            tokenizer = Tokenizer.train(train + texts, dev, TokenizerOptions(seed=options.seed), log=display.log,
+            learned = {t.name: tokenizer_own.get(t.name, (t.train[0], t.dev[0])) for t in treebanks or ()}
+            tokenizer_train, tokenizer_dev = train, dev
+            if tokenizer_own:  # some treebanks' text from other files (--tokenizer-treebank)
+                tokenizer_train = [sentence for own in learned.values() for sentence in own[0]]
+                tokenizer_dev = [sentence for own in learned.values() for sentence in own[1]]
+            tokenizer = Tokenizer.train(tokenizer_train + texts, tokenizer_dev, TokenizerOptions(seed=options.seed), log=display.log,
                                        step=lambda: display.advance("tokenizer"), clusters=clusters,
-                                       treebank_devs={t.name: t.dev[0] for t in treebanks if t.dev} if several else None)
+                                       treebank_devs={name: own[1] for name, own in learned.items()} if several else None)
             tokenizer.save(state / "tokenizer")
             if several:
                 shares, trained = tokenizer.record.get(TREEBANK_SHARES, {}), tokenizer.record.get("unpunctuated", 0.0)

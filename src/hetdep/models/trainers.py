@@ -50,7 +50,25 @@ def given_options(run: TrainingRun) -> dict[str, object]:
             "--tag-column": run.tag_column != "upos", "--projective-encoding": run.projective_encoding != "head",
             "--train-b": run.train_b_path, "--dev-b": run.dev_b_path, "--helper": run.helper_dir,
             "--concatenate": run.concatenate, "--feature-copies": run.feature_copies, "--schemes": run.schemes,
-            "--workers": run.workers, "--scheduler": run.scheduler, "--shards": run.shards}
+            "--workers": run.workers, "--scheduler": run.scheduler, "--shards": run.shards,
+            "--tokenizer-treebank": run.tokenizer_treebanks}
+
+
+def check_tokenizer_treebanks(run: TrainingRun) -> None:
+    """``--tokenizer-treebank NAME TRAIN DEV``: each for one treebank of ``--treebank``, once, and a tokenizer to train."""
+    if not run.tokenizer_treebanks:
+        return
+    if not run.treebanks:
+        raise HetdepError("--tokenizer-treebank gives a treebank of --treebank other text for the tokenizer: give --treebank")
+    if run.no_tokenizer:
+        raise HetdepError("--tokenizer-treebank is for the tokenizer that --no-tokenizer leaves out")
+    names, seen = {given[0] for given in run.treebanks}, set()
+    for name, _, _ in run.tokenizer_treebanks:
+        if name not in names:
+            raise HetdepError(f"--tokenizer-treebank {name}: no --treebank of that name ({', '.join(sorted(names))})")
+        if name in seen:
+            raise HetdepError(f"--tokenizer-treebank {name} is given twice")
+        seen.add(name)
 
 
 def train_dependencies(run: TrainingRun) -> Callable[[], TrainResult]:
@@ -80,7 +98,9 @@ def train_dependencies(run: TrainingRun) -> Callable[[], TrainResult]:
         raise HetdepError("--shards is for training on a cluster: give --workers or --scheduler")
     if run.tokenizer_texts and run.no_tokenizer:
         raise HetdepError("--tokenizer-text is for the tokenizer that --no-tokenizer leaves out")
+    check_tokenizer_treebanks(run)
     pipeline = PipelineChoice(tokenizer=not run.no_tokenizer, tokenizer_texts=run.tokenizer_texts,
+                              tokenizer_treebanks=tuple(tuple(given) for given in run.tokenizer_treebanks),
                               tagger=run.tagger_dir or ("gold" if run.gold_tags or run.lattice else "train"),
                               folds=run.folds, threads=run.threads or 0, cluster=cluster if cluster.wanted else None,
                               shards=run.shards or 0, embeddings=run.embeddings or (DEFAULT_VECTORS if TRAINING_KINDS[run.parser_kind].gradient else None),

@@ -102,6 +102,7 @@ class TrainingRun:
     # A pipeline's tokenizer; the neural parsers'
     no_tokenizer: bool
     tokenizer_texts: tuple
+    tokenizer_treebanks: tuple
     embeddings: str | None
     decoder: str | None
     final_epochs: int | None
@@ -127,7 +128,7 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
     NEURAL_CONSTITUENCY: TrainingKind(30, 8, gradient=True, bracketed=True, treebanks_beside=True, refuses=frozenset({
         "--train-b", "--dev-b", "--t", "--guide", "--no-guided", "--helper", "--concatenate", "--feature-copies", "--schemes",
         "--projective-encoding", "--workers", "--scheduler", "--shards", "--tag-column", "--tagger", "--folds", "--gold-tags",
-        "--lattice", "--dp", "--decoder", "--feats-head", "--tokenizer-text", "--no-tokenizer", "--beam", "--update"}),
+        "--lattice", "--dp", "--decoder", "--feats-head", "--tokenizer-text", "--tokenizer-treebank", "--no-tokenizer", "--beam", "--update"}),
         refused_because="--parser constituency-neural (it tags its own words and decodes trees exactly; it learns from "
         "bracketed trees, with no text to train a tokenizer on)"),
 }

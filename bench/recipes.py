@@ -9,8 +9,9 @@ it to train again; an interrupted training there goes on where it stopped), then
 ``bench/raw_text.py``; the table goes to OUT/recipes.md and to standard output. A UD-only
 treebank (en-ewt, fr-parisstories) gets its SUD files first from ``hetdep convert --from ud --to
 sud``. fr-gsd has no training split here: the "fr" recipe trains on its dev file, split by
-position (every tenth sentence to tune on, the rest to train on), and scores on its test file. The French recipes read pretrained vectors, made once by
-bench/vectors_from_spacy.py (the script says how when they are missing).
+position (every tenth sentence to tune on, the rest to train on), and scores on its test file.
+The French recipes read pretrained vectors, made once by bench/vectors_from_spacy.py (the script
+says how when they are missing).
 """
 
 from __future__ import annotations

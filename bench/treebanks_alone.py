@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipes import RECIPES, TreebanksRecipe, vectors_file
+from recipes import EXPERIMENTS, RECIPES, TreebanksRecipe, named, vectors_file
 from treebank_variants import treebanks, variant_options
 
 from hetdep.evaluation.attachment import evaluate
@@ -49,14 +49,17 @@ def alone(name: str, training: list, options, out: Path, threads: int) -> tuple[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--recipe", default="fr", choices=[n for n, r in RECIPES.items() if isinstance(r, TreebanksRecipe)])
+    parser.add_argument("--recipe", default="fr", choices=[n for n, r in {**RECIPES, **EXPERIMENTS}.items()
+                                                           if isinstance(r, TreebanksRecipe)])
     parser.add_argument("--model", help="the model of several treebanks (default: the shipped one of the recipe's name)")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file")
     parser.add_argument("--treebank", action="append", help="only these of the recipe's treebanks (default: all)")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    recipe = RECIPES[args.recipe]
+    if not args.model and args.recipe not in RECIPES:
+        sys.exit(f"bench/treebanks_alone.py: {args.recipe} is a recipe under trial, with no shipped model: give --model")
+    recipe = named(args.recipe)
     model = Path(args.model) if args.model else shipped_model_path(args.recipe)
     together = NeuralParser.load(model)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -22,9 +22,9 @@ def test_a_lexicon_file_gives_a_form_s_lemmas_as_each_part_of_speech_whatever_it
     assert lexicon.lemmas("pourrait", "AUX") == ("pouvoir",)  # an auxiliary the lexicon has as a verb only
     assert lexicon.lemmas("pourrait", "NOUN") == () and lexicon.lemmas("dorment", "VERB") == ()
     assert lexicon.lemmas("suis", "PRON") == ()  # a part of speech it does not give
-    assert lexicon.corrected("suis", "VERB", "suivre") is None and lexicon.corrected("suis", "VERB", "suir") == "être"
-    assert lexicon.corrected("Arrêtées", "VERB", "Arrêter") is None  # the tagger's lemma, whatever its case
-    assert lexicon.corrected("dorment", "VERB", "dormer") is None  # a form it does not know
+    assert lexicon.chosen("suis", "VERB", "suivre") == "suivre" and lexicon.chosen("suis", "VERB", "suir") == "être"
+    assert lexicon.chosen("Arrêtées", "VERB", "Arrêter") == "Arrêter"  # the tagger's lemma, whatever its case
+    assert lexicon.chosen("dorment", "VERB", "dormer") is None  # a form it does not know
     with pytest.raises(ValueError, match="'\\|'"):
         lemmas_blob({"a": {"NOUN": ["b|c"]}})
 

@@ -89,16 +89,16 @@ class LemmaDictionary:
         the language's lexicon knows the form as its UPOS, the lexicon decides instead
         (:mod:`hetdep.tagger.lexicon_lemmas`)."""
         out = list(scripts)
-        by_upos = lexicon_lemmas(self.language) if upos is not None else None
         for i, (form, script) in enumerate(zip(forms, scripts)):
             if seen(form) or (upos is not None and upos[i] == PROPER_NOUN):
                 continue
-            if by_upos is not None and by_upos.lemmas(form, upos[i]):
-                corrected = by_upos.corrected(form, upos[i], lemma_of(form, script))
-                if corrected is not None:
-                    out[i] = edit_script(form, corrected)
+            tagged = lemma_of(form, script)
+            by_upos = lexicon_lemmas(self.language) if upos is not None else None  # read at the first unseen word
+            if by_upos is not None and (chosen := by_upos.chosen(form, upos[i], tagged)) is not None:
+                if chosen != tagged:
+                    out[i] = edit_script(form, chosen)
                 continue
-            if edits(form, script) and not edits_start(script) and lemma_of(form, script) in known:
+            if edits(form, script) and not edits_start(script) and tagged in known:
                 continue
             lemma = self.lemma(form)
             if lemma is not None:

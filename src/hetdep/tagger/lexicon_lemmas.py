@@ -58,19 +58,18 @@ class LexiconLemmas:
                 return tuple(by_upos[asked].split("|"))
         return ()
 
-    def corrected(self, form: str, upos: str, lemma: str) -> str | None:
-        """The lexicon's likeliest lemma where it knows the form as ``upos`` and ``lemma`` is none of
-        its lemmas (whatever its case), else None."""
+    def chosen(self, form: str, upos: str, lemma: str) -> str | None:
+        """Where the lexicon knows the form as ``upos``: the tagger's ``lemma`` if it is one of its
+        lemmas (whatever its case), else the lexicon's likeliest; None where it does not know it."""
         known = self.lemmas(form, upos)
-        if not known or lemma in known or lemma.lower() in known:
+        if not known:
             return None
-        return known[0]
+        return lemma if lemma in known or lemma.lower() in known else known[0]
 
 
 @functools.cache
 def lexicon_lemmas(language: str | None) -> LexiconLemmas | None:
     """The shipped lemmas of ``language`` (a two-letter code; read once per process), or None."""
-    path = LEXICONS / str(language) / FILE
-    if not language or not path.is_file():
+    if not language or not (path := LEXICONS / language / FILE).is_file():
         return None
     return LexiconLemmas(path.read_bytes(), str(path))

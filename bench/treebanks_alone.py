@@ -84,7 +84,8 @@ def main() -> None:
     table, significance = significance_table(compared, system="together", against="alone")
     named = f"`{args.model}`" if args.model else f"The shipped `{args.recipe}` model"
     lines = [f"# {named} against each of its treebanks alone", "",
-             f"`python bench/treebanks_alone.py --out {args.out} --recipe {args.recipe}"
+             f"`python bench/treebanks_alone.py --out {args.out}" + (f" --vectors {args.vectors}" if args.vectors else "")
+             + f" --recipe {args.recipe}"
              + (f" --model {args.model}" if args.model else "") + "".join(f" --treebank {name}" for name in args.treebank or ())
              + f" --threads {args.threads}`; alone: the recipe's "
              f"network options ({json.dumps({k: v for k, v in dataclasses.asdict(options).items() if k in ('epochs', 'final_epochs', 'patience', 'seed')})}), "

@@ -161,6 +161,9 @@ def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_lin
     (".", lambda c: c.update(kind="parser9"), "kind 'parser9' is not a kind of model this hetdep knows"),
     ("tagger/upos", lambda c: c.update(column="deprel"), "column 'deprel' is not"),
     ("tagger/feats", lambda c: c.update(reads=["upos"]), r"reads \['upos'\] is not a column or null"),  # found by bench/fuzz.py
+    ("tagger/feats", lambda c: c.update(reads_tree="no"), "reads_tree 'no' is not true or false"),  # found by the fuzzer
+    ("tagger/feats", lambda c: c.update(reads_tree=[1]), r"reads_tree \[1\] is not true or false"),
+    ("tagger/feats", lambda c: c.update(reverse="../../etc"), "reverse '../../etc' is not true or false"),
     ("tokenizer", lambda c: c.update(multiword={"lexicon": 3, "weights": {}}), "damaged multiword lexicon"),
     ("tokenizer", lambda c: c.update(history=[{"iteration": 1, "dev": {"token_ends": "x"}}]), "history .* is not"),
 ])
@@ -241,3 +244,45 @@ def test_models_of_format_1_are_read(saved, tmp_path):
     sentences = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:20]
     assert [s.column(6) for s in converted.parse(sentences)] == [s.column(6) for s in model.parse(sentences)]
 
+
+
+@pytest.fixture(scope="module")
+def shipped_fr_copy(tmp_path_factory):
+    """The shipped French model (three treebanks), copied so that each test may damage its copy's copy."""
+    import shutil
+
+    from hetdep.models.names import shipped_model_path
+
+    target = tmp_path_factory.mktemp("fr") / "fr"
+    shutil.copytree(shipped_model_path("fr"), target)
+    return target
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda folder: _truncated(folder / "weights.npz"), "weights"),
+    (lambda folder: (folder / "weights.npz").write_bytes((folder / "weights.npz").read_bytes()[:len(
+        (folder / "weights.npz").read_bytes()) // 2]), "weights"),
+    (lambda folder: __import__("json").dump({**__import__("json").loads((folder / "config.json").read_text(encoding="utf-8")),
+                                            "reads_tree": "no"}, (folder / "config.json").open("w", encoding="utf-8")),
+     "reads_tree 'no' is not true or false"),
+])
+def test_damage_in_another_treebank_s_own_tagger_is_refused_by_every_command_that_opens_the_model(
+        shipped_fr_copy, tmp_path, damage, message):
+    """Found by the fuzzer: a treebank the model does not parse as by default had its FEATS tagger
+    damaged, and parse, info, compact and package took the model. Each refuses it in one line naming
+    the model (compact names the model given, not the copy it was making), and writes nothing."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    model = tmp_path / "fr"
+    shutil.copytree(shipped_fr_copy, model)
+    damage(model / "treebank-taggers" / "parisstories" / "feats")
+    assert message in _one_line_refusal(model, tmp_path)
+    for args, made in [(["compact", str(model), "--output", str(tmp_path / "small")], tmp_path / "small"),
+                       (["package", str(model), "--name", "damaged", "--output", str(tmp_path / "wheels")], tmp_path / "wheels")]:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert str(model / "treebank-taggers" / "parisstories" / "feats") in result.output and not made.exists()

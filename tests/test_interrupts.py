@@ -225,3 +225,33 @@ def test_resume_needs_an_interrupted_training_and_no_other_option(tmp_path):
     result = CliRunner().invoke(main, ["train", "--beam", "8"])
     assert result.exit_code == 2 and "give --train, --dev and --model" in result.output
 
+
+
+def test_a_resumed_training_goes_on_in_the_folder_given_wherever_it_now_lies(tmp_path):
+    """Found by the fuzzer: after ``cp -r A C``, ``--resume C`` wrote the model into A and took A's
+    state; after ``mv E F``, ``--resume F`` trained anew into E. The folder given is where it goes on."""
+    import shutil
+
+    args = ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"), "--beam", "4",
+            "--gold-tags", "--no-tokenizer", "--iterations", "4", "--patience", "4"]
+    whole, started = tmp_path / "whole", tmp_path / "started"
+    subprocess.run([sys.executable, "-m", "hetdep", *args, "--model", str(whole)], check=True, capture_output=True)
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", *args, "--model", str(started)], stderr=subprocess.PIPE)
+    _interrupt_when(process, "iteration 2 done")
+    assert process.returncode == 130
+
+    def contents(folder):
+        return {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+    copied, moved = tmp_path / "copied", tmp_path / "moved"
+    shutil.copytree(started, copied)
+    before = contents(started)
+    for folder in (copied, moved):
+        if folder == moved:
+            started.rename(moved)
+        again = subprocess.run([sys.executable, "-m", "hetdep", "train", "--resume", str(folder)], capture_output=True,
+                               text=True)
+        assert again.returncode == 0, again.stderr
+        assert "iteration 1 done" not in again.stderr and not (folder / ".training-state").exists()  # went on, not anew
+        assert (folder / "weights.npz").read_bytes() == (whole / "weights.npz").read_bytes()
+        assert contents(started) == before if folder == copied else not started.exists()

@@ -462,3 +462,29 @@ def test_a_unit_whose_work_fails_fails_alone():
     assert calls[0] == ["a", "bad", "c"] and sorted(map(tuple, calls[1:])) == [("a",), ("bad",), ("c",)]
     answers, calls = anyio.run(scenario, True)
     assert answers == {"a": "TimeoutError", "bad": "TimeoutError", "c": "TimeoutError"} and calls == []
+
+
+def test_a_name_given_at_start_always_answers_for_its_own_model(pipeline_model):
+    """Found by the fuzzer: ``x-sequoia-ud=DIR1`` was shadowed by ``x=DIR2``'s derived names, so the
+    user's model could not be reached. Whatever the order of ``--model``, the named one answers;
+    two models deriving one name are refused at start in one line."""
+    from fastapi.testclient import TestClient
+
+    from hetdep.errors import HetdepError
+
+    fields = {"data": TEXT, "tokenizer": "", "parser": ""}
+    alone = TestClient(create_app({"only": str(pipeline_model)})).post("/process", data={**fields, "model": "only"}).json()
+    for models in ({"x-sud": str(pipeline_model), "x": "fr"}, {"x": "fr", "x-sud": str(pipeline_model)}):
+        answer = TestClient(create_app(models)).post("/process", data={**fields, "model": "x-sud"}).json()
+        assert answer["model"] == "x-sud" and answer["result"] == alone["result"]  # not fr's SUD
+    with pytest.raises(HetdepError, match="'fr' and 'fr-sequoia' would both answer to 'fr-sequoia-sud'"):
+        create_app({"fr": "fr", "fr-sequoia": str(pipeline_model)})  # fr's treebank sequoia in SUD, or the other's SUD?
+
+
+def test_a_name_that_says_its_scheme_takes_no_other_scheme_and_spaces_around_a_name_are_layout(server):
+    status, text = _request(f"{server}/process", {"data": TEXT, "model": "joint-ud", "scheme": "sud", "tokenizer": "",
+                                                  "parser": ""})
+    assert status == 400 and "answers in ud, not sud" in json.loads(text)["error"]
+    spaced = json.loads(_request(f"{server}/process", {"data": TEXT, "model": " joint-ud ", "tokenizer": "", "parser": ""})[1])
+    plain = json.loads(_request(f"{server}/process", {"data": TEXT, "model": "joint-ud", "tokenizer": "", "parser": ""})[1])
+    assert spaced["result"] == plain["result"] and spaced["model"] == "joint-ud"

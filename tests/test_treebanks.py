@@ -171,7 +171,7 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     other, first = hetdep.load(model).for_treebank("other")._models, hetdep.load(model)._models
     own = next(tagger for tagger in other.taggers if tagger.column == "feats")
     assert own is other.own_taggers["other"]["feats"] and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
-    assert not first.own_taggers  # read only when parsed as its treebank
+    assert set(first.own_taggers) == {"other"}  # every treebank's own taggers read when the model opens
     biases = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_BIASES]
     assert set(biases) == {"seq", "other"}  # each treebank's sentence ends, fitted on its dev text
     shares = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_SHARES]
@@ -202,12 +202,42 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     (["--tokenizer-treebank", "seq", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu")] * 2, "given twice"),
     (["--tokenizer-treebank", "seq", str(SAMPLES / "train.ud.conllu"), str(SAMPLES / "dev.ud.conllu"), "--no-tokenizer"],
      "--no-tokenizer leaves out"),
+    # Found by the fuzzer: refused only after the tokenizer and taggers had trained, or never.
+    (["--temperature", "nan"], "'nan' is not a finite number"),
+    (["--temperature", "inf"], "'inf' is not a finite number"),
+    (_option(" ", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"), "--treebank ' ': a treebank or scheme name"),
+    (_option("a\nb", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"), "--treebank 'a\\nb': a treebank"),
+    (_option("other", "u d", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"), "--treebank other 'u d': a treebank"),
+    (_option("../x", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"), "--treebank '../x': a treebank"),
 ])
 def test_treebanks_the_command_line_cannot_tell_apart_are_refused_before_any_work(tmp_path, extra, message):
     result = CliRunner().invoke(main, ["train", *_option("seq", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"),
                                        *extra, "--model", str(tmp_path / "m"), "--iterations", "1"])
     assert result.exit_code != 0 and message in result.output, result.output
     assert "Traceback" not in result.output and not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("treebanks", [False, True])
+def test_an_empty_dev_file_is_refused_before_any_work(tmp_path, treebanks):
+    """Found by the fuzzer: a traceback once training was done (--dev), or a treebank never scored (--treebank)."""
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    files = (_option("seq", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu")
+             + _option("other", "ud", SAMPLES / "dev.ud.conllu", empty) if treebanks else
+             ["--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(empty)])
+    result = CliRunner().invoke(main, ["train", *files, "--model", str(tmp_path / "m")])
+    assert result.exit_code == 2 and result.output == f"hetdep: error: {empty}: no sentence in this file: training and dev " \
+                                                      "files need sentences\n"
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_temperature_too_small_for_powers_still_draws_every_treebank():
+    """Found by the fuzzer: n^(1/T) overflowed from T = 0.005, every epoch drew no batch and the
+    network never learned; as logarithms the largest treebank takes nearly every batch."""
+    batches = [[[k] for k in range(400)], [[1000 + k] for k in range(30)]]
+    for temperature in (0.005, 1e-300):
+        drawn = epoch_batches(batches, temperature, np.random.default_rng(3))
+        assert len(drawn) == 431 and Counter(treebank for treebank, _ in drawn) == {0: 430, 1: 1}
 
 
 def test_a_tokenizer_treebank_needs_treebanks(tmp_path):

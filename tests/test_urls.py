@@ -45,3 +45,15 @@ def test_the_writability_check_leaves_nothing_behind():
         out.write("1\tx\n")
     assert [entry["name"] for entry in memory.ls("memory://checked")] == ["/checked/out.conllu"]
     memory.rm("memory://checked", recursive=True)
+
+
+@pytest.mark.parametrize("url", ["data:text/plain;base64,TGUgY2hhdCBkb3J0Lg==", "data://text/plain;base64,TGUgY2hhdCBkb3J0Lg==",
+                                 "data:,Le%20chat%20dort."])
+def test_a_data_url_is_read(tmp_path, url):
+    """Found by the fuzzer: a valid data: URL was refused with an internal error's text (fsspec's
+    data filesystem has no file info to give, which reading by get_file asked for first)."""
+    out = tmp_path / "o.conllu"
+    result = CliRunner().invoke(main, ["parse", "--input", url, "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [line.split("\t")[1] for line in out.read_text(encoding="utf-8").splitlines() if line[:1].isdigit()] == \
+        ["Le", "chat", "dort", "."]

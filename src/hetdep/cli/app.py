@@ -67,6 +67,19 @@ def main():
     """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
 
 
+class FiniteFloat(click.FloatRange):
+    """A number option: finite (``nan`` and ``inf`` refused in one line before any work, where a range
+    check alone lets them through) and within its range, if it has one."""
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 class ModelParam(click.ParamType):
     """A model given by directory or by name (an installed model package, or the shipped model's
     name), turned into its directory; a name nothing answers to is one error listing the installed models."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from hetdep.cli.app import t_values
+from hetdep.cli.app import FiniteFloat, t_values
 from hetdep.learn import MAX_BEAM
 from hetdep.transition.features import GUIDES
 
@@ -53,7 +53,7 @@ def experiment_joint(treebank, scheme_a, scheme_b, out, ts, beam, iterations, ta
 @click.option("--tagger-iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each tagger.")
 @click.option("--lattice-k", type=click.IntRange(0), default=3, show_default=True, help="Also train and test arc-standard and joint parsers over each word's k best tags (0: no lattice parsers).")
 @click.option("--lattice-reference", type=click.Choice(["gold", "predicted"]), default="gold", show_default=True, help="Tags the lattice parsers learn to choose: gold (where the tagger offered them) or the tagger's best, as the 1-best parsers read.")
-@click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="Weight of the tagger's log-probabilities while the lattice parsers train (the weight they parse with is chosen on dev).")
+@click.option("--lattice-weight", type=FiniteFloat(), default=0.0, show_default=True, help="Weight of the tagger's log-probabilities while the lattice parsers train (the weight they parse with is chosen on dev).")
 @click.option("--train-only", is_flag=True, help="Tag, train the baselines and the joint models of --t that OUT lacks, then stop; lets several processes share one OUT.")
 def experiment_predicted_tags(treebank, out, scheme_a, scheme_b, t, beam, iterations, update, folds, tagger_iterations, lattice_k,
                               lattice_reference, lattice_weight, train_only):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from hetdep.cli.app import MODEL
+from hetdep.cli.app import MODEL, FiniteFloat
 
 
 @click.command("compact")
 @click.argument("model_dir", metavar="MODEL", type=MODEL)
 @click.option("--output", "output_dir", required=True, type=click.Path(file_okay=False), help="New folder for the compact model.")
-@click.option("--prune", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+@click.option("--prune", type=FiniteFloat(0, 1, max_open=True), default=0.0, show_default=True,
               help="Leave out this share of each perceptron tagger's weights, the smallest (a smaller model, FEATS and lemmas slightly worse: docs/models.md measures it on the shipped French model).")
 @click.option("--unpruned", multiple=True, metavar="PART",
               help="A tagger's folder inside MODEL that --prune leaves whole (e.g. tagger/feats); repeat for several.")

@@ -10,7 +10,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import MODEL, MODEL_HELP, shipped_or
+from hetdep.cli.app import MODEL, MODEL_HELP, FiniteFloat, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
@@ -99,16 +99,16 @@ def _is_pipe(path: str) -> bool:
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @click.option("--with", "with_model", type=click.Path(file_okay=False), help="Joint inference (zhou-zhao2013): a second graph-based model (dep1 or dep2), trained on another treebank; each parser re-parses with consensus scores from the other's k-best trees. --output gets --model's trees, --output-b (optional) --with's.")
-@click.option("--edge", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's arc posterior mass.")
-@click.option("--root", type=float, default=5.0, show_default=True, help="Joint inference: weight of the other parser's root posterior mass.")
-@click.option("--sibling", type=float, default=0.0, show_default=True, help="Joint inference: weight of the other parser's adjacent-sibling posterior mass (non-zero: second-order search).")
-@click.option("--grand", type=float, default=0.0, show_default=True, help="Joint inference: weight of the other parser's grandparent-chain posterior mass (non-zero: second-order search).")
+@click.option("--edge", type=FiniteFloat(), default=5.0, show_default=True, help="Joint inference: weight of the other parser's arc posterior mass.")
+@click.option("--root", type=FiniteFloat(), default=5.0, show_default=True, help="Joint inference: weight of the other parser's root posterior mass.")
+@click.option("--sibling", type=FiniteFloat(), default=0.0, show_default=True, help="Joint inference: weight of the other parser's adjacent-sibling posterior mass (non-zero: second-order search).")
+@click.option("--grand", type=FiniteFloat(), default=0.0, show_default=True, help="Joint inference: weight of the other parser's grandparent-chain posterior mass (non-zero: second-order search).")
 @click.option("--k", "consensus_k", type=click.IntRange(1), default=16, show_default=True, help="Joint inference: k-best list size.")
 @click.option("--consensus-iterations", type=click.IntRange(1), default=4, show_default=True, help="Joint inference: rounds of exchange.")
-@click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
+@click.option("--temperature", type=FiniteFloat(min=0, min_open=True), default=1.0, show_default=True, help="Joint inference: posteriors are the softmax of k-best scores divided by this.")
 @INPUT_FORMAT
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
-@click.option("--lattice-weight", type=float, default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
+@click.option("--lattice-weight", type=FiniteFloat(), default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
 @click.option("--treebank", "treebank", help="A model trained on several treebanks: parse as this one. A neural model ('train --treebank'): its schemes, scorers and conventions (default: the first treebank; 'hetdep info' lists them). A graph-based model trained with --concatenate: its scheme and labels (without it, any label of either, written with its treebank's prefix).")
 @cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, collins, zhang-clark-2008 or a table file) instead of brackets.")
@@ -267,7 +267,7 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 @click.option("--input", "input_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="What to tag ('-': standard input): CoNLL-U, tokenized or raw text (see --format).")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with the tagged columns replaced.")
 @click.option("--k", type=click.IntRange(0), default=0, show_default=True, help="Also write each word's k best tags of the first column (UPOS if the model has it) with probabilities to MISC (TagKBest=NOUN:0.912,...).")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
+@click.option("--threshold", type=FiniteFloat(0, 1), default=0.0, show_default=True, help="With --k: leave out tags below this probability (the best is always kept).")
 @click.option("--beam", type=click.IntRange(1, MAX_BEAM), default=None, help="Beam size (default: the model's).")
 @INPUT_FORMAT
 @cluster_options

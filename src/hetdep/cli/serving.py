@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from hetdep.cli.app import FiniteFloat
 from hetdep.errors import HetdepError
 
 
@@ -14,7 +15,7 @@ from hetdep.errors import HetdepError
 @click.option("--workers", type=click.IntRange(1), default=2, show_default=True, help="Parses run at most this many at a time, in threads beside the server's event loop.")
 @click.option("--max-bytes", type=click.IntRange(1), default=4 << 20, show_default=True, help="Largest request accepted, counted as it arrives (larger: 413); UDPipe 2's limit.")
 @click.option("--max-words", type=click.IntRange(1), default=250, show_default=True, help="Longest sentence accepted, in words (longer: 413).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds one batch of a request's work (about 2,000 words) may take (longer: 503).")
+@click.option("--timeout", type=FiniteFloat(min=0, min_open=True), default=60.0, show_default=True, help="Seconds one batch of a request's work (about 2,000 words) may take (longer: 503).")
 @click.option("--max-queued", type=click.IntRange(1), default=1024, show_default=True, help="Units of work (a request's reading, each of its batches) that may wait for a thread (more: 503, the server is busy).")
 def serve_command(models, host, port, workers, max_bytes, max_words, timeout, max_queued):
     """Serve models over HTTP: UDPipe 2's REST interface (GET /models, GET or POST /process), POST

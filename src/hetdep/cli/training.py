@@ -9,7 +9,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, read_all, refuse_options
+from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, FiniteFloat, read_all, refuse_options
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
@@ -55,7 +55,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--tokenizer-text", "tokenizer_texts", multiple=True, type=click.Path(dir_okay=False, exists=True), help="Another treebank (CoNLL-U with '# text') whose text, tokens and sentence ends the tokenizer learns from too; repeat for several. The parser and taggers do not see it. (fr-sequoia: fr-gsd's sentences raise dev Sentences F1 from 87.05 to 88.51.)")
 @click.option("--no-tokenizer", is_flag=True, help="Train no tokenizer (by default one is trained when the training file has '# text' comments, so the model parses raw text).")
 @click.option("--lattice", is_flag=True, help="Arc-standard parser or joint model: train and parse over tag lattices: each word's candidate tags from MISC TagKBest ('hetdep jackknife --k' for training, 'hetdep tag --k' or the bundled tagger for parsing), the tag column holding the gold tags; the parser chooses tags with the tree.")
-@click.option("--lattice-weight", type=float, default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
+@click.option("--lattice-weight", type=FiniteFloat(), default=0.0, show_default=True, help="With --lattice: weight of the tagger's log-probability of each chosen candidate (0: the parser's features alone choose).")
 @click.option("--dp", is_flag=True, help="Arc-standard parser: beam search with dynamic programming (Huang & Sagae 2010): beam items with equal feature kernels are merged, so the beam holds more distinct analyses; the model parses that way too.")
 @click.option("--helper", "helper_dir", type=click.Path(file_okay=False, exists=True), help="With --parser dep1/dep2: a graph-based model trained on another treebank; the new parser learns agreement features from its 16-best trees on the training sentences (learned consensus), and parses with it beside ('hetdep parse --with').")
 @click.option("--concatenate", is_flag=True, help="With --parser dep1/dep2: --train-b/--dev-b is another treebank (other sentences, another scheme); train one parser on both, labels kept apart (parse with --treebank).")
@@ -71,7 +71,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the first). Instead of --train/--dev/--train-b/--dev-b; with --parser constituency-neural, dependency treebanks its encoder learns from beside the bracketed trees of --train/--dev (it parses as those).")
 @click.option("--tokenizer-treebank", "tokenizer_treebanks", nargs=3, multiple=True, metavar="NAME TRAIN DEV", help="With --treebank: the tokenizer learns treebank NAME's text from TRAIN and fits its sentence ends on DEV instead of that treebank's own files (when part of its dev file trains the parser, the tokenizer can still learn the training split alone and tune on all of the dev file); repeat for other treebanks.")
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/commands.md]")
-@click.option("--temperature", type=click.FloatRange(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
+@click.option("--temperature", type=FiniteFloat(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, dependency_rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
@@ -197,6 +197,9 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
         params = {name: options[name].type_cast_value(context, value) for name, value in params.items()}
     except (ValueError, TypeError, UnicodeDecodeError, click.BadParameter) as error:
         raise HetdepError(f"{run}: damaged record of the interrupted training ({error})") from None
+    # The folder given, wherever the interrupted training's folder now lies (moved or copied): the
+    # state kept there is what goes on, and nothing is written into the folder it was started in.
+    params["model_dir"] = model_dir
     if params.get("workers") or params.get("scheduler"):
         raise HetdepError(f"{model_dir}: a training by parameter mixing on a cluster cannot be resumed: train it again")
     context.meta[RESUMING] = True
@@ -246,7 +249,7 @@ def train_tagger_command(train_path, dev_path, model_dir, columns, reads, beam, 
 @click.option("--iterations", type=click.IntRange(1), default=10, show_default=True, help="Training iterations of each fold's tagger.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the training order.")
 @click.option("--k", "kbest", type=click.IntRange(0), default=0, show_default=True, help="Keep the gold tags in the column and write each word's k best tags to MISC (TagKBest), for 'hetdep train --lattice'.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=0.0, show_default=True, help="With --k: drop candidates whose probability is below this (the best is kept).")
+@click.option("--threshold", type=FiniteFloat(0, 1), default=0.0, show_default=True, help="With --k: drop candidates whose probability is below this (the best is kept).")
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Folds trained at once (the same output for any number).")
 def jackknife_command(train_path, output_path, folds, columns, beam, iterations, seed, kbest, threshold, threads):
     """Tag a training file by jackknifing: each fold by a tagger trained on the others."""

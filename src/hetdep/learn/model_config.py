@@ -103,6 +103,8 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "schemes": (_strings, "a list of strings"),
     "unaries": (lambda v: isinstance(v, list), "a list"),
     "lattice": (lambda v: isinstance(v, bool), "true or false"), "dp": (lambda v: isinstance(v, bool), "true or false"),
+    "reads_tree": (lambda v: isinstance(v, bool), "true or false"), "reverse": (lambda v: isinstance(v, bool), "true or false"),
+    "backward_weight": (_number, "a number"),
     "lattice_weight": (_number, "a number"), "temperature": (_number, "a number"),
     "sentence_end_bias": (_number, "a number"), "lemma_margin": (_number, "a number"),
     "known_lemmas": (_strings, "a list of strings"), "reads": (lambda v: v is None or (isinstance(v, str) and v in WORD_COLUMNS), "a column or null"),

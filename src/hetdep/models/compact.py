@@ -36,18 +36,21 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
     with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
         copy = Path(staging) / "model"
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns(STATE))
-        for config in sorted(copy.rglob("config.json")):
-            part = config.parent
-            if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
-                from hetdep.neural.parser import NeuralParser
+        try:
+            for config in sorted(copy.rglob("config.json")):
+                part = config.parent
+                if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
+                    from hetdep.neural.parser import NeuralParser
 
-                NeuralParser.load(part).save(part, quantize=True)
-            elif read_kind(part) == TAGGER:
-                whole = any(part.relative_to(copy).is_relative_to(folder) for folder in kept_whole)
-                shrink_weights(part, TAGGER, 0.0 if whole else prune)
-            else:
-                compress_weights(part)
-        summary(copy)
+                    NeuralParser.load(part).save(part, quantize=True)
+                elif read_kind(part) == TAGGER:
+                    whole = any(part.relative_to(copy).is_relative_to(folder) for folder in kept_whole)
+                    shrink_weights(part, TAGGER, 0.0 if whole else prune)
+                else:
+                    compress_weights(part)
+            summary(copy)
+        except HetdepError as error:  # named by the model given, not by the copy being made
+            raise HetdepError(str(error).replace(str(copy), str(source))) from None
         copy.rename(target)
     return target
 

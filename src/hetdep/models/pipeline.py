@@ -24,7 +24,7 @@ from hetdep.learn.clusters import WordClusters
 from hetdep.learn.model_files import read_config
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL, TREEBANK_TAGGERS
-from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
+from hetdep.models.training import ModelChoice, check_part_name, train_model, training_record, treebanks_record
 from hetdep.models.vectors import DEFAULT_VECTORS, NO_VECTORS, default_vectors, read_vectors
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu
@@ -100,8 +100,8 @@ def treebank_files(given: Sequence[tuple[str, str, str, str]]) -> tuple[Treebank
     their names first come; one line for what cannot be told apart, before any file is read."""
     grouped: dict[str, list[tuple[str, str, str]]] = {}
     for name, scheme, train, dev in given:
-        if not name or not scheme:
-            raise HetdepError(f"--treebank {name!r} {scheme!r}: give a treebank name and a scheme name")
+        check_part_name("--treebank", name)
+        check_part_name(f"--treebank {name}", scheme)
         if any(scheme == other for other, _, _ in grouped.get(name, [])):
             raise HetdepError(f"--treebank {name} {scheme} is given twice: each treebank's schemes need names of their own")
         grouped.setdefault(name, []).append((scheme, train, dev))
@@ -128,7 +128,14 @@ def read_treebanks(files: Sequence[TreebankFiles]) -> list:
 
 
 def _read(path: str | Path | None) -> list[Sentence] | None:
-    return list(read_conllu(path, require_heads=True)) if path is not None else None
+    """A training or dev file's sentences, refused in one line when it holds none (an empty dev file
+    would otherwise score nothing, or fail once the training is done)."""
+    if path is None:
+        return None
+    sentences = list(read_conllu(path, require_heads=True))
+    if not sentences:
+        raise HetdepError(f"{path}: no sentence in this file: training and dev files need sentences")
+    return sentences
 
 
 def _copy_tags(tagged: Sequence[Sentence], into: Sequence[Sentence], columns: Sequence[str]) -> list[Sentence]:
@@ -320,6 +327,9 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         resumed = (where / "config.json").is_file()
         if resumed:
             tagger = Tagger.load(where)
+            if tagger.column != column or tagger.reads_tree != (column in reads_tree):
+                raise HetdepError(f"{where}: the interrupted training kept a tagger this training does not make "
+                                  "(a damaged training state): train the model again")
             record_of = read_config(where)  # its training history, kept if the dictionary is fitted again below
             history, best_iteration = record_of.get("history"), record_of.get("best_iteration")
         else:

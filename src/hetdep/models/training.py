@@ -8,6 +8,7 @@ size for a graph-based parser, ...) before any file is read, and :func:`train_mo
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -115,6 +116,18 @@ class TrainingRun:
     template_set: str | None
 
 
+# A treebank's or scheme's name as given: it names a folder (treebank-taggers/NAME), a file of the
+# model's and a part of the service's model names (fr-parisstories-ud), so no blank, space or slash.
+PART_NAME = re.compile(r"\w[\w.+-]*")
+
+
+def check_part_name(option: str, name: str) -> None:
+    """Refuse a treebank or scheme name that is blank, spaced or holds anything but letters, digits and . + - _."""
+    if not PART_NAME.fullmatch(name):
+        raise HetdepError(f"{option} {name!r}: a treebank or scheme name is letters, digits and . + - _, beginning with a "
+                          "letter or digit")
+
+
 PERCEPTRON_DEFAULT = "arc-standard"  # the kind trained when an option only the perceptron parsers take is given
 TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
     NEURAL: TrainingKind(30, 8, gradient=True, refuses=frozenset({
@@ -194,6 +207,8 @@ def check(choice: ModelChoice, options: TrainOptions) -> None:
         raise HetdepError("--feature-copies applies to --concatenate only")
     if choice.concatenate and (len(choice.names) != 2 or len(set(choice.names)) != 2):
         raise HetdepError(f"--names {','.join(choice.names)!r}: give two different names separated by a comma")
+    for name in choice.names if choice.concatenate else ():
+        check_part_name("--names", name)
 
 
 def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | list, dev: str | Path | list,
@@ -304,6 +319,8 @@ def check_schemes(choice: ModelChoice, schemes: tuple[str, ...] | None) -> None:
     if schemes is not None and (len(schemes) != wanted or not all(schemes) or len(set(schemes)) != len(schemes)):
         raise HetdepError(f"--schemes {','.join(schemes)!r}: give "
                           + ("two different names, scheme a's first" if wanted > 1 else "one name"))
+    for name in schemes or ():
+        check_part_name("--schemes", name)
 
 
 def training_record(choice: ModelChoice, train: str | Path, dev: str | Path, train_b: str | Path | None = None,

@@ -77,15 +77,19 @@ def epoch_batches(batches: Sequence[Sequence[list[int]]], temperature: float,
     count): with T = 1 each batch once; with more, small treebanks' batches repeat, each as often
     as the others or once more (drawn in whole permutations)."""
     counts = np.array([len(own) for own in batches], dtype=float)
-    shares = counts ** (1.0 / temperature)
+    # In logarithms, scaled by the largest: n^(1/T) itself overflows for small T (0.005 with a few
+    # hundred batches), and shares of inf would draw no batch at all.
+    powers = np.log(np.maximum(counts, 1.0)) / temperature
+    shares = np.exp(powers - powers.max())
     wanted = np.rint(shares / shares.sum() * counts.sum()).astype(int)
     drawn: list[tuple[int, list[int]]] = []
     if (wanted == counts).all():  # each batch once (one treebank, or T = 1): one permutation of them all
         every = [(treebank, chosen) for treebank, own in enumerate(batches) for chosen in own]
         return [every[k] for k in rng.permutation(len(every))]
     for treebank, (own, count) in enumerate(zip(batches, wanted)):
+        count = max(int(count), 1)  # every treebank drawn at least once, however small its share
         order: list[int] = []
         while len(order) < count:
             order.extend(rng.permutation(len(own)).tolist())
-        drawn.extend((treebank, own[k]) for k in order[:max(int(count), 1)])
+        drawn.extend((treebank, own[k]) for k in order[:count])
     return [drawn[k] for k in rng.permutation(len(drawn))]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
 from hetdep.api.model import Model
+from hetdep.errors import HetdepError
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.inputs import read_tokenized_text
 
@@ -28,29 +29,43 @@ class RequestError(Exception):
 
 @dataclass(frozen=True)
 class Served:
-    """A name the service answers to: a loaded model and the scheme its ``result`` is."""
+    """A name the service answers to: a loaded model and the scheme its ``result`` is (``fixed``:
+    the name says the scheme, NAME-SCHEME, so a request's ``scheme`` field may not say another)."""
 
     name: str
     model: Model
     scheme: str
+    fixed: bool = False
 
 
 def served_names(loaded: dict[str, Model]) -> dict[str, Served]:
     """Every model under its name (its first scheme), and each scheme of a joint one as NAME-SCHEME;
-    a model of several treebanks also as NAME-TREEBANK and NAME-TREEBANK-SCHEME for each of them."""
-    served = {}
+    a model of several treebanks also as NAME-TREEBANK and NAME-TREEBANK-SCHEME for each of them.
+    A name given at start always answers for its own model, whatever another's derived names are;
+    two models deriving the same name are refused in one line (which one it meant would hang on
+    the order of ``--model``)."""
+    derived: dict[str, tuple[str, Served]] = {}
     for name, model in loaded.items():
-        served[name] = Served(name, model, model.schemes[0])
         as_treebanks = {f"{name}-{treebank}": model.for_treebank(treebank) for treebank in model.treebanks}
+        own = {name: Served(name, model, model.schemes[0])}
         for prefix, chosen in {name: model, **as_treebanks}.items():
-            served.setdefault(prefix, Served(prefix, chosen, chosen.schemes[0]))
+            own.setdefault(prefix, Served(prefix, chosen, chosen.schemes[0]))
             if len(chosen.schemes) > 1:
-                served.update({f"{prefix}-{scheme}": Served(f"{prefix}-{scheme}", chosen, scheme) for scheme in chosen.schemes})
-    return served
+                own.update({f"{prefix}-{scheme}": Served(f"{prefix}-{scheme}", chosen, scheme, fixed=True)
+                            for scheme in chosen.schemes})
+        for served_name, served in own.items():
+            if served_name != name and served_name in loaded:
+                continue  # the name given at start wins
+            if served_name in derived and derived[served_name][0] != name:
+                raise HetdepError(f"the models named {derived[served_name][0]!r} and {name!r} would both answer to "
+                                  f"{served_name!r}: give one of them another name (--model NAME=DIR)")
+            derived.setdefault(served_name, (name, served))
+    return {served_name: served for served_name, (_, served) in derived.items()}
 
 
 def choose_model(served: dict[str, Served], requested: str) -> Served:
     """The model a request names: by its whole name, else the first whose name starts with it (UDPipe 2's prefixes)."""
+    requested = requested.strip()  # the sender's layout, as for every other field's value
     if requested in served:
         return served[requested]
     for name, model in served.items():
@@ -114,9 +129,12 @@ def job_of(fields: dict, served: dict[str, Served], default: str) -> Job:
         raise RequestError(400, "the request has no 'data' field: send the text or CoNLL-U to process as the form "
                                 "field (or query field) 'data'")
     chosen = choose_model(served, fields.get("model") or default)
-    scheme = fields.get("scheme", chosen.scheme)
+    scheme = fields.get("scheme", chosen.scheme).strip()
     if scheme not in chosen.model.schemes:
         raise RequestError(400, f"no scheme {scheme!r}: model {chosen.name!r} gives {', '.join(chosen.model.schemes)}")
+    if chosen.fixed and scheme != chosen.scheme:
+        raise RequestError(400, f"model {chosen.name!r} answers in {chosen.scheme}, not {scheme}: name the model "
+                                f"{chosen.name.removesuffix(chosen.scheme)}{scheme}, or leave out 'scheme'")
     # Spaces around a value or an option are the sender's layout, not part of the name (UDPipe 2 clients send "a; b").
     input_format, output = fields.get("input", "conllu").strip(), fields.get("output", "conllu").strip()
     if input_format not in INPUTS and "tokenizer" not in fields:

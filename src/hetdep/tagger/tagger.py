@@ -309,7 +309,7 @@ class Tagger(SavedModel):
         what = "the tag set or the feature templates"
         check_width(weights, len(tags) + FIRST_TAG_COLUMN, what)
         templates = config["templates"]
-        reads_tree = bool(config.get("reads_tree", False))
+        reads_tree = config.get("reads_tree", False)  # a bool: model_config checked it
         inflections = config.get("inflections")
         if inflections is not None and not has_inflections(inflections):
             raise ModelFileError(f"{directory}/config.json: reads the inflection lexicon of {inflections!r}, "
@@ -329,7 +329,7 @@ class Tagger(SavedModel):
         if reads is not None and reads not in COLUMNS:
             raise ModelFileError(f"{directory}/config.json: reads {reads!r} is not a column ({', '.join(COLUMNS)})")
         return cls(strings, lexicon, tags, weights, column=config["column"],
-                   beam=config["beam"], temperature=float(config["temperature"]), reverse=bool(config["reverse"]),
+                   beam=config["beam"], temperature=float(config["temperature"]), reverse=config["reverse"],
                    backward=backward, backward_weight=backward_weight, reads=reads,
                    known_lemmas=config.get("known_lemmas", ()), lemma_margin=float(config.get("lemma_margin", 0.0)),
                    templates=allowed[:len(templates)], dictionary=config.get("dictionary"), reads_tree=reads_tree,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import sys
 import tempfile
 import uuid
@@ -24,8 +25,12 @@ THROUGH_A_CLUSTER = ("dask",)
 
 
 def is_url(path: object) -> bool:
-    """Whether a path names a place through a protocol (``s3://...``, ``file://...`` too) rather than a local file."""
+    """Whether a path names a place through a protocol (``s3://...``, ``file://...`` too) rather than a
+    local file; a ``data:`` URL (RFC 2397: ``data:,text`` or ``data:text/plain;base64,...``) too,
+    unless a local file of that name exists."""
     text = str(path)
+    if text.startswith("data:") and "," in text:
+        return not os.path.exists(text)
     return "://" in text and text.split("://", 1)[0].isidentifier()
 
 
@@ -86,8 +91,9 @@ def fetched(url: str) -> str:
     """A local copy of the file at ``url`` (removed when the process exits)."""
     fs, path = filesystem(url)
     local = temporary_file(".hetdep-input.")
-    try:
-        fs.get_file(path, local)
+    try:  # read whole rather than by get_file, which asks for the file's info first (data:// has none to give)
+        with fs.open(path, "rb") as source, open(local, "wb") as copy:
+            shutil.copyfileobj(source, copy)
     except FileNotFoundError:
         raise InputError(url, None, "cannot open: no such file") from None
     except Exception as error:  # noqa: BLE001 -- as in filesystem()

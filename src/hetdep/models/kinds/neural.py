@@ -6,6 +6,7 @@ first, or that tree by head rules (``to_dependency``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -38,9 +39,9 @@ class NeuralModels(OpenModels):
     """A neural model: its network tags (UPOS, and others its training file had) as it parses,
     ``choice.threads`` batches at once; the bundled taggers of other columns tag after it, on as many threads."""
 
-    # A model of several treebanks: name -> the columns of its own taggers, read when first parsed as it
-    # (into ``own_taggers``, which the copies :meth:`for_treebank` makes share).
-    treebank_taggers: dict = field(default_factory=dict)
+    # A model of several treebanks: name -> its own taggers by column, every treebank's read when the
+    # model opens (a damaged one is refused by any command, not only when parsed as), shared by the
+    # copies :meth:`for_treebank` makes.
     own_taggers: dict = field(default_factory=dict)
     feats_b: FeatureMap | None = None  # scheme a's FEATS (its FEATS tagger's) to scheme b's, learned from the training pairs
 
@@ -54,18 +55,24 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        parser = NeuralParser.load(model_dir, config)
-        parser.threads = choice.threads
-        bundled = bundled_parts(config, model_dir, tag_input)
-        opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
-                     feats_b=bundled.feats_b)
-        if choice.to_dependency:
-            from hetdep.convert.headrules import load_table
+        with ThreadPoolExecutor(1) as pool:  # the treebanks' own taggers read while the network is (reading releases the GIL)
+            own = pool.submit(_own_taggers, config, model_dir) if tag_input else None
+            parser = NeuralParser.load(model_dir, config)
+            parser.threads = choice.threads
+            bundled = bundled_parts(config, model_dir, tag_input)
+            opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
+                         feats_b=bundled.feats_b)
+            if choice.to_dependency:
+                from hetdep.convert.headrules import load_table
 
-            opened.table = load_table(choice.to_dependency)
-        if tag_input:
-            opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
-            opened.treebank_taggers = _treebank_taggers(config, model_dir, parser.treebank_names)
+                opened.table = load_table(choice.to_dependency)
+            if tag_input:
+                opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
+                opened.own_taggers = own.result()
+                unknown = sorted(set(opened.own_taggers) - set(parser.treebank_names))
+                if unknown:
+                    raise ModelFileError(f"{model_dir / TREEBANK_TAGGERS / unknown[0]}: taggers of a treebank the model "
+                                         "does not have (a damaged model directory)")
         return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
 
     def for_treebank(self, name: str) -> "NeuralModels":
@@ -73,12 +80,7 @@ class NeuralModels(OpenModels):
         taggers (FEATS), the rest shared."""
         if name not in self.treebanks:
             raise HetdepError(f"no treebank {name!r} in {self.model_dir}: it has " + (", ".join(self.treebanks) or "one treebank"))
-        if name not in self.own_taggers:
-            folder = self.model_dir / TREEBANK_TAGGERS / name
-            columns = set(self.treebank_taggers.get(name, ()))
-            self.own_taggers[name] = {tagger.column: tagger for tagger in
-                                      (recorded_taggers(folder, columns, exactly=True) if columns else [])}
-        own = self.own_taggers[name]
+        own = self.own_taggers.get(name, {})
         parser = self.parser.for_treebank(name)
         for column, (_, weight) in self.parser.tag_helpers.items():  # a helper of the network's (FEATS) of its own
             if column in own:
@@ -182,18 +184,19 @@ def _tag_names(parser, column: str) -> list[str]:
     return parser.vocabularies.tags[parser.vocabularies.tag_columns.index(column)]
 
 
-def _treebank_taggers(config: dict, model_dir: Path, treebanks: list[str]) -> dict:
-    """A model of several treebanks: the columns of each treebank's own taggers (``treebank-taggers/NAME/``,
-    read when it is parsed as: the shipped model's take 0.2 s), refused unless the folders are those
-    its training recorded (``pipeline.treebank_taggers``)."""
+def _own_taggers(config: dict, model_dir: Path) -> dict:
+    """A model of several treebanks: each treebank's own taggers by column (``treebank-taggers/NAME/``;
+    the shipped model's two take 0.1 s to read), refused unless the folders are those its training
+    recorded (``pipeline.treebank_taggers``)."""
     recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
     folder = Path(model_dir) / TREEBANK_TAGGERS
     found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
-    if (not isinstance(recorded, dict) or sorted(recorded) != found or not set(recorded) <= set(treebanks)
+    if (not isinstance(recorded, dict) or sorted(recorded) != found
             or not all(isinstance(columns, list) for columns in recorded.values())):
         raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
                              f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
-    return {name: list(columns) for name, columns in recorded.items()}
+    return {name: {tagger.column: tagger for tagger in (recorded_taggers(folder / name, set(columns), exactly=True)
+                                                         if columns else [])} for name, columns in recorded.items()}
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> list:

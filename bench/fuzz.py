@@ -16,7 +16,8 @@ Ten generators, each with its own oracle:
   tree pair per sentence), some with lone surrogates (refused).
 - ``brackets``: random phrase-structure trees, half with unbalanced brackets, an empty
   preterminal or bad bytes; read whole, or the damage named.
-- ``model-dirs``: a small model directory of each kind (a compact neural one too) with one part
+- ``model-dirs``: a small model directory of each kind (a compact neural one, one of several
+  treebanks with their own taggers and a neural phrase-structure one too) with one part
   damaged (a config field of another type, a list naming an item twice, a wrong field inside an
   object, weights cut, flipped or replaced with the digest made to match or not, a file removed or
   made a folder, a whole part such as a tagger removed, a tagger's right-to-left companion given
@@ -36,6 +37,13 @@ Ten generators, each with its own oracle:
   and one line, never a traceback or ctypes' "Exception ignored".
 - ``training``: ``hetdep train`` (constituency, arc-standard, dep1) on a few generated trees, some
   of one word: a model or one line.
+- ``options``: ``hetdep train`` with one option out of its range or blank (``--temperature nan``,
+  a treebank or scheme name of spaces, a newline or a slash, an empty dev file, ...) refused in one
+  line within seconds and nothing written; ``parse --treebank`` of a model of several treebanks
+  with its own names (parsed) and others (one line naming its treebanks).
+- ``names``: the service given models under names that are prefixes, suffixes and derived names
+  of each other's (``x``, ``x-seq``, ``x-sud``, ``x-seq-ud``), in any order: each name given answers
+  with its own model's trees, or the start is refused in one line naming the clash.
 
 Outcomes: ``ok``, ``threads left`` (a case that leaves threads running), ``threads leaked`` (the worker past THREADS_BOUND native threads: its batch stops there), ``traceback`` (an exception that is not hetdep's own error), ``signal`` (a
 worker process died), ``hang`` (a case over its time limit twice running: 10 s; the first run of
@@ -43,7 +51,7 @@ a search compiles it; a 1 MB token over 8x the time of a quarter of it, the leas
 ``silent acceptance`` (bad input taken without a word), ``lost data`` (text or trees missing from
 the output, or an existing output spoiled by a failed run), ``valid input refused``.
 
-    python bench/fuzz.py [--cases 100000] [--seed 1] [--workers 2]
+    python bench/fuzz.py [--cases 100000] [--seed 1] [--workers 2] [--only options,names]
 """
 
 from __future__ import annotations
@@ -66,9 +74,10 @@ from pathlib import Path
 import hetdep
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
-SHARES = {"conllu": 0.3399, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.148, "model-dirs": 0.015, "http": 0.075,
-          "cli": 0.01, "training": 0.002, "urls": 0.01, "signals": 0.0001}
-BATCH = {"model-dirs": 10, "cli": 10, "http": 100, "training": 10, "urls": 50, "signals": 1}  # cases a task runs (others: 500)
+SHARES = {"conllu": 0.3399, "sniffing": 0.10, "raw-text": 0.30, "brackets": 0.143, "model-dirs": 0.015, "http": 0.075,
+          "cli": 0.01, "training": 0.002, "urls": 0.01, "signals": 0.0001, "options": 0.004, "names": 0.001}
+BATCH = {"model-dirs": 10, "cli": 10, "http": 100, "training": 10, "urls": 50, "signals": 1, "options": 10,
+         "names": 5}  # cases a task runs (others: 500)
 HANG_SECONDS = 10.0
 LONG_TOKEN_SECONDS = 20.0  # a 1 MB token takes 0.75-1.0 s (measured with both cores busy), a quarter of it 0.2 s
 SEPARATORS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "\r"]
@@ -416,7 +425,9 @@ def case_model_dirs(rng: random.Random, work: Path, setup: dict) -> None:
         warnings.simplefilter("always", RuntimeWarning)  # numpy's overflow warnings before a refusal are noise
         try:
             summary(model)
-            loaded = hetdep.load(model, to_dependency="penn2malt") if "constituency" in source.name else hetdep.load(model)
+            treebank = rng.choice(TREEBANK_NAMES) if source.name == "treebanks" and rng.random() < 0.5 else None
+            loaded = (hetdep.load(model, to_dependency="penn2malt") if "constituency" in source.name
+                      else hetdep.load(model, treebank=treebank))
             if loaded.has_tagger:
                 loaded.parse(tokens=[["Le", "chat", "dort", "."]])
         except HetdepError as error:
@@ -741,9 +752,102 @@ def _stacks(pid: int) -> str:
     return f"; stacks in {target}"
 
 
+TREEBANK_NAMES = ("seq", "other")  # the treebanks of build_models' model of several
+
+
+def _treebank(name: str, scheme: str, split: str = "") -> list[str]:
+    """``--treebank NAME SCHEME TRAIN DEV`` on the shipped sample (``split``: another file of the same scheme)."""
+    return ["--treebank", name, scheme, str(SAMPLES / f"train.{scheme}.conllu"), split or str(SAMPLES / f"dev.{scheme}.conllu")]
+
+
+BLANK_NAMES = ["", " ", "\t", "a b", "a\nb", "x\n", " x", "../x", "a/b", ".", "\u200b", "-x"]
+
+
+def case_options(rng: random.Random, work: Path, setup: dict) -> None:
+    """``train`` with one option out of range or blank: refused in one line, exit 2, before any work
+    (within seconds: a tokenizer alone trains for longer), and no model folder made; or ``parse
+    --treebank`` of the model of several treebanks: its names parse, others get one line naming them."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    if rng.random() < 0.3:
+        name = rng.choice([*TREEBANK_NAMES, *BLANK_NAMES, "gsd", "SEQ", "seq ", random_word(rng)])
+        out = work / "tb.conllu"
+        out.unlink(missing_ok=True)
+        model = next(path for path in setup["models"] if Path(path).name == "treebanks")
+        text = work / "tb.txt"
+        text.write_text("Le chat dort. Il pleut.\n", encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", "--model", model, "--input", str(text), "--output", str(out),
+                                           "--treebank", name])
+        if name in TREEBANK_NAMES and (result.exit_code != 0 or out.read_text(encoding="utf-8").count("# sent_id") != 2):
+            raise Verdict("valid input refused", f"--treebank {name!r}: {result.output.strip()[-100:]!r}")
+        if name not in TREEBANK_NAMES and (result.exit_code != 2 or out.exists() or "seq, other" not in result.output):
+            raise Verdict("silent acceptance", f"--treebank {name!r}: exit {result.exit_code}")
+        return
+    empty = work / "empty.conllu"
+    empty.write_text(rng.choice(["", "\n", "\n\n", "# text = x\n"]), encoding="utf-8")
+    bad = rng.choice([
+        ["--temperature", rng.choice(["nan", "inf", "-inf", "0", "-1", "1e400", "x", "NaN"])],
+        ["--treebank", rng.choice(BLANK_NAMES), "ud", str(SAMPLES / "dev.ud.conllu"), str(SAMPLES / "dev.ud.conllu")],
+        ["--treebank", "other", rng.choice(BLANK_NAMES), str(SAMPLES / "dev.ud.conllu"), str(SAMPLES / "dev.ud.conllu")],
+        _treebank("other", "ud", str(empty)),
+        ["--iterations", rng.choice(["0", "-1", "x", "1.5"])], ["--patience", rng.choice(["0", "-3"])],
+        ["--threads", rng.choice(["0", "257", "-1"])], ["--final-epochs", rng.choice(["-1", "x"])],
+        ["--sharing", rng.choice(["", "x", "per-SCHEME"])], ["--decoder", "cky"],
+        ["--tokenizer-treebank", rng.choice(BLANK_NAMES + ["gsd"]), str(SAMPLES / "train.ud.conllu"), str(empty)],
+    ])
+    if rng.random() < 0.3:  # --train/--dev rather than --treebank
+        dev = empty if rng.random() < 0.5 else SAMPLES / "dev.ud.conllu"
+        files = ["--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(dev)]
+        bad = [] if dev == empty else bad  # the empty dev file alone
+    else:
+        files = _treebank("seq", "ud")
+    model = work / "model"
+    shutil.rmtree(model, ignore_errors=True)
+    started = time.perf_counter()
+    result = CliRunner().invoke(main, ["train", *files, *bad, "--model", str(model), "--parser", "neural"])
+    seconds = time.perf_counter() - started
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise Verdict("traceback", f"{bad}: {result.exception!r}")
+    if result.exit_code != 2:
+        raise Verdict("silent acceptance", f"{bad or files}: exit {result.exit_code}")
+    if seconds > 5 or model.exists():
+        raise Verdict("silent acceptance", f"{bad or files}: refused after {seconds:.1f} s of work, or a model folder left")
+
+
+def case_names(rng: random.Random, work: Path, setup: dict) -> None:
+    """The service's models under names that are each other's prefixes, suffixes or derived names:
+    each name given answers with its own model's trees (as that model served alone), whatever the
+    order; or the start is refused in one line naming both models and the name they share."""
+    from fastapi.testclient import TestClient
+
+    from hetdep.errors import HetdepError
+    from hetdep.service.app import create_app
+
+    paths = {Path(path).name: path for path in setup["models"]}
+    chosen = rng.sample(["joint", "neural", "treebanks"], rng.randint(2, 3))
+    names = rng.sample(["x", "x-seq", "x-sud", "x-ud", "x-seq-ud", "x-other", "x-other-ud", "y", "x-x"], len(chosen))
+    named = dict(zip(names, (paths[kind] for kind in chosen)))
+    fields = {"data": "Le chat dort .\nIl pleut .\n", "input": "horizontal", "tagger": "", "parser": ""}
+    try:
+        client = TestClient(create_app(named))
+    except HetdepError as error:
+        if "would both answer to" not in str(error) or str(error).count("\n"):
+            raise Verdict("traceback", f"{named}: {error}") from None
+        return
+    for name, path in named.items():
+        answer = client.post("/process", data={**fields, "model": name}).json()
+        alone = setup.setdefault("alone", {})
+        if path not in alone:
+            alone[path] = TestClient(create_app({"only": path})).post("/process", data={**fields, "model": "only"}).json()
+        if answer.get("model") != name or answer.get("result") != alone[path].get("result"):
+            raise Verdict("lost data", f"{named}: {name!r} answered as {answer.get('model')!r}, not as its own model")
+
+
 CASES = {"conllu": case_conllu, "sniffing": case_sniffing, "raw-text": case_raw_text, "brackets": case_brackets,
          "model-dirs": case_model_dirs, "http": case_http, "cli": case_cli, "training": case_training, "urls": case_urls,
-         "signals": case_signals}
+         "signals": case_signals, "options": case_options, "names": case_names}
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -845,6 +949,14 @@ def build_models(folder: Path) -> list[str]:
     trees.write_text("\n".join(f"( {random_tree(rng)})" for _ in range(60)) + "\n", encoding="utf-8")
     runs["constituency"] = ["--parser", "constituency", "--train", trees, "--dev", trees, "--iterations", "1", "--beam", "2",
                             "--folds", "2"]  # with its tagger, a part to remove
+    dev = (SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8").split("\n\n")
+    other_train, other_dev = folder / "other-train.ud.conllu", folder / "other-dev.ud.conllu"
+    other_train.write_text("\n\n".join(dev[:120]) + "\n\n", encoding="utf-8")
+    other_dev.write_text("\n\n".join(dev[120:160]) + "\n\n", encoding="utf-8")
+    runs["treebanks"] = [*_treebank("seq", "sud"), *_treebank("seq", "ud"), "--treebank", "other", "ud", other_train, other_dev,
+                         "--iterations", "1", "--final-epochs", "0", "--threads", "1"]  # its own FEATS tagger each
+    runs["constituency-neural"] = ["--parser", "constituency-neural", "--train", trees, "--dev", trees, "--iterations", "1",
+                                   "--final-epochs", "0", "--threads", "1"]
     for name, args in runs.items():
         result = CliRunner().invoke(main, ["train", *map(str, args), "--model", str(folder / name)])
         if result.exit_code != 0:
@@ -860,17 +972,19 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--only", help="generators to run, comma-separated (their shares of --cases kept as they are)")
     args = parser.parse_args()
+    shares = {kind: share for kind, share in SHARES.items() if not args.only or kind in args.only.split(",")}
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="hetdep-fuzz-models-"))
     try:
         models = build_models(folder)
         tasks = []
-        for kind, share in SHARES.items():
+        for kind, share in shares.items():
             total, size = round(args.cases * share), BATCH.get(kind, 500)
             tasks += [(kind, args.seed * 100_000 + k, min(size, total - k * size)) for k in range((total + size - 1) // size)]
         random.Random(args.seed).shuffle(tasks)
-        totals: dict[str, Counter] = {kind: Counter() for kind in SHARES}
+        totals: dict[str, Counter] = {kind: Counter() for kind in shares}
         examples: list[str] = []
         pending, attempts = list(tasks), Counter()
         most_threads = 0

@@ -10,8 +10,12 @@ no other line saying so, no output file of `parse` unless it was put in place wh
 signal came, no temporary file left, and a model directory of `train` either absent or whole (it
 loads: an interrupt in the parser stage keeps the best finished iteration) or holding the state of
 the interrupted training, which `train --resume` must take to the very model an uninterrupted run
-gives. Half the trials start with an empty numba cache, so that signals land while it compiles.
-The stage the signal reached is read off the progress lines.
+gives, in the folder given to it: half the resumed trainings go on from a copy of the interrupted
+folder or from the folder moved elsewhere (the copy's original must stay as it was, the moved
+folder's old place empty). Half the trials start with an empty numba cache, so that signals land
+while it compiles. The stage the signal reached is read off the progress lines. The trainings:
+the perceptron pipeline, the neural one, and a neural one of several treebanks (the sample as a
+SUD + UD pair and a UD treebank of other sentences, each with its own FEATS tagger).
 
     python bench/interrupts.py [--trials 50] [--seed 1]
 """
@@ -38,13 +42,31 @@ HETDEP = [sys.executable, "-m", "hetdep"]
 STAGES = ("tokenizer", "tagger", "jackknifing", "parser")
 ENDS_WITHIN = 10.0  # seconds from the signal to the end of the command
 KINDS = {"perceptron": ["--beam", "4", "--iterations", "3", "--folds", "3"],  # the trained kinds' options
-         "neural": ["--parser", "neural", "--iterations", "2", "--final-epochs", "1", "--threads", "1"]}
+         "neural": ["--parser", "neural", "--iterations", "2", "--final-epochs", "1", "--threads", "1"],
+         "treebanks": ["--parser", "neural", "--iterations", "2", "--final-epochs", "1", "--threads", "1"]}
+PAIR = ("--train", "train.sud", "--train-b", "train.ud", "--dev", "dev.sud", "--dev-b", "dev.ud")
 
 
-def train_command(model: Path, kind: str = "perceptron") -> list[str]:
-    return HETDEP + ["train", "--train", str(SAMPLES / "train.sud.conllu"), "--train-b", str(SAMPLES / "train.ud.conllu"),
-                     "--dev", str(SAMPLES / "dev.sud.conllu"), "--dev-b", str(SAMPLES / "dev.ud.conllu"),
-                     "--model", str(model), *KINDS[kind]]
+def train_command(model: Path, kind: str, work: Path) -> list[str]:
+    """The training of ``kind``; a model of several treebanks reads the other treebank's files from ``work``."""
+    if kind == "treebanks":
+        files = [*_treebank("seq", "sud", SAMPLES / "train.sud.conllu", SAMPLES / "dev.sud.conllu"),
+                 *_treebank("seq", "ud", SAMPLES / "train.ud.conllu", SAMPLES / "dev.ud.conllu"),
+                 *_treebank("other", "ud", work / "other-train.ud.conllu", work / "other-dev.ud.conllu")]
+    else:
+        files = [str(SAMPLES / f"{item}.conllu") if item.startswith(("train", "dev")) else item for item in PAIR]
+    return HETDEP + ["train", *files, "--model", str(model), *KINDS[kind]]
+
+
+def _treebank(name: str, scheme: str, train: Path, dev: Path) -> list[str]:
+    return ["--treebank", name, scheme, str(train), str(dev)]
+
+
+def other_treebank(work: Path) -> None:
+    """The other treebank's files: sentences of the sample's dev file, 120 to train and 40 to tune on."""
+    sentences = (SAMPLES / "dev.ud.conllu").read_text(encoding="utf-8").split("\n\n")
+    (work / "other-train.ud.conllu").write_text("\n\n".join(sentences[:120]) + "\n\n", encoding="utf-8")
+    (work / "other-dev.ud.conllu").write_text("\n\n".join(sentences[120:160]) + "\n\n", encoding="utf-8")
 
 
 def model_parts(model: Path) -> list[Path]:
@@ -72,10 +94,11 @@ def stage_reached(stderr: str) -> str:
 
 
 def trial(command: list[str], delay: float, signum: int, outputs: list[Path], expected: list[Path], model: Path | None,
-          folder: Path, cold: bool) -> tuple[str, str]:
+          folder: Path, cold: bool, relocate: str = "") -> tuple[str, str]:
     """Run ``command``, send ``signum`` after ``delay`` seconds; (verdict, where the signal arrived).
     ``expected``: what ``outputs`` hold after an uninterrupted run (a training: that run's config.json, in its model);
-    ``cold``: with an empty numba cache."""
+    ``cold``: with an empty numba cache; ``relocate``: a kept training state resumed from a "copied" or
+    "moved" folder."""
     env = dict(os.environ)
     if cold:
         (folder / "numba-cache").mkdir()
@@ -115,15 +138,30 @@ def trial(command: list[str], delay: float, signum: int, outputs: list[Path], ex
         if (model / "config.json").exists() and subprocess.run(HETDEP + ["info", str(model)], capture_output=True).returncode:
             return "damaged model", where
         if (model / ".training-state" / "run.json").exists():  # resumed, it must give the uninterrupted run's model
-            resumed = subprocess.run(HETDEP + ["train", "--resume", str(model)], capture_output=True, text=True)
+            given, before = model, None
+            if relocate:
+                given = folder / f"{relocate}-model"
+                if relocate == "copied":
+                    shutil.copytree(model, given)
+                    before = folder_contents(model)
+                else:
+                    model.rename(given)
+                where += f", resumed {relocate}"
+            resumed = subprocess.run(HETDEP + ["train", "--resume", str(given)], capture_output=True, text=True)
             if resumed.returncode != 0:
                 return f"resume failed: {resumed.stderr.strip().splitlines()[-1][:80]}", where
+            if folder_contents(model) != before if relocate == "copied" else relocate == "moved" and model.exists():
+                return f"the resumed training wrote outside the folder given ({relocate})", where
             parts = model_parts(expected[0].parent)
-            if model_parts(model) != parts or [(model / p).read_bytes() for p in parts] != [
+            if model_parts(given) != parts or [(given / p).read_bytes() for p in parts] != [
                     (expected[0].parent / p).read_bytes() for p in parts]:
                 return "resumed model differs from the uninterrupted one", where
             return "clean, resumed to the same model", where
     return "clean", where
+
+
+def folder_contents(folder: Path) -> dict:
+    return {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
 
 
 def main() -> None:
@@ -134,8 +172,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="hetdep-interrupts-"))
     try:
+        other_treebank(work)
         models = {kind: work / f"model-{kind}" for kind in KINDS}
-        train_seconds = {kind: timed_run(train_command(model, kind)) for kind, model in models.items()}
+        train_seconds = {kind: timed_run(train_command(model, kind, work)) for kind, model in models.items()}
         text = work / "text.txt"
         text.write_text(TEXT.read_text(encoding="utf-8") * 300, encoding="utf-8")
         model = models["perceptron"]
@@ -156,8 +195,9 @@ def main() -> None:
             else:
                 kind = list(KINDS)[number // 2 % len(KINDS)]
                 trained = folder / "model"
-                verdict, where = trial(train_command(trained, kind), rng.uniform(0.05, 0.95 * train_seconds[kind]), signum,
-                                       [], [models[kind] / "config.json"], trained, folder, cold)
+                relocate = ["", "", "copied", "moved"][number // 2 % 4]  # half the resumes from elsewhere
+                verdict, where = trial(train_command(trained, kind, work), rng.uniform(0.05, 0.95 * train_seconds[kind]),
+                                       signum, [], [models[kind] / "config.json"], trained, folder, cold, relocate)
                 where = f"{kind} {where}"
             verdicts[verdict] += 1
             places[where] += 1

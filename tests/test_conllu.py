@@ -233,6 +233,26 @@ def test_fuzz_found_inputs_are_problems_with_their_line(tmp_path, text, line, me
     assert problems[0].line == line and message in problems[0].message, str(problems[0])
 
 
+def test_validate_says_a_root_labelled_otherwise_and_one_bad_id_once(tmp_path):
+    """What a new user met: an unfinished model's roots labelled det passed validate ("0 problems"),
+    and one bad ID made a problem of every later line; "1 problems"."""
+    import subprocess
+    import sys
+
+    text = (_line(1, "a", "a", "X", "_", "_", 0, "det", "_", "_") + _line(2, "b", "b", "X", "_", "_", 1, "root", "_", "_")
+            + "\n" + _line(1, "a", "a", "X", "_", "_", 0, "root:x", "_", "_") + _line(2, "b", "b", "X", "_", "_", 1, "_", "_", "_")
+            + "\n" + "".join(_line(k if k != 2 else 20, "w", "w", "X", "_", "_", 0 if k == 1 else 1, "root" if k == 1 else "dep",
+                                    "_", "_") for k in range(1, 9)) + "\n")
+    path = write(tmp_path, "roots.conllu", text)
+    good, problems = collect_problems(path)
+    assert good == 1 and [(p.line, p.message) for p in problems] == [
+        (1, "HEAD 0 with the label 'det': the root's label is root"),
+        (2, "the label 'root' on HEAD 1: only the word on HEAD 0 is the root"),
+        (8, "word ID 20 out of sequence (expected 2)")]
+    result = subprocess.run([sys.executable, "-m", "hetdep", "validate", str(path)], capture_output=True, text=True)
+    assert result.returncode == 1 and result.stderr == f"{path}: 1 good sentence, 3 problems\n"
+
+
 def test_spaces_inside_form_and_lemma_are_allowed(tmp_path):
     path = write(tmp_path, "ok.conllu", _line(1, "New York", "New York", "PROPN", "_", "_", 0, "root", "_", "_") + "\n")
     [sentence] = list(read_conllu(path))

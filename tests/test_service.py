@@ -488,3 +488,30 @@ def test_a_name_that_says_its_scheme_takes_no_other_scheme_and_spaces_around_a_n
     spaced = json.loads(_request(f"{server}/process", {"data": TEXT, "model": " joint-ud ", "tokenizer": "", "parser": ""})[1])
     plain = json.loads(_request(f"{server}/process", {"data": TEXT, "model": "joint-ud", "tokenizer": "", "parser": ""})[1])
     assert spaced["result"] == plain["result"] and spaced["model"] == "joint-ud"
+
+
+def test_ctrl_c_stops_the_service_quietly(pipeline_model):
+    """What a new user met: stopping ``serve`` the way it says (Ctrl-C) printed "interrupted (no
+    output was written)" and exit 130, as if something had failed."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "hetdep", "serve", "--model", f"m={pipeline_model}", "--port", str(port)],
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    stderr = process.communicate(timeout=30)[1]
+    assert process.returncode == 0 and stderr.splitlines()[-1] == "hetdep: the service stopped", stderr
+    assert "interrupted" not in stderr and "Traceback" not in stderr

@@ -67,6 +67,11 @@ def main():
     """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural but for one: "1 problem", "2 problems", "1,204 words"."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 class FiniteFloat(click.FloatRange):
     """A number option: finite (``nan`` and ``inf`` refused in one line before any work, where a range
     check alone lets them through) and within its range, if it has one."""

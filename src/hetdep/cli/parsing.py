@@ -10,7 +10,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import MODEL, MODEL_HELP, FiniteFloat, shipped_or
+from hetdep.cli.app import MODEL, MODEL_HELP, FiniteFloat, counted, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
@@ -180,7 +180,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
             click.echo(f"warning: {warning} (--quiet leaves this out)", err=True)
     taggers = models.taggers
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
-    click.echo(f"parsed {count} sentences, {stats.words} words ({stats.unknown_words} unknown words){tagged}", err=True)
+    click.echo(f"parsed {counted(count, 'sentence')}, {counted(stats.words, 'word')} ({counted(stats.unknown_words, 'unknown word')})"
+               f"{tagged}", err=True)
     if stats.unknown_labels:
         click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
                    "their base relation stood in for them", err=True)
@@ -287,7 +288,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     if cluster.wanted:
         count, stats = _on_cluster(job, read_input(input_path, input_format, load_tokenizer(model_dir), model_dir),
                                    [output_path], cluster)
-        click.echo(f"tagged {count} sentences, {stats.words} words with {columns}", err=True)
+        click.echo(f"tagged {counted(count, 'sentence')}, {counted(stats.words, 'word')} with {columns}", err=True)
         return
     sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
                      mininterval=1.0, disable=None)
@@ -302,7 +303,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     if count == 0:
         _say_empty(input_path)
         return
-    click.echo(f"tagged {count} sentences, {words[0]} words with {columns}", err=True)
+    click.echo(f"tagged {counted(count, 'sentence')}, {counted(words[0], 'word')} with {columns}", err=True)
 
 
 @click.command("tokenize")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from hetdep.cli.app import PUNCT_HELP
+from hetdep.cli.app import PUNCT_HELP, counted
 from hetdep.errors import HetdepError, MismatchError
 from hetdep.treebank.conllu import collect_problems, read_conllu
 
@@ -158,7 +158,7 @@ def validate_command(files, multiple_roots, require_heads):
         good, problems = collect_problems(path, single_root=not multiple_roots, require_heads=require_heads)
         for problem in problems:
             click.echo(str(problem))
-        click.echo(f"{path}: {good} good sentences, {len(problems)} problems", err=True)
+        click.echo(f"{path}: {counted(good, 'good sentence')}, {counted(len(problems), 'problem')}", err=True)
         failed |= bool(problems)
     sys.exit(1 if failed else 0)
 

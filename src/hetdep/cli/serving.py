@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from hetdep import interrupts
 from hetdep.cli.app import FiniteFloat
 from hetdep.errors import HetdepError
 
@@ -38,4 +39,10 @@ def serve_command(models, host, port, workers, max_bytes, max_words, timeout, ma
     app = create_app(named, Limits(max_bytes=max_bytes, max_words=max_words, timeout=timeout, workers=workers,
                                    max_queued=max_queued))
     click.echo(f"serving {', '.join(named)} at http://{host}:{port}/ (Ctrl-C stops)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    except BaseException as error:  # Ctrl-C or SIGTERM, raised again by uvicorn once it has shut down
+        if not interrupts.is_interrupt(error):
+            raise
+    interrupts.reset()  # a signal is how a service is meant to stop: exit 0, no "interrupted" line
+    click.echo("hetdep: the service stopped", err=True)

@@ -270,7 +270,9 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
         token_id = row[ID]
         if _is_number(token_id):
             if int(token_id) != len(word_rows) + 1:
-                on_problem(Problem(path, first_row_line + k, f"word ID {token_id} out of sequence (expected {len(word_rows) + 1})"))
+                if not bad:  # one problem: every later ID of the sentence is then out of sequence too
+                    on_problem(Problem(path, first_row_line + k, f"word ID {token_id} out of sequence (expected "
+                                       f"{len(word_rows) + 1})"))
                 bad = True
             word_rows.append(k)
             head = row[HEAD]
@@ -408,10 +410,27 @@ def write_conllu(sentences: Iterable[Sentence], path: str | Path) -> int:
     return count
 
 
+def _root_label_problems(sentence: Sentence, path: str) -> list[Problem]:
+    """A word on HEAD 0 whose label is not root, and a word labelled root on another head (unlabelled
+    words, ``_``, pass; ROOT as CoNLL-X converters write it, and root's subtypes, are root)."""
+    problems = []
+    for k, (head, label) in enumerate(zip(sentence.heads, sentence.column(DEPREL))):
+        rooted = label.split(":")[0].lower() == "root"
+        if label != "_" and head != NO_HEAD and (head == 0) != rooted:
+            line = sentence.line + len(sentence.comments) + sentence.word_rows[k]
+            problems.append(Problem(path, line, f"HEAD 0 with the label {label!r}: the root's label is root" if head == 0
+                                    else f"the label {label!r} on HEAD {head}: only the word on HEAD 0 is the root"))
+    return problems
+
+
 def collect_problems(path: str | Path, *, single_root: bool = True, require_heads: bool = False) -> tuple[int, list[Problem]]:
     """Read a whole file and return (number of good sentences, every problem found)."""
     problems: list[Problem] = []
-    good = sum(1 for _ in read_conllu(path, single_root=single_root, require_heads=require_heads, on_problem=problems.append))
+    good = 0
+    for sentence in read_conllu(path, single_root=single_root, require_heads=require_heads, on_problem=problems.append):
+        labels = _root_label_problems(sentence, str(path))
+        problems += labels
+        good += not labels
     if not good and not problems:
         problems.append(Problem(str(path), 1, "the file holds no sentence"))
     return good, problems

@@ -73,7 +73,7 @@ def test_udpipe_clients_get_what_udpipe_gives(server, pipeline_model):
     answer = json.loads(text)
     assert status == 200 and answer["model"] == "joint" and set(answer["results"]) == {"sud", "ud"}
     expected = hetdep.load(pipeline_model)(TEXT)
-    assert answer["result"] == expected.to_conllu("sud") and answer["results"]["ud"] == expected.to_conllu("ud")
+    assert answer["result"] == expected.to_conllu("ud") and answer["results"]["sud"] == expected.to_conllu("sud")  # UD, as UDPipe 2
     status, text = _request(f"{server}/process", {"data": "Le chat dort .\n", "input": "horizontal", "tagger": "", "parser": ""})
     assert status == 200 and "\tchat\t" in json.loads(text)["result"]
     status, text = _request(f"{server}/process", {"data": "Le chat dort .\n", "input": "horizontal", "tagger": ""})
@@ -190,7 +190,7 @@ def test_each_scheme_is_a_model_and_names_match_by_prefix(server):
         answer = json.loads(text)
         assert status == 200
         results[name] = (answer["model"], answer["result"])
-    assert results["joint"][1] == results["joint-sud"][1] == results["jo"][1] != results["joint-ud"][1]
+    assert results["joint"][1] == results["joint-ud"][1] == results["jo"][1] != results["joint-sud"][1]  # UD, as UDPipe 2's
     assert results["joint-u"] == results["joint-ud"] and results["joint-u"][0] == "joint-ud"
 
 
@@ -256,7 +256,7 @@ def test_long_inputs_are_parsed_in_batches_and_answered_whole(server, pipeline_m
     monkeypatch.setattr(app, "_work_together", lambda units: seen.extend(len(batch) for _, batch, _ in units) or together(units))
     status, answer = _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "", "parser": ""})
     assert status == 200 and len(seen) >= 25 and sum(seen) == 200
-    expected = hetdep.load(pipeline_model, quiet=True)(text).to_conllu("sud")
+    expected = hetdep.load(pipeline_model, quiet=True)(text).to_conllu("ud")
     assert json.loads(answer)["result"] == expected
 
 
@@ -278,8 +278,8 @@ def test_udpipe2s_own_client_reaches_every_scheme_and_format(server, pipeline_mo
     assert listed == ["joint", "joint-sud", "joint-ud", "Default model: joint"]
     expected = hetdep.load(pipeline_model, quiet=True)(TEXT)
     everything = ("--tokenizer=", "--tagger=", "--parser=")
-    assert client(*everything) == expected.to_conllu("sud")
-    assert client("--model", "joint-ud", *everything) == expected.to_conllu("ud")
+    assert client(*everything) == expected.to_conllu("ud")  # what a UD model's name answers in UDPipe 2
+    assert client("--model", "joint-sud", *everything) == expected.to_conllu("sud")
     assert client("--model", "joint-u", *everything) == expected.to_conllu("ud")  # a prefix, as UDPipe 2 allows
     assert client("--tokenizer=", "--output", "horizontal") == "".join(
         " ".join(s.tree("sud").forms) + "\n" for s in expected)
@@ -418,7 +418,7 @@ def test_small_requests_that_wait_together_are_parsed_as_one_batch_each_answered
         answers = list(pool.map(lambda text: _request(f"{server}/process", {"data": text, "tokenizer": "", "tagger": "",
                                                                             "parser": ""}), texts))
     assert all(status == 200 for status, _ in answers)
-    assert [json.loads(answer)["result"] for _, answer in answers] == [nlp(text).to_conllu("sud") for text in texts]
+    assert [json.loads(answer)["result"] for _, answer in answers] == [nlp(text).to_conllu("ud") for text in texts]
     assert sum(groups) == 30 and max(groups) > 1
 
 

@@ -97,7 +97,20 @@ class ModelParam(click.ParamType):
         return str(find_model(value))
 
 
+class NamedModelParam(click.ParamType):
+    """A model to parse with: as :class:`ModelParam`, or a name with the treebank or scheme after it
+    as the service offers it (``fr-ud``, ``fr-parisstories-sud``): a :class:`hetdep.models.names.ModelName`."""
+
+    name = "model"
+
+    def convert(self, value, param, ctx):
+        from hetdep.models.names import ModelName, model_name
+
+        return value if isinstance(value, ModelName) else model_name(value)
+
+
 MODEL = ModelParam()
+NAMED_MODEL = NamedModelParam()
 MODEL_HELP = "a model directory from 'hetdep train' or an installed model's name ('hetdep models')"
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
 import click
 
-from hetdep.cli.app import MODEL, MODEL_HELP, FiniteFloat, counted, shipped_or
+from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, counted, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
@@ -27,6 +28,7 @@ INPUT_FORMAT = click.option(
     "not a comment is tab-separated with a word ID first; other input is raw text when the model has a tokenizer, tokenized "
     "text when it has none.")
 STDIN = "<stdin>"
+STDOUT = "standard output"
 
 
 CLUSTER_OPTIONS = (
@@ -89,11 +91,11 @@ def _is_pipe(path: str) -> bool:
 
 
 @click.command("parse")
-@click.option("--model", "model_dir", type=MODEL, help=f"The model: {MODEL_HELP}; by default the model shipped with hetdep (French, SUD + UD).")
+@click.option("--model", "model_dir", type=NAMED_MODEL, help=f"The model: {MODEL_HELP}, or such a name with a treebank or scheme after it as the service names them (fr-ud, fr-parisstories, fr-parisstories-sud); by default the model shipped with hetdep (French, SUD + UD).")
 @click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
-@click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="CoNLL-U file to write ('-': standard output): the input with HEAD and DEPREL from the parser (a joint model: scheme a's trees, or with --gold-a/--gold-b the other scheme's).")
-@click.option("--output-b", "output_b_path", type=click.Path(dir_okay=False), help="Joint model: where to write the scheme-b trees.")
-@click.option("--scheme", "scheme", help="A model of two schemes written to --output alone (no --output-b): the scheme to write, by its name ('hetdep info') or a/b; 'both': scheme a's trees with scheme b's head and label in MISC (HeadB=, DeprelB=). Default: scheme a.")
+@click.option("--output", "output_path", required=True, help="CoNLL-U file to write ('-': standard output), or SCHEME=FILE: that scheme's trees (--output ud=text.ud.conllu, any case). A plain FILE gets the model's first scheme ('hetdep info' lists them in order: fr SUD, en UD), whatever treebank it parses as.")
+@click.option("--output-b", "output_b_path", help="A model of two schemes: where to write the other scheme's trees (FILE or SCHEME=FILE).")
+@click.option("--scheme", "scheme", help="A model of two schemes written to --output alone (no --output-b): the scheme to write, by its name in any case ('hetdep info'), or a/b; 'both': the first scheme's trees with the second's head and label in MISC (HeadB=, DeprelB=). Default: the first.")
 @click.option("--quiet", is_flag=True, help="Leave out the warning that most words are unknown to the model (text in another language?).")
 @click.option("--gold-a", "gold_a_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme a's; keep them and parse scheme b given them (treebank conversion).")
 @click.option("--gold-b", "gold_b_path", type=click.Path(dir_okay=False), help="Joint model: a file whose trees are scheme b's; keep them and parse scheme a given them.")
@@ -122,15 +124,19 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice
+    from hetdep.models.names import model_name
     from hetdep.models.opening import open_models
     from hetdep.models.parsing import ParseChoice
 
     cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
-    model_dir = shipped_or(model_dir)
+    named = model_dir or model_name(None)
+    model_dir = str(named.path)
     sources = [path for path in (input_path, gold_a_path, gold_b_path) if path]
+    if not sources:
+        raise click.UsageError("give --input FILE (raw text, tokenized text or CoNLL-U; '-': standard input)")
     if len(sources) != 1:
-        raise click.UsageError("give exactly one of --input, --gold-a and --gold-b")
+        raise click.UsageError("give one of --input, --gold-a and --gold-b")
     given = 0 if gold_a_path else 1 if gold_b_path else None
     consensus = None
     if with_model:
@@ -142,11 +148,24 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
+    if named.suffix:  # fr-parisstories-sud: the treebank and scheme the name asks for
+        asked, scheme_asked = named.choose(models.treebanks, lambda treebank: (
+            models.for_treebank(treebank) if treebank else models).schemes)
+        if asked and treebank and asked != treebank:
+            raise HetdepError(f"--model {named.shown} parses as {asked}, not as --treebank {treebank}")
+        if asked and not treebank:
+            models, choice = models.for_treebank(asked), replace(choice, treebank=asked)
+        if scheme_asked and not _is_named(output_path) and not output_b_path:
+            output_path = f"{scheme_asked}={output_path}"
     limit_blas_threads(1)
     # One input, then the command ends: a small one decoded without loading numba, unless bundled
     # taggers load it anyway (then the compiled decoder, which lets go of Python's lock, is faster).
     prefer_arrays(not models.taggers)
-    written = _scheme_written(models, scheme, output_path, output_b_path)
+    output_path, output_b_path, scheme = _by_scheme(models, named.shown, output_path, output_b_path, scheme)
+    for option, path in (("--output", output_path), ("--output-b", output_b_path)):
+        if path and Path(path).is_dir():
+            raise HetdepError(f"{option} {path} is a folder: give a file")
+    written = _scheme_written(models, named.shown, scheme, output_b_path)
     models.check_outputs(bool(output_b_path) or written is not None)
     for warning in models.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -182,6 +201,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     tagged = f"; tagged by the model's tagger ({', '.join(t.column for t in taggers)})" if taggers else ""
     click.echo(f"parsed {counted(count, 'sentence')}, {counted(stats.words, 'word')} ({counted(stats.unknown_words, 'unknown word')})"
                f"{tagged}", err=True)
+    if models.two_schemes:
+        click.echo(_where_written(models, written, output_path, output_b_path), err=True)
     if stats.unknown_labels:
         click.echo(f"warning: {stats.unknown_labels} words of the given trees have labels the model never saw; "
                    "their base relation stood in for them", err=True)
@@ -222,24 +243,71 @@ def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
     return run.sentences, run.stats
 
 
-def _scheme_written(models, scheme: str | None, output_path: str, output_b_path: str | None) -> int | str | None:
+def _is_named(output: str | None) -> bool:
+    """Whether an output is given as SCHEME=FILE (a scheme's name: letters, digits and . + - _)."""
+    from hetdep.models.training import PART_NAME
+
+    return output is not None and "=" in output and bool(PART_NAME.fullmatch(output.partition("=")[0]))
+
+
+def _scheme_index(models, shown: str, name: str) -> int:
+    """The position of the scheme ``name`` (any case; a, b) among the model's, or one line naming them."""
+    names = [scheme.lower() for scheme in models.schemes]
+    if name.lower() in names:
+        return names.index(name.lower())
+    if name.lower() in ("a", "b")[:len(names)]:
+        return "ab".index(name.lower())
+    raise HetdepError(f"no scheme {name!r}: {shown} has {', '.join(models.schemes)}")
+
+
+def _by_scheme(models, shown: str, output: str, output_b: str | None, scheme: str | None) -> tuple[str, str | None, str | None]:
+    """--output and --output-b given as SCHEME=FILE, turned into the files of the first and second
+    scheme (and --scheme, when one file gets one scheme): no scheme can land in a file named for another."""
+    if not (_is_named(output) or _is_named(output_b)):
+        return output, output_b, scheme
+    given = [(None, path) if not _is_named(path) else (_scheme_index(models, shown, path.partition("=")[0]), path.partition("=")[2])
+             for path in (output, output_b) if path is not None]
+    if len(given) == 1:
+        index, path = given[0]
+        if scheme is not None and _scheme_index(models, shown, scheme) != index:
+            raise HetdepError(f"--output {output} and --scheme {scheme} name two schemes: give one of them")
+        return path, None, models.schemes[index] if models.two_schemes else None
+    if not models.two_schemes:
+        raise HetdepError(f"{shown} is a single-scheme model: it writes no --output-b")
+    (first, first_path), (second, second_path) = given
+    first = 1 - second if first is None else first
+    second = 1 - first if second is None else second
+    if first == second:
+        raise HetdepError(f"--output and --output-b both name the scheme {models.schemes[first]}: give each its own")
+    return (first_path, second_path, scheme) if first == 0 else (second_path, first_path, scheme)
+
+
+def _scheme_written(models, shown: str, scheme: str | None, output_b_path: str | None) -> int | str | None:
     """Which scheme a model of two schemes writes to --output alone (0, 1 or "both"), or None when
     it writes both files (or the model has one scheme). Without --scheme and --output-b a joint
-    model writes scheme a, as a model of one scheme would."""
+    model writes its first scheme, as a model of one scheme would."""
     if scheme is None and not (models.two_schemes and not output_b_path):
         return None
     if not models.two_schemes:
-        raise HetdepError(f"--scheme is for a model of two schemes; {models.model_dir} writes one tree per sentence")
+        raise HetdepError(f"--scheme is for a model of two schemes; {shown} writes one tree per sentence")
     if output_b_path:
         raise HetdepError("--scheme writes one scheme (or both, in one file) to --output: drop --output-b")
-    if scheme is None or scheme == "a":
+    if scheme is None:
         return 0
-    if scheme == "both":
+    if scheme.lower() == "both":
         return "both"
-    names = list(models.schemes)
-    if scheme == "b" or scheme in names:
-        return 1 if scheme == "b" else names.index(scheme)
-    raise HetdepError(f"no scheme {scheme!r}: {models.model_dir} has {', '.join(names)} (or a, b, both)")
+    return _scheme_index(models, shown, scheme)
+
+
+def _where_written(models, written: int | str | None, output_path: str, output_b_path: str | None) -> str:
+    """The line saying which scheme went to which file, for a model of two schemes."""
+    shown = [STDOUT if path == "-" else path for path in (output_path, output_b_path)]
+    first, second = models.schemes
+    if written == "both":
+        return f"{first} trees, with {second}'s heads and labels in MISC, in {shown[0]}"
+    if written is not None:
+        return f"{models.schemes[written]} trees in {shown[0]}"
+    return f"{first} trees in {shown[0]}" + (f", {second} trees in {shown[1]}" if output_b_path else f" ({second} not written)")
 
 
 def _one_scheme(pair, written):
@@ -294,12 +362,12 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
                      mininterval=1.0, disable=None)
     words = [0]
 
-    def counted(tagged):
+    def with_words_counted(tagged):
         for sentence in tagged:
             words[0] += len(sentence)
             yield sentence
 
-    count = write_conllu(counted(job.tagged(opened, sentences)), output_path)
+    count = write_conllu(with_words_counted(job.tagged(opened, sentences)), output_path)
     if count == 0:
         _say_empty(input_path)
         return

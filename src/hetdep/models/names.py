@@ -9,6 +9,7 @@ A path that exists always wins over a name, so scripts that name directories kee
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
@@ -122,3 +123,51 @@ def find_model(name_or_path: str | Path | None) -> Path:
     names = [model.name for model in available_models()]
     raise HetdepError(f"no model directory or installed model named '{name_or_path}'; "
                       + (f"installed: {', '.join(names)}" if names else "no model is installed (hetdep models)"))
+
+
+@dataclass(frozen=True)
+class ModelName:
+    """A model as a user names it, the service's names too: ``fr``, ``fr-ud``, ``fr-parisstories``,
+    ``fr-parisstories-sud``: the model's folder, and the treebank and scheme the name's suffix asks for."""
+
+    path: Path
+    shown: str  # how messages name it: the name given, not the folder it lies in
+    suffix: tuple[str, ...] = ()  # the parts after the model's own name, split at '-'
+
+    def choose(self, treebanks: list[str], schemes: Callable[[str | None], tuple[str, ...]]) -> tuple[str | None, str | None]:
+        """The (treebank, scheme) the suffix names, given the model's treebanks and each one's schemes
+        (``schemes(None)``: its default treebank's); one line naming what there is when it names neither."""
+        if not self.suffix:
+            return None, None
+        text = "-".join(self.suffix)
+        for cut in (len(self.suffix), len(self.suffix) - 1):  # NAME-TREEBANK, NAME-TREEBANK-SCHEME
+            treebank = "-".join(self.suffix[:cut])
+            if treebank in treebanks:
+                scheme = "-".join(self.suffix[cut:]) or None
+                if scheme is None or scheme in schemes(treebank):
+                    return treebank, scheme
+        if text in schemes(None):
+            return None, text
+        raise HetdepError(f"no model named '{self.shown}': '{self.shown[:-len(text) - 1]}' has the schemes "
+                          f"{', '.join(schemes(None))}" + (f" and the treebanks {', '.join(treebanks)}" if treebanks else ""))
+
+
+def model_name(name_or_path: str | Path | None) -> ModelName:
+    """:func:`find_model`, and for a name nothing answers to, a shipped or installed model's name
+    followed by ``-SUFFIX`` (what the service offers: ``fr-ud``, ``fr-parisstories``)."""
+    try:
+        path = find_model(name_or_path)
+    except HetdepError:
+        parts = str(name_or_path).split("-")
+        for cut in range(len(parts) - 1, 0, -1):
+            base = "-".join(parts[:cut])
+            if NAME.fullmatch(base) and not Path(base).exists():
+                try:
+                    return ModelName(find_model(base), str(name_or_path), tuple(parts[cut:]))
+                except HetdepError:
+                    continue
+        raise
+    shipped = name_or_path is None or is_shipped_name(name_or_path)
+    return ModelName(path, SHIPPED_ALIASES.get(str(name_or_path), str(name_or_path)) if shipped and name_or_path else
+                     SHIPPED_NAME if shipped else str(name_or_path))
+

@@ -38,8 +38,14 @@ class Served:
     fixed: bool = False
 
 
+def answered_scheme(model: Model) -> str:
+    """The scheme a model's name answers in: UD where the model has it, as UDPipe 2's clients
+    expect of a UD model's name; else its first."""
+    return next((scheme for scheme in model.schemes if scheme.lower() == "ud"), model.schemes[0])
+
+
 def served_names(loaded: dict[str, Model]) -> dict[str, Served]:
-    """Every model under its name (its first scheme), and each scheme of a joint one as NAME-SCHEME;
+    """Every model under its name (in UD where it has it), and each scheme of a joint one as NAME-SCHEME;
     a model of several treebanks also as NAME-TREEBANK and NAME-TREEBANK-SCHEME for each of them.
     A name given at start always answers for its own model, whatever another's derived names are;
     two models deriving the same name are refused in one line (which one it meant would hang on
@@ -47,9 +53,9 @@ def served_names(loaded: dict[str, Model]) -> dict[str, Served]:
     derived: dict[str, tuple[str, Served]] = {}
     for name, model in loaded.items():
         as_treebanks = {f"{name}-{treebank}": model.for_treebank(treebank) for treebank in model.treebanks}
-        own = {name: Served(name, model, model.schemes[0])}
+        own = {name: Served(name, model, answered_scheme(model))}
         for prefix, chosen in {name: model, **as_treebanks}.items():
-            own.setdefault(prefix, Served(prefix, chosen, chosen.schemes[0]))
+            own.setdefault(prefix, Served(prefix, chosen, answered_scheme(chosen)))
             if len(chosen.schemes) > 1:
                 own.update({f"{prefix}-{scheme}": Served(f"{prefix}-{scheme}", chosen, scheme, fixed=True)
                             for scheme in chosen.schemes})

@@ -99,10 +99,20 @@ class NeuralModels(OpenModels):
 
     @property
     def schemes(self) -> tuple[str, ...]:
-        """A model of several treebanks: the schemes of the one it parses as (its first by default);
-        phrase structure converted by head rules: theirs."""
+        """A model of several treebanks: the schemes of the one it parses as, in the order of its
+        first treebank's where they are the same two (fr parses spoken French as ParisStories, UD
+        first in its network, and writes SUD first as for every treebank); phrase structure
+        converted by head rules: theirs."""
         if self.table is not None:
             return (self.choice.to_dependency,)
+        own = self._network_schemes
+        treebanks = recorded_treebanks(self.config)
+        first = tuple(treebanks[0].get("schemes", ["a"]))[:2] if treebanks else own
+        return first if sorted(first) == sorted(own) else own
+
+    @property
+    def _network_schemes(self) -> tuple[str, ...]:
+        """The schemes in the order the network gives the trees of the treebank it parses as."""
         treebanks = recorded_treebanks(self.config)
         if treebanks and not self.parser.vocabularies.phrases:  # phrase structure's: those its config names
             chosen = next((t for t in treebanks if t.get("name") == self.choice.treebank), treebanks[0])
@@ -138,9 +148,16 @@ class NeuralModels(OpenModels):
         columns = [WORD_COLUMNS[column] for column in self.parser.vocabularies.tag_columns]
         columns += [WORD_COLUMNS[tagger.column] for tagger in self.taggers if WORD_COLUMNS[tagger.column] not in columns]
         return (_with_columns(sentence, parsed[0] if isinstance(parsed, tuple) else parsed, columns)
-                for sentence, parsed in with_parses(sentences, self.parse_trees))
+                for sentence, parsed in with_parses(sentences, self.network_trees))
 
     def parse_trees(self, sentences: Iterable[Sentence]) -> Iterator:
+        """:meth:`network_trees`, a pair in the order of :attr:`schemes`."""
+        parsed = self.network_trees(sentences)
+        if self.table is None and self.pairs and self.schemes != self._network_schemes:
+            return ((second, first) for first, second in parsed)
+        return parsed
+
+    def network_trees(self, sentences: Iterable[Sentence]) -> Iterator:
         """The network's trees (it tags as it parses, over batches of sentences on its own threads),
         with the bundled taggers' columns added on ``choice.threads`` threads (their compiled
         searches release Python's lock; the output is in input order)."""

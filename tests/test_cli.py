@@ -109,3 +109,15 @@ def test_ctrl_c_while_the_command_line_starts_is_quiet():
             "run()\n")
     process = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True)
     assert process.returncode == 130 and process.stderr == "hetdep: interrupted (no output was written)\n"
+
+
+@pytest.mark.parametrize("command, everyday, later", [
+    ("parse", ["--model", "--input", "--output", "--treebank"], ["--with", "--edge", "--lattice-k", "--gold-a", "--beam"]),
+    ("train", ["--train", "--dev", "--model", "--parser", "--treebank", "--iterations"], ["--beam", "--t", "--gold-tags", "--dp"]),
+])
+def test_help_lists_the_everyday_options_before_those_of_the_papers_experiments(command, everyday, later):
+    """What a new user met: parse --help's first screen was the papers' joint-inference options."""
+    text = CliRunner().invoke(main, [command, "--help"]).output
+    first, _, experiments = text.partition("Options of the ")
+    assert all(f"  {option} " in first for option in everyday), first
+    assert all(f"  {option} " in experiments and f"  {option} " not in first for option in later), experiments

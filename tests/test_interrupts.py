@@ -149,6 +149,7 @@ def test_ctrl_c_during_training_keeps_the_best_finished_iteration(tmp_path, kind
     stderr = _interrupt_when(process, marker, timeout=300)
     assert process.returncode == 130 and "Traceback" not in stderr and "SystemError" not in stderr
     assert "1:" in stderr and "interrupted during iteration" in stderr
+    assert "parser done" not in stderr and "parser interrupted after" in stderr  # never "done" for what it did not finish
     said = [line for line in stderr.splitlines() if line.startswith("hetdep: interrupted")]
     assert len(said) == 1 and stderr.strip().splitlines()[-1] == said[0]
     assert time.monotonic() - process.signalled < 10

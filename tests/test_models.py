@@ -94,3 +94,16 @@ def test_a_refused_training_leaves_an_interrupted_one_s_kept_state(tmp_path, ref
     result = CliRunner().invoke(main, ["train", *refused, "--train", train, "--dev", train, "--model", str(tmp_path / "m")])
     assert result.exit_code == 2 and "error:" in result.output, result.output
     assert kept.read_text(encoding="utf-8") == '{"kept": true}'
+
+
+def test_info_on_a_shipped_model_names_it_and_shows_no_folder_of_the_machine_that_built_it():
+    """What a new user met: the build machine's folders (its vectors file, its data) and learning_rate 0.00."""
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    result = CliRunner().invoke(main, ["info", "fr"])
+    assert result.exit_code == 0 and result.output.startswith("fr (shipped with hetdep): neural parser")
+    assert "/work" not in result.output and "/tmp" not in result.output and "/home" not in result.output
+    assert "parisstories (sud, ud)" in result.output and "learning_rate 0.002" in result.output
+    assert "trained on (train:sequoia:sud): train.sud.conllu, 2,231 sentences" in result.output

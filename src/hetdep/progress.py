@@ -88,14 +88,16 @@ class RunDisplay:
             self._bar.update(units)
         self._show(stage)
 
-    def finish(self, name: str, note: str = "") -> None:
+    def finish(self, name: str, note: str = "", interrupted: bool = False) -> None:
+        """The stage's last line: done, or (``interrupted``) stopped before its end, never called done."""
         stage = self.stages[name]
         stage.finished = True
         if self._bar is not None:
             self._bar.close()
             self._bar = None
         seconds = time.perf_counter() - (stage.started or time.perf_counter())
-        self.log(f"{self._prefix(stage)} done in {_clock(seconds)}" + (f": {note}" if note else ""))
+        self.log(f"{self._prefix(stage)} {'interrupted after' if interrupted else 'done in'} {_clock(seconds)}"
+                 + (f": {note}" if note else ""))
         self._last_tenth = -1
 
     def perceptron_progress(self, name: str, score: str = "UAS", log_iterations: bool = True, shown: str = "dev_UAS"):

@@ -67,6 +67,23 @@ def main():
     """hetdep: heterogeneous dependency parsing (several annotation schemes, one sentence)."""
 
 
+class SectionedCommand(click.Command):
+    """A command whose ``--help`` lists the everyday options first and, under a heading of their
+    own after them, the options of the papers' experiments (``later``: their parameter names)."""
+
+    def __init__(self, *args, later: tuple[str, ...] = (), later_heading: str = "Options of the papers' experiments", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.later, self.later_heading = frozenset(later), later_heading
+
+    def format_options(self, ctx, formatter):
+        records = [(param.name in self.later, param.get_help_record(ctx)) for param in self.get_params(ctx)]
+        for heading, later in (("Options", False), (self.later_heading, True)):
+            chosen = [record for is_later, record in records if record and is_later == later]
+            if chosen:
+                with formatter.section(heading):
+                    formatter.write_dl(chosen)
+
+
 def counted(number: int, noun: str) -> str:
     """``number`` and ``noun``, plural but for one: "1 problem", "2 problems", "1,204 words"."""
     return f"{number:,} {noun}" + ("" if number == 1 else "s")

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, counted, shipped_or
+from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, SectionedCommand, counted, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
@@ -90,7 +90,9 @@ def _is_pipe(path: str) -> bool:
         return False
 
 
-@click.command("parse")
+@click.command("parse", cls=SectionedCommand, later=(
+    "gold_a_path", "gold_b_path", "beam", "with_model", "edge", "root", "sibling", "grand", "consensus_k", "consensus_iterations",
+    "temperature", "lattice_k", "lattice_weight", "to_dependency"))
 @click.option("--model", "model_dir", type=NAMED_MODEL, help=f"The model: {MODEL_HELP}, or such a name with a treebank or scheme after it as the service names them (fr-ud, fr-parisstories, fr-parisstories-sud); by default the model shipped with hetdep (French, SUD + UD).")
 @click.option("--input", "input_path", type=click.Path(dir_okay=False, allow_dash=True), help="What to parse ('-': standard input): raw text, tokenized text or CoNLL-U/CoNLL-X (HEAD and DEPREL may be '_'); see --format.")
 @click.option("--output", "output_path", required=True, help="CoNLL-U file to write ('-': standard output), or SCHEME=FILE: that scheme's trees (--output ud=text.ud.conllu, any case). A plain FILE gets the model's first scheme ('hetdep info' lists them in order: fr SUD, en UD), whatever treebank it parses as.")

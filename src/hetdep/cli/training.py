@@ -9,7 +9,7 @@ from typing import Iterator
 
 import click
 
-from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, FiniteFloat, read_all, refuse_options
+from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, FiniteFloat, SectionedCommand, read_all, refuse_options
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
@@ -28,7 +28,8 @@ def _default_parser(context: click.Context) -> str:
     return default_kind(any(source(name) is not click.core.ParameterSource.DEFAULT for name in PERCEPTRON_OPTIONS))
 
 
-@click.command("train")
+@click.command("train", cls=SectionedCommand, later=PERCEPTRON_OPTIONS + ("rules", "template_set"),
+               later_heading="Options of the perceptron and phrase-structure parsers (the papers' experiments)")
 @click.option("--train", "train_path", required=False, type=click.Path(dir_okay=False), help="Training treebank (CoNLL-U or CoNLL-X); scheme a of a joint model.")
 @click.option("--train-b", "train_b_path", type=click.Path(dir_okay=False), help="The same training sentences in scheme b: trains a joint model.")
 @click.option("--dev", "dev_path", required=False, type=click.Path(dir_okay=False), help="Dev treebank: picks the best iteration.")

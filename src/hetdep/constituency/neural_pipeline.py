@@ -80,7 +80,8 @@ def train_neural_constituency(model_dir: str | Path, train_path: str | Path, dev
                                  progress=display.perceptron_progress("parser", score="mean of F1 and LAS" if dependency else "F1",
                                                                       shown="dev_LAS"),
                                  vectors=vectors)
-    display.finish("parser", f"epoch {result.best_iteration} kept")
+    display.finish("parser", f"epoch {result.best_iteration} kept"
+                   + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)
     files = [{"role": role, "path": str(Path(path).resolve()), "sentences": len(items),
               **({"sha256": file_sha256(Path(path))} if Path(path).is_file() else {})}  # a folder: its files, unhashed
              for role, path, items in (("train", train_path, train), ("dev", dev_path, dev))]

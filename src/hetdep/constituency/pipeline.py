@@ -120,7 +120,8 @@ def train_constituency_model(model_dir: str | Path, train_path: str | Path, dev_
         result = train(train_trees, dev_trees, options, head_table, None if options.lattice else train_tags,
                        None if options.lattice else dev_tags, progress=display.perceptron_progress("parser", score="F1"),
                        train_lattices=train_lattices, dev_lattices=dev_lattices, templates=templates)
-    display.finish("parser", f"iteration {result.best_iteration} kept")
+    display.finish("parser", f"iteration {result.best_iteration} kept"
+                   + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)
     model_dir = Path(model_dir)
     tagger_record = "gold" if gold_tags else str(Path(tagger_model).resolve()) if given else "train"
     result.parser.save(model_dir, history=[vars(r) for r in result.history], best_iteration=result.best_iteration,

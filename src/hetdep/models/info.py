@@ -114,12 +114,18 @@ def _training_tags(pipeline: dict | None) -> str | None:
 
 def describe(model_dir: str | Path) -> list[str]:
     """:func:`summary` as lines for a person."""
+    from hetdep.models.names import shipped_models
+
     facts = summary(model_dir)
-    lines = [f"{facts['model']}: {facts['description']} ('{facts['kind']}')"]
+    shipped = next((model.name for model in shipped_models() if model.path.resolve() == Path(model_dir).resolve()), None)
+    lines = [f"{shipped + ' (shipped with hetdep)' if shipped else facts['model']}: {facts['description']} ('{facts['kind']}')"]
     if facts.get("schemes"):
-        lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (a, b)" if facts["kind"] == "joint" else ""))
+        lines.append(f"schemes: {', '.join(facts['schemes'])}" + (" (--output gets the first, --output-b the second)"
+                                                                   if len(facts["schemes"]) > 1 else ""))
     if facts.get("treebanks"):
-        lines.append("treebanks: " + "; ".join(f"{name} ({', '.join(schemes)})" for name, schemes in facts["treebanks"].items())
+        order = facts.get("schemes") or []  # each written in the model's order where it has the same schemes
+        lines.append("treebanks: " + "; ".join(f"{name} ({', '.join(order if sorted(schemes) == sorted(order) else schemes)})"
+                                               for name, schemes in facts["treebanks"].items())
                      + " (parse as one with --treebank NAME; default: the first)")
     if facts.get("language"):
         lines.append(f"language: {facts['language']} (told from its training text; the language guard compares parsed text with it)")
@@ -153,18 +159,28 @@ def describe(model_dir: str | Path) -> list[str]:
         lines.append("bundled taggers: " + (", ".join(facts["tagger"]) if facts.get("tagger") else "none (the input must carry tags)"))
     if facts.get("training_tags"):
         lines.append(f"parser trained on: {facts['training_tags']}")
-    for record in facts.get("training_files", []):
-        lines.append(f"trained on ({record['role']}): {record['path']}, {record['sentences']:,} sentences"
+    for record in facts.get("training_files", []):  # the file's name: the folders were the building machine's
+        lines.append(f"trained on ({record['role']}): {Path(record['path']).name}, {record['sentences']:,} sentences"
                      + (f", sha256 {record['sha256'][:16]}" if record.get("sha256") else ""))
     if facts.get("training_options"):
         options = facts["training_options"]
-        lines.append("training options: " + ", ".join(f"{key} {value}" for key, value in options.items()))
+        lines.append("training options: " + ", ".join(f"{key} {_shown(value)}" for key, value in options.items()))
     if facts.get("iterations"):
         lines.append(f"training: {facts['iterations']} iterations, {facts['training_seconds']:,} s; best iteration "
                      f"{facts.get('best_iteration')}")
     if facts.get("dev") and any(value is not None for value in facts["dev"].values()):
-        lines.append("dev: " + ", ".join(f"{key} {value:.2f}" for key, value in facts["dev"].items() if value is not None))
+        lines.append("dev: " + ", ".join(f"{key} {_shown(value)}" for key, value in facts["dev"].items() if value is not None))
     return lines
+
+
+def _shown(value: object) -> str:
+    """An option's or a score's value for a person: a path by its file name, a number to two
+    decimals (a small one, a learning rate, in its first figures rather than 0.00)."""
+    if isinstance(value, float):
+        return f"{value:.2f}" if value == 0 or abs(value) >= 0.1 else f"{value:.2g}"
+    if isinstance(value, str) and "/" in value:
+        return Path(value).name
+    return str(value)
 
 
 def _column_order(name: str) -> tuple[int, str]:

@@ -388,7 +388,8 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                              embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
                              treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature,
                              feats_head=pipeline.feats_head)
-    display.finish("parser", f"iteration {result.best_iteration} kept")
+    display.finish("parser", f"iteration {result.best_iteration} kept"
+                   + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)
     if mixed and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once
         record["tag_weights"] = {column: 0.0 for column in mixed}
         display.log("interrupted: the network's tags are written alone (--resume fits its taggers' weights)")

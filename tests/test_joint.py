@@ -307,7 +307,7 @@ def test_conversion_keeps_the_given_tree_and_parses_the_other(trained, tmp_path)
     assert kept is sentence
     run = CliRunner().invoke(main, ["parse", "--model", str(model), "--gold-a", str(A_DEV), "--input", str(A_DEV),
                                     "--output", str(out)])
-    assert run.exit_code == 2 and "exactly one of" in run.output
+    assert run.exit_code == 2 and "give one of --input, --gold-a and --gold-b" in run.output
 
 
 def test_conversion_counts_labels_the_model_does_not_know(trained, tmp_path):

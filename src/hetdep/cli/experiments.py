@@ -14,6 +14,9 @@ from hetdep.transition.features import GUIDES
 @click.group("experiment")
 def experiment_group():
     """Rerun the papers' experiments; each writes a Markdown report with tables and plots."""
+    from hetdep.extras import require
+
+    require("experiments", "hetdep experiment")
 
 
 @experiment_group.command("joint")

@@ -123,6 +123,9 @@ def _table(key: str, rows: dict) -> str:
 def compare_command(gold, pred_a, pred_b, as_json, punct, base_labels, samples, seed):
     """Is system A better than system B on GOLD? Per-sentence counts and significance tests."""
     from hetdep.evaluation.attachment import compare_sentences, evaluate
+    from hetdep.extras import require
+
+    require("stats", "hetdep compare (its significance tests)")
     from hetdep.evaluation.significance import compare
 
     a, b = (evaluate(read_conllu(gold, require_heads=True), read_conllu(pred, require_heads=True), punct=punct,

@@ -21,6 +21,9 @@ from hetdep.errors import HetdepError
 def serve_command(models, host, port, workers, max_bytes, max_words, timeout, max_queued):
     """Serve models over HTTP: UDPipe 2's REST interface (GET /models, GET or POST /process), POST
     /render for pictures of the trees, and a web page at / to type text and see both trees."""
+    from hetdep.extras import require
+
+    require("serve", "hetdep serve")
     import uvicorn
 
     from hetdep.models.names import find_model, shipped_models

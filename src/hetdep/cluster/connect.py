@@ -39,6 +39,10 @@ class ClusterChoice:
         return self.workers > 0 or self.scheduler is not None
 
     def check(self) -> None:
+        if self.wanted:
+            from hetdep.extras import require
+
+            require("cluster", "--workers and --scheduler (Dask)")
         if self.workers and self.scheduler:
             raise HetdepError("give --workers (a local cluster) or --scheduler (an existing one), not both")
         if self.scheduler and self.threads > 1:

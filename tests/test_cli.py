@@ -121,3 +121,21 @@ def test_help_lists_the_everyday_options_before_those_of_the_papers_experiments(
     first, _, experiments = text.partition("Options of the ")
     assert all(f"  {option} " in first for option in everyday), first
     assert all(f"  {option} " in experiments and f"  {option} " not in first for option in later), experiments
+
+
+@pytest.mark.slow
+def test_quick_trains_a_small_model_that_parses_raw_text(tmp_path):
+    """The newcomer's quick path: train --quick on the shipped sample (about 30 s on 2 cores)."""
+    model = tmp_path / "quick"
+    result = run("train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"), "--model",
+                 str(model), "--quick")
+    assert result.exit_code == 0, result.output
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    assert config["kind"] == "arc-standard" and config["training_options"]["beam"] == 8 and len(config["history"]) <= 10
+    assert config["pipeline"]["jackknife_folds"] == 5
+    text = write(tmp_path, "t.txt", "Le chat dort. Il pleut.\n")
+    parsed = run("parse", "--model", str(model), "--input", str(text), "--output", str(tmp_path / "o.conllu"))
+    assert parsed.exit_code == 0 and (tmp_path / "o.conllu").read_text(encoding="utf-8").count("# text") == 2
+    refused = run("train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"), "--model",
+                  str(tmp_path / "other"), "--quick", "--parser", "neural")
+    assert refused.exit_code == 2 and "--quick trains the arc-standard parser" in refused.output

@@ -41,6 +41,12 @@ class Stage:
     extra: dict = field(default_factory=dict)
 
 
+def figure(value: float) -> str:
+    """A score or a rate for a person: two decimals, a small number (a learning rate) in its first
+    figures rather than 0.00."""
+    return f"{value:.2f}" if value == 0 or abs(value) >= 0.1 else f"{value:.2g}"
+
+
 class RunDisplay:
     def __init__(self, stages: list[Stage], stream: TextIO | None = None, interactive: bool | None = None):
         self.stream = stream or sys.stderr

@@ -8,6 +8,7 @@ from hetdep.constituency.features import recorded_template_set
 from hetdep.learn.model_files import read_config
 from hetdep.models.opening import open_models
 from hetdep.models.parsing import recorded_treebanks
+from hetdep.progress import figure
 from hetdep.treebank.tags import WORD_COLUMNS
 
 DESCRIPTIONS = {"arc-standard": "arc-standard beam-search parser", "joint": "joint model of two schemes",
@@ -175,9 +176,9 @@ def describe(model_dir: str | Path) -> list[str]:
 
 def _shown(value: object) -> str:
     """An option's or a score's value for a person: a path by its file name, a number to two
-    decimals (a small one, a learning rate, in its first figures rather than 0.00)."""
+    decimals (:func:`hetdep.progress.figure`)."""
     if isinstance(value, float):
-        return f"{value:.2f}" if value == 0 or abs(value) >= 0.1 else f"{value:.2g}"
+        return figure(value)
     if isinstance(value, str) and "/" in value:
         return Path(value).name
     return str(value)

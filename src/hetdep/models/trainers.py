@@ -25,6 +25,7 @@ from hetdep.models.training import (
     check_schemes,
     check_training_options,
 )
+from hetdep.progress import figure
 
 
 def prepare(run: TrainingRun) -> tuple[TrainingKind, Callable[[], TrainResult]]:
@@ -121,5 +122,5 @@ def report_line(trained: TrainingKind, report: IterationReport) -> str:
     work = "" if trained.gradient else f", {report.updates} updates, {report.features} features"  # an epoch's loss is in detail
     attachment = report.dev_uas is not None and not trained.bracketed  # phrase structure's F1 is in detail
     dev = f", dev UAS {report.dev_uas:.2f} LAS {report.dev_las:.2f}" if attachment else ""
-    detail = "  ".join(f"{key} {value:.2f}" for key, value in report.dev_detail.items())
+    detail = "  ".join(f"{key} {figure(value)}" for key, value in report.dev_detail.items())
     return f"{unit} {report.iteration:2d}: {report.seconds:7.1f} s{work}{dev}" + (f" ({detail})" if detail else "")

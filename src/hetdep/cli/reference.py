@@ -48,7 +48,8 @@ def reference() -> str:
     """The page: a section a command, its ``--help`` as the terminal shows it, and an example."""
     from hetdep.cli import main
 
-    root = click.Context(main, info_name="hetdep", max_content_width=WIDTH, terminal_width=WIDTH)
+    root = click.Context(main, info_name="hetdep", max_content_width=WIDTH, terminal_width=WIDTH,
+                         **main.context_settings)  # -h as well as --help, as the command line has them
     lines = ["# Command reference", "",
              "Every command's `--help`, as `python -m hetdep.cli.reference > docs/reference.md` writes it; the",
              "guide ([guide.md](guide.md)) shows them at work. A command's options of the papers' experiments",

@@ -17,7 +17,7 @@ from hetdep.errors import HetdepError
 # words, one worker of 2 threads: 4.7 s against 3.3 s in one process; 3.2 s without both): glibc
 # told to give memory back at every 64 KiB freed (MALLOC_TRIM_THRESHOLD_), which the parser's many
 # small arrays pay for in system calls, and the statistical profiler, which takes Python's lock
-# every 10 ms to read every thread's stack. Workers of an existing cluster: start them so (docs/commands.md).
+# every 10 ms to read every thread's stack. Workers of an existing cluster: start them so (docs/archive.md).
 PARSING_WORKERS = {
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     "distributed.worker.profile.enabled": False,

@@ -56,7 +56,7 @@ class NeuralOptions:
     embeddings: str | None = None  # word2vec / fastText text file: the word embeddings start from its vectors
     decoder: str = "eisner"  # or "mst" (non-projective trees): see hetdep.neural.parser.DECODERS
     # Several treebanks: scheme heads per scheme (Stymne et al. 2018), or per treebank (SHARINGS); per
-    # scheme measured better on the fr recipe (docs/commands.md, bench/treebank_variants.py).
+    # scheme measured better on the fr recipe (docs/archive.md, bench/treebank_variants.py).
     sharing: str = "per-scheme"
     temperature: float = 1.0  # several treebanks: batches drawn by size ** (1 / temperature)
     treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input

@@ -46,17 +46,20 @@ def main() -> None:
         raw = Path(tmp) / "raw.txt"
         raw.write_text(text + "\n", encoding="utf-8")
         outputs = [Path(tmp) / "a.conllu"] + ([Path(tmp) / "b.conllu"] if args.gold_b else [])
+        named = [_named(gold, output) for gold, output in zip([args.gold, args.gold_b], outputs)]
         command = [sys.executable, "-m", "hetdep", "parse", "--model", args.model, "--input", str(raw),
-                   "--output", str(outputs[0])] + (["--output-b", str(outputs[1])] if args.gold_b else [])
+                   "--output", named[0]] + (["--output-b", named[1]] if args.gold_b else [])
         command += ["--beam", str(args.beam)] if args.beam else []
         command += ["--threads", str(args.threads)] if args.threads else []
         command += ["--treebank", args.treebank] if args.treebank else []
         started = time.perf_counter()
-        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+        said = subprocess.run(command, check=True, stderr=subprocess.PIPE, text=True).stderr
         seconds = time.perf_counter() - started
+        chosen = next((line for line in said.splitlines() if line.startswith("parsing as ")), "")
         words = sum(len(s) for s in read_conllu(outputs[0]))
         figures = {"model": args.model, "characters": len(text), "words": words, "seconds": round(seconds, 2),
-                   "words_per_second": round(words / seconds), "schemes": {}}
+                   "words_per_second": round(words / seconds), "schemes": {},
+                   **({"treebank": chosen.split()[2].rstrip(",")} if chosen else {})}
         for gold, output in zip([args.gold, args.gold_b], outputs):
             scores = evaluate_conll18(gold, output)
             figures["schemes"][Path(gold).name] = {name: round(score.f1, 2) for name, score in scores.items()}
@@ -70,12 +73,20 @@ def main() -> None:
 
     print(f"{args.model}: {len(text):,} characters, {words:,} words parsed from raw text in {seconds:.1f} s "
           f"(whole process): {figures['words_per_second']:,} words/s; tokenizer alone "
-          f"{figures['tokenizer_characters_per_second']:,} characters/s; NumPy's BLAS: {blas_kernels()}")
+          f"{figures['tokenizer_characters_per_second']:,} characters/s; NumPy's BLAS: {blas_kernels()}"
+          + (f"; parsed as {figures['treebank']} (--treebank auto)" if "treebank" in figures else ""))
     print(f"{'gold':<20}" + "".join(f"{m:>10}" for m in METRICS))
     for name, scores in figures["schemes"].items():
         print(f"{name:<20}" + "".join(f"{scores[m]:>10.2f}" for m in METRICS))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
+
+
+def _named(gold: str | None, output: Path) -> str:
+    """The output for a gold file named by its scheme (test.ud.conllu: ud=OUTPUT), so the parse
+    compared with it is that scheme's whatever the model's order; else the plain file."""
+    parts = Path(gold).name.split(".") if gold else []
+    return f"{parts[-2]}={output}" if len(parts) >= 3 and parts[-1] == "conllu" and parts[-2].isalpha() else str(output)
 
 
 if __name__ == "__main__":

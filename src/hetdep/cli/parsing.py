@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 from typing import Iterator
 
@@ -44,17 +45,25 @@ def cluster_options(command):
     return command
 
 
-def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = "") -> Iterator[Sentence]:
-    """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the
-    sniffing finds; a short input is read by the plain-Python loops (:mod:`hetdep.short_runs`)."""
-    name = None
+def local_input(path: str) -> tuple[str, str | None]:
+    """``--input`` as a local file that can be read again, and the name messages give it: standard
+    input, a pipe and a URL copied first (None: the file's own name)."""
     if path == "-":
-        path, name = _spooled(sys.stdin.buffer), STDIN
-    elif _is_pipe(path):  # a shell's <(...) or a named pipe: read once, so copied before sniffing like standard input
+        return _spooled(sys.stdin.buffer), STDIN
+    if _is_pipe(path):  # a shell's <(...) or a named pipe: read once, so copied before sniffing like standard input
         with open(path, "rb") as stream:
-            path, name = _spooled(stream), path
-    elif is_url(path):
-        path, name = fetched(path), path
+            return _spooled(stream), path
+    if is_url(path):
+        return fetched(path), path
+    return path, None
+
+
+def read_input(path: str, input_format: str, tokenizer=None, model_dir: str = "", name: str | None = None) -> Iterator[Sentence]:
+    """The sentences of ``--input`` (``-``: standard input) in the format ``--format`` names or the
+    sniffing finds; a short input is read by the plain-Python loops (:mod:`hetdep.short_runs`);
+    ``name``: a file :func:`local_input` made, named so."""
+    if name is None:
+        path, name = local_input(path)
     prefer_references(is_short_file(path))
     if input_format == "auto":
         input_format = sniff_format(path)
@@ -113,7 +122,7 @@ def _is_pipe(path: str) -> bool:
 @INPUT_FORMAT
 @click.option("--lattice-k", type=click.IntRange(1), default=3, show_default=True, help="A model trained with --lattice and bundled with a tagger: how many candidate tags the tagger gives each word.")
 @click.option("--lattice-weight", type=FiniteFloat(), default=None, help="A model trained with --lattice: weight of the tagger's log-probabilities (default: the model's).")
-@click.option("--treebank", "treebank", help="A model trained on several treebanks: parse as this one. A neural model ('train --treebank'): its schemes, scorers and conventions (default: the first treebank; 'hetdep info' lists them). A graph-based model trained with --concatenate: its scheme and labels (without it, any label of either, written with its treebank's prefix).")
+@click.option("--treebank", "treebank", help="A model trained on several treebanks: parse as this one. A neural model ('train --treebank'): its schemes, scorers and conventions ('hetdep info' lists them; default, auto: the one whose conventions fit the input best, judged on its first 100 sentences, and said; the first treebank unless another fits clearly better). A graph-based model trained with --concatenate: its scheme and labels (without it, any label of either, written with its treebank's prefix).")
 @cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, collins, zhang-clark-2008 or a table file) instead of brackets.")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
@@ -126,6 +135,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from tqdm import tqdm
 
     from hetdep.cluster.connect import ClusterChoice
+    from hetdep.models.kinds.neural import AUTO_SENTENCES
     from hetdep.models.names import model_name
     from hetdep.models.opening import open_models
     from hetdep.models.parsing import ParseChoice
@@ -146,7 +156,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
 
         consensus = ConsensusOptions(edge=edge, root=root, sibling=sibling, grand=grand, k=consensus_k,
                                      iterations=consensus_iterations, temperature=temperature)
-    choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus, treebank=treebank,
+    choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus,
+                         treebank=None if treebank == "auto" else treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency)
     models = open_models(model_dir, choice, tag_input=bool(input_path))
@@ -173,8 +184,17 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         click.echo(f"warning: {warning}", err=True)
     if output_path == "-" and output_b_path == "-":
         raise click.UsageError("--output and --output-b cannot both be standard output ('-')")
-    sentences = (read_input(input_path, input_format, models.tokenizer, model_dir) if input_path
+    if input_path:
+        input_path, shown_input = local_input(input_path)
+    sentences = (read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
+    if (treebank in (None, "auto") and not (named.suffix and choice.treebank) and len(models.treebanks) > 1
+            and input_path and hasattr(models, "fitting_treebank")):
+        chosen = models.fitting_treebank(list(islice(sentences, AUTO_SENTENCES)))
+        models, choice = models.for_treebank(chosen), replace(choice, treebank=chosen)  # its tokenizer too: read again
+        sentences = read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path)
+        click.echo(f"parsing as {chosen}, the treebank whose conventions fit this text best (--treebank NAME chooses "
+                   "one)", err=True)
     if cluster.wanted:
         from hetdep.models.opening import ParseJob
 

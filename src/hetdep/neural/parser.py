@@ -87,6 +87,16 @@ class NeuralParser:
         chosen.tag_helpers = dict(self.tag_helpers)
         return chosen
 
+    def fit(self, sentences: list[Sentence]) -> float:
+        """How well the conventions of the treebank it parses as fit ``sentences``: the mean over
+        their words of the log-probability of each word's likeliest head in its first scheme."""
+        nonempty = [sentence for sentence in sentences if len(sentence)]
+        if not nonempty or not self.heads:
+            return 0.0
+        batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
+        best = self.network.arc_scores(self.network.encode(batch), self.heads[0]).max(-1)[:, 1:]
+        return float(best[np.arange(best.shape[1])[None, :] < batch.lengths[:, None] - 1].mean())
+
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
                      decoder: str = "eisner") -> "NeuralParser":

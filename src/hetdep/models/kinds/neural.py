@@ -34,6 +34,14 @@ if TYPE_CHECKING:
     from hetdep.models.training import TrainingRun
 
 
+# --treebank auto: the lead (mean log-probability of a word's likeliest head) another treebank needs
+# over the default, half the smallest by which a treebank's own dev text chose it (fr-gsd's, 0.0195:
+# the first 100 sentences of fr-sequoia's, fr-gsd's and fr-parisstories' dev files each chose their
+# own treebank), and how many sentences of the input it is judged on.
+AUTO_MARGIN = 0.01
+AUTO_SENTENCES = 100
+
+
 @dataclass
 class NeuralModels(OpenModels):
     """A neural model: its network tags (UPOS, and others its training file had) as it parses,
@@ -92,6 +100,16 @@ class NeuralModels(OpenModels):
     @property
     def treebanks(self) -> list[str]:
         return list(self.parser.treebank_names)
+
+    def fitting_treebank(self, sentences: list[Sentence]) -> str:
+        """The treebank whose conventions fit ``sentences`` best (``--treebank auto``): the one under
+        which the network is surest of the heads (:meth:`NeuralParser.fit`), among those of the
+        default's schemes; the default unless another leads it by AUTO_MARGIN."""
+        default = self.treebanks[0]
+        same = [name for name in self.treebanks if sorted(self.for_treebank(name).schemes) == sorted(self.schemes)]
+        fits = {name: self.parser.for_treebank(name).fit(sentences) for name in same}
+        best = max(fits, key=fits.get)
+        return best if fits[best] > fits[default] + AUTO_MARGIN else default
 
     @property
     def pairs(self) -> bool:

@@ -1,0 +1,40 @@
+"""--treebank auto, the default: a model of several treebanks parses a text as the treebank whose
+conventions fit it best (the shipped French model: spoken French as ParisStories), says so, and
+still parses an input of one word."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+from conftest import SAMPLES, SHARED_DATA, needs_shared
+
+import hetdep
+from hetdep.cli import main
+from hetdep.treebank.conllu import read_conllu
+
+
+def _models():
+    return hetdep.load("fr")._models
+
+
+def test_written_french_of_the_sample_fits_the_default_treebank():
+    assert _models().fitting_treebank(list(read_conllu(SAMPLES / "dev.ud.conllu"))[:100]) == "sequoia"
+
+
+@needs_shared
+def test_spoken_french_fits_parisstories_and_gsd_fits_gsd():
+    """The first 100 sentences of each test file (gold words): what the shipped model picks, as
+    bench/raw_text.py measured from raw text (fr-parisstories test UD LAS 76.26 as Sequoia, 78.12 so)."""
+    models = _models()
+    for treebank, expected in [("fr-parisstories", "parisstories"), ("fr-gsd", "gsd"), ("fr-sequoia", "sequoia")]:
+        sentences = list(read_conllu(SHARED_DATA / treebank / "test.ud.conllu"))[:100]
+        assert models.fitting_treebank(sentences) == expected, treebank
+
+
+def test_the_command_says_which_treebank_it_chose_and_a_given_one_wins(tmp_path):
+    for text, extra, said in [("Bonjour\n", [], "parsing as"), ("Bonjour\n", ["--treebank", "auto"], "parsing as"),
+                              ("Bonjour\n", ["--treebank", "gsd"], None)]:
+        source = tmp_path / "t.txt"
+        source.write_text(text, encoding="utf-8")
+        result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(tmp_path / "o.conllu"), *extra])
+        assert result.exit_code == 0 and len(list(read_conllu(tmp_path / "o.conllu"))) == 1, result.output
+        assert (said in result.output) if said else "parsing as" not in result.output

@@ -1,0 +1,141 @@
+"""The transformer encoder in NumPy (hetdep.neural.transformer) against transformers' PyTorch one,
+on tiny BERT, RoBERTa and DistilBERT models made here (random weights, a WordPiece vocabulary of
+the shipped sample's words): no download, no network. Long sentences in windows, words of no
+piece, and every refusal of a damaged folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+
+from hetdep.treebank.conllu import read_conllu
+
+torch = pytest.importorskip("torch", reason="the cross-check runs transformers' PyTorch encoder")
+transformers = pytest.importorskip("transformers", reason="the cross-check needs transformers ('hetdep[neural]')")
+
+from hetdep.neural.transformer import EncoderFolderError, TransformerEncoder  # noqa: E402
+
+SENTENCES = [sentence.forms for sentence in read_conllu(SAMPLES / "dev.ud.conllu")][:40]
+POSITIONS = 24  # small, so that the sample's long sentences are read in windows
+
+
+def _tokenizer(special: tuple[str, ...]):
+    """A WordPiece tokenizer of the sample's words (and their first three letters as pieces)."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    words = sorted({form.lower() for sentence in SENTENCES[::2] for form in sentence})
+    pieces = sorted({w[:3] for w in words} | {"##" + w[3:] for w in words if len(w) > 3} | set(words))
+    vocabulary = {piece: k for k, piece in enumerate(list(special) + pieces)}
+    tokenizer = Tokenizer(models.WordPiece(vocabulary, unk_token=special[2]))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    return tokenizer, len(vocabulary)
+
+
+def _model(tmp_path, kind: str):
+    """A tiny random encoder of ``kind`` saved as Hugging Face does, with its tokenizer."""
+    special = ("<s>", "<pad>", "<unk>", "</s>") if kind == "roberta" else ("[PAD]", "[CLS]", "[UNK]", "[SEP]")
+    tokenizer, size = _tokenizer(special if kind != "roberta" else ("<s>", "<pad>", "<unk>", "</s>"))
+    torch.manual_seed(3)
+    if kind == "bert":
+        config = transformers.BertConfig(vocab_size=size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                         intermediate_size=48, max_position_embeddings=POSITIONS)
+    elif kind == "roberta":
+        config = transformers.RobertaConfig(vocab_size=size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                            intermediate_size=48, max_position_embeddings=POSITIONS + 2, pad_token_id=1)
+    else:
+        config = transformers.DistilBertConfig(vocab_size=size, dim=32, n_layers=2, n_heads=4, hidden_dim=48,
+                                               max_position_embeddings=POSITIONS)
+    model = transformers.AutoModel.from_config(config).eval()
+    folder = tmp_path / kind
+    model.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder, model
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta", "distilbert"])
+def test_numpy_hidden_states_are_pytorch_s(tmp_path, kind):
+    folder, model = _model(tmp_path, kind)
+    encoder = TransformerEncoder.load(folder)
+    assert encoder.architecture.positions == POSITIONS
+    sentences = [words[:8] for words in SENTENCES[:6]]
+    rows = [[encoder.first, *encoder.pieces(words)[0], encoder.last] for words in sentences]
+    longest = max(map(len, rows))
+    pad = 1 if kind == "roberta" else 0
+    ids = np.array([row + [pad] * (longest - len(row)) for row in rows])
+    mask = np.array([[1] * len(row) + [0] * (longest - len(row)) for row in rows])
+    ours = encoder.hidden_states(ids, mask)
+    with torch.no_grad():
+        theirs = model(input_ids=torch.tensor(ids), attention_mask=torch.tensor(mask), output_hidden_states=True).hidden_states
+    for layer, state in enumerate(theirs):
+        got, want = ours[layer][mask > 0], state.numpy()[mask > 0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-5, err_msg=f"layer {layer}")
+
+
+def test_long_sentences_are_read_in_windows_never_cut(tmp_path):
+    folder, model = _model(tmp_path, "bert")
+    encoder = TransformerEncoder.load(folder)
+    long = [form for words in SENTENCES[:8] for form in words]  # some 200 words, far past 22 pieces
+    windows = encoder.windows(len(encoder.pieces(long)[0]))
+    assert len(windows) > 2 and windows[0][2] == 0 and windows[-1][3] == len(encoder.pieces(long)[0])
+    assert all(a[3] == b[2] for a, b in zip(windows, windows[1:]))  # every piece kept once, from one window
+    assert all(end - start <= POSITIONS - 2 for start, end, _, _ in windows)
+    [vectors] = encoder.word_layers([long])
+    assert vectors.shape == (3, len(long), 32) and np.isfinite(vectors).all()
+    # a word whose pieces the second window keeps has the mean of their states in that window read alone
+    start, end, first, last = windows[1]
+    ids, owner = encoder.pieces(long)
+    alone = encoder.hidden_states(np.array([[encoder.first, *ids[start:end], encoder.last]]), np.ones((1, end - start + 2), int))
+    inside = [word for word in set(owner) if all(first <= k < last for k in range(len(owner)) if owner[k] == word)]
+    assert inside and owner == sorted(owner)
+    for word in inside:
+        own = [k for k in range(len(owner)) if owner[k] == word]
+        np.testing.assert_allclose(vectors[:, word], alone[:, 0, [1 + k - start for k in own]].mean(1), rtol=1e-5, atol=1e-6)
+
+
+def test_a_word_of_no_piece_still_gets_a_vector(tmp_path):
+    folder, _ = _model(tmp_path, "bert")
+    encoder = TransformerEncoder.load(folder)
+    words = ["Le", "\u0007", "\u0301", "x" * 5000, "chat"]
+    ids, owner = encoder.pieces(words)
+    assert sorted(set(owner)) == list(range(len(words)))
+    [vectors] = encoder.word_layers([words])
+    assert vectors.shape[1] == len(words) and np.isfinite(vectors).all()
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda f: (f / "config.json").unlink(), "config.json: missing"),
+    (lambda f: (f / "config.json").write_text("{", encoding="utf-8"), "not a readable encoder configuration"),
+    (lambda f: (f / "config.json").write_text(json.dumps({"model_type": "gpt2"}), encoding="utf-8"), "model_type 'gpt2'"),
+    (lambda f: (f / "model.safetensors").unlink(), "no *.safetensors weights"),
+    (lambda f: (f / "model.safetensors").write_bytes((f / "model.safetensors").read_bytes()[:1000]), "damaged weights"),
+    (lambda f: (f / "tokenizer.json").unlink(), "tokenizer.json: missing"),
+    (lambda f: (f / "tokenizer.json").write_text("[]", encoding="utf-8"), "tokenizer.json: not a tokenizer"),
+    (lambda f: _edit_config(f, num_hidden_layers=3), "weight encoder.layer.2.attention.self.query.weight is missing"),
+    (lambda f: _edit_config(f, hidden_size=64), "of shape"),
+    (lambda f: _edit_config(f, hidden_act="swish"), "activation 'swish'"),
+])
+def test_a_damaged_encoder_folder_is_refused_in_one_line_naming_the_file(tmp_path, damage, message):
+    folder, _ = _model(tmp_path, "bert")
+    damage(folder)
+    with pytest.raises(EncoderFolderError) as refused:
+        TransformerEncoder.load(folder)
+    assert message in str(refused.value) and str(folder) in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_tokenizer_of_another_vocabulary_is_refused(tmp_path):
+    folder, _ = _model(tmp_path, "bert")
+    other, _ = _model(tmp_path / "other", "roberta")
+    shutil.copy(other / "tokenizer.json", folder / "tokenizer.json")
+    with pytest.raises(EncoderFolderError, match="special pieces|not the encoder's"):
+        TransformerEncoder.load(folder)
+
+
+def _edit_config(folder, **changes):
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config.update(changes)
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")

@@ -17,7 +17,7 @@ def _models():
 
 
 def test_written_french_of_the_sample_fits_the_default_treebank():
-    assert _models().fitting_treebank(list(read_conllu(SAMPLES / "dev.ud.conllu"))[:100]) == "sequoia"
+    assert _models().fitting(list(read_conllu(SAMPLES / "dev.ud.conllu"))[:100]).choice.treebank == "sequoia"
 
 
 @needs_shared
@@ -27,7 +27,7 @@ def test_spoken_french_fits_parisstories_and_gsd_fits_gsd():
     models = _models()
     for treebank, expected in [("fr-parisstories", "parisstories"), ("fr-gsd", "gsd"), ("fr-sequoia", "sequoia")]:
         sentences = list(read_conllu(SHARED_DATA / treebank / "test.ud.conllu"))[:100]
-        assert models.fitting_treebank(sentences) == expected, treebank
+        assert models.fitting(sentences).choice.treebank == expected, treebank
 
 
 def test_the_command_says_which_treebank_it_chose_and_a_given_one_wins(tmp_path):

@@ -138,4 +138,4 @@ def test_quick_trains_a_small_model_that_parses_raw_text(tmp_path):
     assert parsed.exit_code == 0 and (tmp_path / "o.conllu").read_text(encoding="utf-8").count("# text") == 2
     refused = run("train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"), "--model",
                   str(tmp_path / "other"), "--quick", "--parser", "neural")
-    assert refused.exit_code == 2 and "--quick trains the arc-standard parser" in refused.output
+    assert refused.exit_code == 2 and "--quick trains --parser arc-standard" in refused.output

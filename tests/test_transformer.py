@@ -139,3 +139,62 @@ def _edit_config(folder, **changes):
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     config.update(changes)
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
+def test_a_network_trained_on_a_tiny_encoder_is_saved_loaded_and_parses_in_numpy_as_pytorch(tmp_path):
+    """--encoder's network end to end: its mix of the encoder's layers trains, the model folder
+    carries the encoder, and the loaded model's NumPy forward pass is the PyTorch network's."""
+    from conftest import torch_network
+
+    from hetdep.neural.parser import TRANSFORMER, NeuralParser
+    from hetdep.neural.training import NeuralOptions, train_neural
+
+    folder, _ = _model(tmp_path, "bert")
+    train = [list(read_conllu(SAMPLES / f"train.{s}.conllu"))[:60] for s in ("sud", "ud")]
+    dev = [list(read_conllu(SAMPLES / f"dev.{s}.conllu"))[:20] for s in ("sud", "ud")]
+    options = NeuralOptions(epochs=2, final_epochs=0, hidden=16, layers=1, threads=1, batch_words=300, encoder=str(folder))
+    result = train_neural(train, dev, options)
+    parser = result.parser
+    assert parser.shape.encoder_layers == 3 and parser.shape.encoder_dim == 32
+    assert not np.allclose(parser.arrays["mix.weights"], 0)  # the mix learned
+    model = tmp_path / "model"
+    parser.save(model)
+    assert sorted(path.name for path in (model / TRANSFORMER).iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    loaded = NeuralParser.load(model)
+    sentences = dev[0][:8]
+    batch = loaded.encoder.batch([sentences])
+    assert batch.transformer.shape == (8, max(map(len, sentences)) + 1, 3, 32) and not batch.transformer[:, 0].any()
+    network = torch_network(loaded)
+    with torch.inference_mode():
+        encoded = network.encode(batch.tensors()).numpy()
+    np.testing.assert_allclose(loaded.network.encode(batch), encoded, rtol=1e-4, atol=1e-5)
+    assert [tree.to_text() for tree, _ in loaded.parse(sentences)] == [tree.to_text() for tree, _ in parser.parse(sentences)]
+    shutil.rmtree(model / TRANSFORMER)
+    with pytest.raises(Exception, match="transformer: missing"):
+        NeuralParser.load(model)
+
+
+@pytest.mark.slow
+def test_train_with_an_encoder_parses_raw_text_compacts_and_says_what_it_reads(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    folder, _ = _model(tmp_path, "bert")
+    model = tmp_path / "m"
+    result = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                       "--model", str(model), "--encoder", str(folder), "--iterations", "1", "--final-epochs", "0",
+                                       "--threads", "1", "--embeddings", "none"])
+    assert result.exit_code == 0, result.output
+    text = tmp_path / "t.txt"
+    text.write_text("Le chat dort. Il pleut sur la ville.\n", encoding="utf-8")
+    small = tmp_path / "small"
+    assert CliRunner().invoke(main, ["compact", str(model), "--output", str(small)]).exit_code == 0
+    for parsed in (model, small):
+        out = tmp_path / f"{parsed.name}.conllu"
+        result = CliRunner().invoke(main, ["parse", "--model", str(parsed), "--input", str(text), "--output", str(out)])
+        assert result.exit_code == 0 and out.read_text(encoding="utf-8").count("# text") == 2, result.output
+    assert "a pretrained transformer (bert" in CliRunner().invoke(main, ["info", str(model)]).output
+    refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
+                                        "--model", str(tmp_path / "other"), "--encoder", str(tmp_path)])
+    assert refused.exit_code == 2 and "config.json: missing" in refused.output and not (tmp_path / "other").exists()

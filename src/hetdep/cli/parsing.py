@@ -189,9 +189,10 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     sentences = (read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
     if (treebank in (None, "auto") and not (named.suffix and choice.treebank) and len(models.treebanks) > 1
-            and input_path and hasattr(models, "fitting_treebank")):
-        chosen = models.fitting_treebank(list(islice(sentences, AUTO_SENTENCES)))
-        models, choice = models.for_treebank(chosen), replace(choice, treebank=chosen)  # its tokenizer too: read again
+            and input_path and hasattr(models, "fitting")):
+        models = models.fitting(list(islice(sentences, AUTO_SENTENCES)))
+        chosen = models.choice.treebank
+        choice = replace(choice, treebank=chosen)  # its tokenizer too: the input read again
         sentences = read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path)
         click.echo(f"parsing as {chosen}, the treebank whose conventions fit this text best (--treebank NAME chooses "
                    "one)", err=True)

@@ -13,7 +13,7 @@ from hetdep.cli.app import TAG_COLUMN_CHOICE, WORD_COLUMN_CHOICE, FiniteFloat, S
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.models import PARSER_KINDS
-from hetdep.models.training import TRAINING_KINDS, default_kind
+from hetdep.models.training import QUICK, TRAINING_KINDS, default_kind
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import write_conllu
 
@@ -74,13 +74,14 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/archive.md]")
 @click.option("--temperature", type=FiniteFloat(min=0, min_open=True), default=None, help="With --treebank: each treebank's share of an epoch's batches goes as its size to the power 1/temperature (1: as the sizes are; higher: small treebanks more often)  [default: 1]")
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
+@click.option("--encoder", type=click.Path(file_okay=False, exists=True), default=None, help="--parser neural: a pretrained transformer of the BERT family (BERT, RoBERTa, XLM-R, CamemBERT, DistilBERT, MiniLM) in Hugging Face's layout (config.json, *.safetensors, tokenizer.json): each word's states at every layer, mixed by learned weights, read beside the rest (frozen); the model carries it and parses with NumPy.")
 @click.option("--quick", is_flag=True, help="A small model fast, to try hetdep on your treebank: the arc-standard parser (a joint one with --train-b) at beam 8, at most 10 iterations, taggers jackknifed in 5 folds (the shipped 200-sentence sample: about a minute on 2 cores); the default neural model is the accurate one (docs/guide.md).")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, dependency_rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
                   tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, tokenizer_treebanks, sharing,
-                  temperature, feats_head, quick):
+                  temperature, feats_head, encoder, quick):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard
@@ -110,10 +111,10 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
     if (sharing or temperature) and not treebanks:
         raise HetdepError(f"{'--sharing' if sharing else '--temperature'} is for several treebanks (--treebank)")
     if quick:  # kept in the options --resume goes on with, as what it stands for
-        if parser_kind not in (None, "arc-standard"):
-            raise HetdepError(f"--quick trains the arc-standard parser: drop --parser {parser_kind}")
-        context.params.update(parser_kind="arc-standard", beam=beam or QUICK["beam"], iterations=iterations or QUICK["iterations"],
-                              folds=QUICK["folds"] if folds == 10 else folds, quick=False)
+        if parser_kind not in (None, QUICK["parser_kind"]):
+            raise HetdepError(f"--quick trains --parser {QUICK['parser_kind']}: drop --parser {parser_kind}")
+        context.params.update(parser_kind=QUICK["parser_kind"], beam=beam or QUICK["beam"],
+                              iterations=iterations or QUICK["iterations"], folds=QUICK["folds"] if folds == 10 else folds)
     if context.params["parser_kind"] is None:
         context.params["parser_kind"] = _default_parser(context)  # kept so --resume goes on with it
     run = TrainingRun(**{name: value for name, value in context.params.items() if name not in ("resume_dir", "quick")})
@@ -133,9 +134,9 @@ def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, par
         sys.exit(130)
 
 
-QUICK = {"beam": 8, "iterations": 10, "folds": 5}  # train --quick: a small model within a few minutes
 RESUMING = "hetdep.resuming"
-PATH_OPTIONS = ("train_path", "train_b_path", "dev_path", "dev_b_path", "model_dir", "tagger_dir", "helper_dir", "embeddings")
+PATH_OPTIONS = ("train_path", "train_b_path", "dev_path", "dev_b_path", "model_dir", "tagger_dir", "helper_dir", "embeddings",
+                "encoder")
 PATH_LIST_OPTIONS = ("tokenizer_texts",)
 
 

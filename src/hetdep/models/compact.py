@@ -39,6 +39,8 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
         try:
             for config in sorted(copy.rglob("config.json")):
                 part = config.parent
+                if part.name == "transformer":  # a pretrained transformer's own files (neural.parser.TRANSFORMER), as they are
+                    continue
                 if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
                     from hetdep.neural.parser import NeuralParser
 

@@ -66,6 +66,7 @@ def summary(model_dir: str | Path) -> dict:
         "tag_weights": (config.get("pipeline") or {}).get("tag_weights") if neural else None,
         "words": len(config.get("words", config.get("strings", []))),
         "pretrained": _pretrained_vectors(directory, config) if neural else None,
+        "transformer": _transformer(directory, config) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
@@ -94,6 +95,19 @@ def _pretrained_vectors(directory: Path, config: dict) -> tuple[int, int] | None
 
     with np.load(directory / "weights.npz", allow_pickle=False) as arrays:  # checked whole by check_parts
         return len(arrays[PRETRAINED_ROWS]), network["pretrained_dim"]
+
+
+def _transformer(directory: Path, config: dict) -> dict | None:
+    """A neural model's pretrained transformer: its architecture, its states mixed, their size."""
+    import json
+
+    from hetdep.neural.parser import TRANSFORMER
+
+    network = config.get("network") or {}
+    if not network.get("encoder_layers"):
+        return None
+    kind = json.loads((directory / TRANSFORMER / "config.json").read_text(encoding="utf-8"))["model_type"]  # checked on opening
+    return {"architecture": kind, "states": network["encoder_layers"], "size": network["encoder_dim"]}
 
 
 def _dev_scores(kind: str, report: dict) -> dict:
@@ -134,6 +148,8 @@ def describe(model_dir: str | Path) -> list[str]:
              f"{facts['words']:,} known words" if facts.get("words") else "",
              f"pretrained vectors of {facts['pretrained'][0]:,} forms ({facts['pretrained'][1]} dimensions)"
              if facts.get("pretrained") else "",
+             "a pretrained transformer ({architecture}, {states} states of {size} mixed)".format(**facts["transformer"])
+             if facts.get("transformer") else "",
              (f"{facts['labels'][0]} phrase labels, {facts['labels'][1]} unary chains" if facts["kind"] == "constituency"
               else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
     if any(reads):

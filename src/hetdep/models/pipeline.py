@@ -68,6 +68,7 @@ class PipelineChoice:
     sharing: str | None = None  # a neural model of several treebanks: its scheme heads (hetdep.neural.treebanks)
     temperature: float | None = None  # and how its batches are drawn from them
     feats_head: bool = False  # a neural model's FEATS head, mixed with its FEATS tagger at a weight fitted on dev
+    encoder: str | None = None  # a neural model's pretrained transformer (its folder), read frozen beside the rest
 
 
 @dataclass(frozen=True)
@@ -386,7 +387,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
         result = train_model(choice, options, train, dev, train_b, dev_b, progress=display.perceptron_progress("parser"),
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
                              embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
-                             treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature,
+                             treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature, encoder=pipeline.encoder,
                              feats_head=pipeline.feats_head)
     display.finish("parser", f"iteration {result.best_iteration} kept"
                    + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)

@@ -37,6 +37,10 @@ def prepare(run: TrainingRun) -> tuple[TrainingKind, Callable[[], TrainResult]]:
         from hetdep.neural import torch_module
 
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
+    if run.encoder:  # a damaged or unfit encoder folder refused before any work
+        from hetdep.neural.transformer import TransformerEncoder
+
+        TransformerEncoder.load(run.encoder)
     run = replace(run, iterations=run.iterations or trained.iterations, patience=run.patience or trained.patience)
     return trained, TRAINERS[run.parser_kind](run)
 
@@ -44,7 +48,8 @@ def prepare(run: TrainingRun) -> tuple[TrainingKind, Callable[[], TrainResult]]:
 def given_options(run: TrainingRun) -> dict[str, object]:
     """Each option a kind may refuse, by its command-line name, and whether it was given."""
     return {"--treebank": run.treebanks, "--embeddings": run.embeddings, "--decoder": run.decoder,
-            "--final-epochs": run.final_epochs is not None, "--feats-head": run.feats_head, "--rules": run.rules,
+            "--final-epochs": run.final_epochs is not None, "--feats-head": run.feats_head, "--encoder": run.encoder,
+            "--rules": run.rules,
             "--dependency": run.dependency_rules, "--templates": run.template_set, "--tagger": run.tagger_dir,
             "--folds": run.folds != 10, "--gold-tags": run.gold_tags, "--lattice": run.lattice, "--dp": run.dp,
             "--t": run.t != "inf", "--guide": run.guide != "rich", "--no-guided": run.no_guided,
@@ -105,7 +110,7 @@ def train_dependencies(run: TrainingRun) -> Callable[[], TrainResult]:
                               tagger=run.tagger_dir or ("gold" if run.gold_tags or run.lattice else "train"),
                               folds=run.folds, threads=run.threads or 0, cluster=cluster if cluster.wanted else None,
                               shards=run.shards or 0, embeddings=run.embeddings or (DEFAULT_VECTORS if TRAINING_KINDS[run.parser_kind].gradient else None),
-                              decoder=run.decoder, final_epochs=run.final_epochs, sharing=run.sharing,
+                              decoder=run.decoder, final_epochs=run.final_epochs, sharing=run.sharing, encoder=run.encoder,
                               temperature=run.temperature, feats_head=run.feats_head)
     files = (TrainingFiles(None, None, treebanks=treebank_files(run.treebanks)) if run.treebanks
              else TrainingFiles(run.train_path, run.dev_path, run.train_b_path, run.dev_b_path))

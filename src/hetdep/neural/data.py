@@ -132,6 +132,8 @@ class Batch:
     outputs: np.ndarray  # (schemes given,): the scheme head each of ``heads`` and ``labels`` trains
     treebank: np.ndarray  # (batch,): the treebank each sentence is read as (a model of several treebanks)
     spans: np.ndarray  # (batch, 1 + longest, 1 + longest): each span's gold phrase label id or IGNORE; (0,) without
+    # (batch, 1 + longest, layers, hidden): a pretrained transformer's states of each word (0 at the root); (0,) without
+    transformer: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
 
     def tensors(self) -> "Batch":
         """The same batch as PyTorch tensors, for training."""
@@ -146,8 +148,12 @@ class Batch:
 class Encoder:
     """Turns sentences into batches with the ids of one model's vocabularies."""
 
-    def __init__(self, vocabularies: Vocabularies):
+    def __init__(self, vocabularies: Vocabularies, transformer=None, keep: bool = False):
+        """``transformer``: a :class:`hetdep.neural.transformer.TransformerEncoder` whose states each
+        batch carries; ``keep``: each sentence's states kept once computed (training, where the same
+        sentences come every epoch and the transformer is frozen)."""
         self.vocabularies = vocabularies
+        self.transformer, self.kept = transformer, {} if keep else None
         self.word_index = {word: k for k, word in enumerate(vocabularies.words)}
         self.char_index = {char: k for k, char in enumerate(vocabularies.chars)}
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
@@ -210,7 +216,22 @@ class Encoder:
                 for (i, j), label in found.items():
                     spans[row, i, j] = self.phrase_index.get(label, IGNORE)
         return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels,
-                     np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64), spans)
+                     np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64), spans,
+                     self._transformer_states(sentences, longest))
+
+    def _transformer_states(self, sentences: Sequence[Sentence], longest: int) -> np.ndarray:
+        """(batch, longest, layers, hidden): each word's pretrained transformer states, the root's zeros."""
+        if self.transformer is None:
+            return np.zeros(0, dtype=np.float32)
+        kept = self.kept if self.kept is not None else {}
+        missing = [sentence for sentence in sentences if id(sentence) not in kept]
+        for sentence, states in zip(missing, self.transformer.word_layers([sentence.forms for sentence in missing])):
+            kept[id(sentence)] = states.transpose(1, 0, 2)  # (words, layers, hidden)
+        architecture = self.transformer.architecture
+        out = np.zeros((len(sentences), longest, architecture.layers + 1, architecture.hidden), dtype=np.float32)
+        for row, sentence in enumerate(sentences):
+            out[row, 1:len(sentence) + 1] = kept[id(sentence)]
+        return out
 
     @staticmethod
     def _targets(sentences: Sequence[Sentence], longest: int, values, index: dict | None) -> np.ndarray:

@@ -122,6 +122,9 @@ class NumpyNetwork:
         if "treebanks.weight" in a:
             rows = a["treebanks.weight"][batch.treebank]
             read.append(np.broadcast_to(rows[:, None, :], batch.words.shape + rows.shape[-1:]))
+        if "mix.weights" in a:  # the pretrained transformer's states, mixed as ScalarMix mixes them
+            mixed = np.exp(a["mix.weights"] - a["mix.weights"].max())
+            read.append(np.einsum("bplh,l->bph", batch.transformer, mixed / mixed.sum()) * a["mix.scale"])
         x = np.concatenate(read, -1)
         for layer in self._encoder:
             x, _ = layer(x, batch.lengths)

@@ -140,6 +140,21 @@ class SpanHead(nn.Module):
         return self.out(self.dropout(torch.relu(spans)))
 
 
+class ScalarMix(nn.Module):
+    """A pretrained transformer's states of a word, its embeddings' and each layer's, mixed by
+    learned weights (a softmax over the layers) and scaled (Peters et al. 2018): the syntax lies in
+    some layers more than in others, and the mix finds which."""
+
+    def __init__(self, layers: int):
+        super().__init__()
+        self.weights = nn.Parameter(torch.zeros(layers))
+        self.scale = nn.Parameter(torch.ones(1))
+
+    def forward(self, states: torch.Tensor) -> torch.Tensor:
+        """(batch, position, hidden) from (batch, position, layer, hidden)."""
+        return torch.einsum("bplh,l->bph", states, torch.softmax(self.weights, 0)) * self.scale
+
+
 class Network(nn.Module):
     def __init__(self, shape: Shape):
         super().__init__()
@@ -150,6 +165,8 @@ class Network(nn.Module):
             self.pretrained.weight.requires_grad_(False)
         if shape.treebanks:
             self.treebanks = nn.Embedding(shape.treebanks, shape.treebank_dim)
+        if shape.encoder_layers:
+            self.mix = ScalarMix(shape.encoder_layers)
         self.chars = CharEncoder(shape)
         self.dropout = nn.Dropout(shape.dropout)
         self.encoder = PaddedLSTM(shape.input_dim, shape.hidden, num_layers=shape.layers,
@@ -170,5 +187,7 @@ class Network(nn.Module):
             read.append(self.pretrained(batch.pretrained))
         if self.shape.treebanks:  # every word of a sentence reads its treebank's vector
             read.append(self.treebanks(batch.treebank)[:, None, :].expand(-1, batch.words.shape[1], -1))
+        if self.shape.encoder_layers:  # the pretrained transformer's states, computed and kept frozen (Batch.transformer)
+            read.append(self.mix(batch.transformer))
         embedded = self.dropout(torch.cat(read, dim=-1))
         return self.dropout(self.encoder(embedded, batch.lengths))

@@ -29,6 +29,8 @@ from hetdep.treebank.tags import WORD_COLUMNS
 
 KIND = "neural"
 PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models.NEURAL_CONSTITUENCY)
+TRANSFORMER = "transformer"  # in a model's folder: the pretrained encoder it reads (config.json, tokenizer.json, weights)
+TRANSFORMER_FILES = ("config.json", "tokenizer.json", "*.safetensors")
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
 # longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower);
@@ -50,14 +52,14 @@ class NeuralParser:
     KIND = KIND
 
     def __init__(self, arrays: dict[str, np.ndarray], shape: Shape, vocabularies: Vocabularies,
-                 record: dict | None = None, decoder: str = "eisner"):
+                 record: dict | None = None, decoder: str = "eisner", transformer=None):
         if decoder not in DECODERS:
             raise ModelFileError(f"decoder {decoder!r} is not one of {', '.join(DECODERS)}")
         self.decoder = decoder
         self.shape = shape
         self.network = NumpyNetwork(arrays, shape.layers, len(shape.tags), len(shape.labels))
         self.vocabularies = vocabularies
-        self.encoder = Encoder(vocabularies)
+        self.encoder = Encoder(vocabularies, transformer)  # transformer: a TransformerEncoder the network reads
         self.record = record or {}
         self.stats = ParseStats()
         self.threads = 1  # batches computed at once (NumPy's products and ufuncs release Python's lock)
@@ -99,10 +101,14 @@ class NeuralParser:
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
-                     decoder: str = "eisner") -> "NeuralParser":
-        """The parser of a PyTorch network (being trained): a copy of its weights as they are now."""
+                     decoder: str = "eisner", encoder: Encoder | None = None) -> "NeuralParser":
+        """The parser of a PyTorch network (being trained): a copy of its weights as they are now;
+        ``encoder``: the training's, whose pretrained transformer (and states kept) it reads too."""
         arrays = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in network.state_dict().items()}
-        return cls(arrays, network.shape, vocabularies, record, decoder)
+        parser = cls(arrays, network.shape, vocabularies, record, decoder, encoder.transformer if encoder else None)
+        if encoder is not None and encoder.kept is not None:
+            parser.encoder.kept = encoder.kept
+        return parser
 
     @property
     def arrays(self) -> dict[str, np.ndarray]:
@@ -254,6 +260,14 @@ class NeuralParser:
             write_arrays(directory / "weights.npz", state, stored=frozenset(quantized))
         else:
             np.savez(directory / "weights.npz", **state)
+        transformer = self.encoder.transformer
+        if transformer is not None and transformer.folder.resolve() != (directory / TRANSFORMER).resolve():
+            import shutil
+
+            (directory / TRANSFORMER).mkdir(exist_ok=True)  # the model carries the encoder it reads
+            for pattern in TRANSFORMER_FILES:
+                for path in transformer.folder.glob(pattern):
+                    shutil.copyfile(path, directory / TRANSFORMER / path.name)
         config = {"kind": PHRASE_KIND if self.vocabularies.phrases else KIND, "format_version": FORMAT_VERSION,
                   "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
@@ -309,7 +323,25 @@ class NeuralParser:
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
                                "quantized")}
-        return cls(arrays, shape, vocabularies, record, decoder=config.get("decoder", "eisner"))
+        return cls(arrays, shape, vocabularies, record, decoder=config.get("decoder", "eisner"),
+                   transformer=_transformer(directory, shape))
+
+def _transformer(directory: Path, shape: Shape):
+    """The pretrained transformer a network reads (``transformer/`` in its folder), checked against
+    the network's sizes; None for a network that reads none."""
+    if not shape.encoder_layers:
+        return None
+    from hetdep.neural.transformer import TransformerEncoder
+
+    if not (directory / TRANSFORMER).is_dir():
+        raise ModelFileError(f"{directory / TRANSFORMER}: missing: the network reads a pretrained transformer its folder "
+                             "carries there (a damaged model directory)")
+    transformer = TransformerEncoder.load(directory / TRANSFORMER)
+    if (transformer.architecture.layers + 1, transformer.architecture.hidden) != (shape.encoder_layers, shape.encoder_dim):
+        raise ModelFileError(f"{directory / TRANSFORMER}: not the transformer the network was trained on (its layers and "
+                             "size differ)")
+    return transformer
+
 
 def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
     """ValueError unless the treebanks a model records fit its network: distinct names, a scheme

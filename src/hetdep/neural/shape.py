@@ -28,11 +28,14 @@ class Shape:
     treebank_dim: int = 0
     phrase_labels: int = 0  # labels of the span head, id 0 the empty one (no phrase); 0: no span head
     span_dim: int = 250
+    encoder_layers: int = 0  # a pretrained transformer's states mixed (its embeddings and each layer), 0 without one
+    encoder_dim: int = 0  # their size
 
     @property
     def input_dim(self) -> int:
-        """What the encoder reads of a word: its embedding, its spelling, its pretrained vector, its treebank's."""
-        return 2 * self.word_dim + self.pretrained_dim + self.treebank_dim
+        """What the encoder reads of a word: its embedding, its spelling, its pretrained vector, its
+        treebank's, its pretrained transformer's mixed states."""
+        return 2 * self.word_dim + self.pretrained_dim + self.treebank_dim + self.encoder_dim
 
     def record(self) -> dict:
         return {**asdict(self), "tags": list(self.tags), "labels": list(self.labels)}
@@ -49,6 +52,8 @@ class Shape:
             found["pretrained.weight"] = (self.pretrained, self.pretrained_dim)
         if self.treebanks:
             found["treebanks.weight"] = (self.treebanks, self.treebank_dim)
+        if self.encoder_layers:
+            found.update({"mix.weights": (self.encoder_layers,), "mix.scale": (1,)})
         found.update(_lstm("chars.lstm.", 0, self.char_dim, self.char_hidden))
         for layer in range(self.layers):
             found.update(_lstm("encoder.", layer, self.input_dim if layer == 0 else 2 * self.hidden, self.hidden))

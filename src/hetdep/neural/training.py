@@ -61,6 +61,7 @@ class NeuralOptions:
     temperature: float = 1.0  # several treebanks: batches drawn by size ** (1 / temperature)
     treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input
     feats_head: bool = False  # a FEATS head beside UPOS and XPOS (the pipeline mixes it with its FEATS tagger)
+    encoder: str | None = None  # a pretrained transformer's folder (Hugging Face's layout), read frozen beside the rest
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -113,17 +114,24 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
         table, rows = np.unique(matrix, axis=0, return_inverse=True)  # forms often share a vector (spaCy's do)
         table = table / max(float(table.std()), 1e-6)  # the scale of the trained embeddings (standard normal)
         vocabularies.pretrained = dict(zip(words, (rows.reshape(-1) + 1).tolist()))
+    transformer = None
+    if options.encoder:
+        from hetdep.neural.transformer import TransformerEncoder
+
+        transformer = TransformerEncoder.load(options.encoder)
     embedded_treebanks = len(treebanks) if len(treebanks) > 1 else 0
     shape = Shape(words=len(vocabularies.words), chars=len(vocabularies.chars), tags=tuple(map(len, vocabularies.tags)),
                   labels=tuple(map(len, vocabularies.labels)), hidden=options.hidden, layers=options.layers,
                   dropout=options.dropout, pretrained=0 if table is None else len(table) + 1,
                   pretrained_dim=0 if table is None else table.shape[1], treebanks=embedded_treebanks,
-                  treebank_dim=options.treebank_dim if embedded_treebanks else 0, phrase_labels=len(vocabularies.phrases))
+                  treebank_dim=options.treebank_dim if embedded_treebanks else 0, phrase_labels=len(vocabularies.phrases),
+                  encoder_layers=transformer.architecture.layers + 1 if transformer else 0,
+                  encoder_dim=transformer.architecture.hidden if transformer else 0)
     network = Network(shape)
     if table is not None:
         with torch.no_grad():
             network.pretrained.weight[1:] = torch.from_numpy(table.astype(np.float32))
-    encoder = Encoder(vocabularies)
+    encoder = Encoder(vocabularies, transformer, keep=True)  # each sentence's frozen transformer states computed once
     optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
     rng = np.random.default_rng(options.seed)
     generator = torch.Generator().manual_seed(options.seed)
@@ -168,7 +176,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                 if bar:
                     bar.update(len(chosen))
             network.eval()
-            parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder)
+            parser = NeuralParser.from_network(network, vocabularies, decoder=options.decoder, encoder=encoder)
             scores = treebank_scores(parser, treebanks) if several else (
                 dev_scores(parser, treebanks[0].dev, treebanks[0].schemes, treebanks[0].dev_phrases)
                 if treebanks[0].dev and treebanks[0].dev[0] else {})
@@ -196,8 +204,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                 bar.close()
             if best is None or not is_interrupt(error):
                 raise
-            return _result(network, vocabularies, best, history, options, interrupted=True)
-    return _result(network, vocabularies, best, history, options)
+            return _result(network, vocabularies, best, history, options, encoder, interrupted=True)
+    return _result(network, vocabularies, best, history, options, encoder)
 
 
 def _keep(path, options: NeuralOptions, network, optimizer, rng, generator, epoch: int, history: list, best: tuple,
@@ -236,14 +244,15 @@ def _restore(path, options: NeuralOptions, network, optimizer, rng, generator) -
         raise ModelFileError(f"{path}: the kept training state is damaged ({error}); train again without --resume") from None
 
 
-def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions,
+def _result(network, vocabularies: Vocabularies, best: tuple, history: list, options: NeuralOptions, encoder: Encoder,
             interrupted: bool = False) -> TrainResult:
     from hetdep.neural.parser import NeuralParser
 
     network.load_state_dict(best[2])
     record = {"neural_options": asdict(options)}
-    return TrainResult(NeuralParser.from_network(network, vocabularies, record, decoder=options.decoder), best[1], history,
-                       interrupted=interrupted)
+    parser = NeuralParser.from_network(network, vocabularies, record, decoder=options.decoder, encoder=encoder)
+    parser.encoder.kept = None  # the training sentences' states are the training's: parsing computes its own
+    return TrainResult(parser, best[1], history, interrupted=interrupted)
 
 
 def _loss(network, batch):

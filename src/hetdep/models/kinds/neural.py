@@ -5,6 +5,7 @@ first, or that tree by head rules (``to_dependency``)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -93,23 +94,27 @@ class NeuralModels(OpenModels):
         for column, (_, weight) in self.parser.tag_helpers.items():  # a helper of the network's (FEATS) of its own
             if column in own:
                 parser.tag_helpers[column] = (helper(own[column], _tag_names(parser, column)), weight)
-        return replace(self, parser=parser, choice=replace(self.choice, treebank=name),
-                       taggers=[own.get(tagger.column, tagger) for tagger in self.taggers],
-                       tokenizer=self.tokenizer.for_treebank(name) if self.tokenizer is not None else None)
+        chosen = copy.copy(self)  # the rest shared as it is (not rebuilt: the model's folder is not handed round again)
+        chosen.parser, chosen.choice = parser, replace(self.choice, treebank=name)
+        chosen.taggers = [own.get(tagger.column, tagger) for tagger in self.taggers]
+        chosen.tokenizer = self.tokenizer.for_treebank(name) if self.tokenizer is not None else None
+        chosen.__dict__.pop("_maps_feats", None)  # of its own taggers, not this one's
+        return chosen
 
     @property
     def treebanks(self) -> list[str]:
         return list(self.parser.treebank_names)
 
-    def fitting_treebank(self, sentences: list[Sentence]) -> str:
-        """The treebank whose conventions fit ``sentences`` best (``--treebank auto``): the one under
-        which the network is surest of the heads (:meth:`NeuralParser.fit`), among those of the
-        default's schemes; the default unless another leads it by AUTO_MARGIN."""
+    def fitting(self, sentences: list[Sentence]) -> "NeuralModels":
+        """The same model parsing as the treebank whose conventions fit ``sentences`` best (``--treebank
+        auto``; ``choice.treebank`` names it): the one under which the network is surest of the heads
+        (:meth:`NeuralParser.fit`), among those of the default's schemes; the default unless another
+        leads it by AUTO_MARGIN."""
         default = self.treebanks[0]
         same = [name for name in self.treebanks if sorted(self.for_treebank(name).schemes) == sorted(self.schemes)]
         fits = {name: self.parser.for_treebank(name).fit(sentences) for name in same}
         best = max(fits, key=fits.get)
-        return best if fits[best] > fits[default] + AUTO_MARGIN else default
+        return self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
 
     @property
     def pairs(self) -> bool:

@@ -14,6 +14,7 @@ EXTRAS = {
     "cluster": ("dask", "distributed"),
     "stats": ("scipy",),
     "experiments": ("scipy", "matplotlib"),
+    "transformer": ("tokenizers", "safetensors"),
 }
 
 

@@ -143,6 +143,9 @@ class TransformerEncoder:
     @classmethod
     def load(cls, folder: str | Path) -> "TransformerEncoder":
         """The encoder of ``folder``; one line naming the file for anything missing, damaged or unfit."""
+        from hetdep.extras import require
+
+        require("transformer", "a pretrained transformer encoder")
         from safetensors import SafetensorError
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer

@@ -92,12 +92,18 @@ class NeuralParser:
     def fit(self, sentences: list[Sentence]) -> float:
         """How well the conventions of the treebank it parses as fit ``sentences``: the mean over
         their words of the log-probability of each word's likeliest head in its first scheme."""
-        nonempty = [sentence for sentence in sentences if len(sentence)]
+        nonempty = sorted((sentence for sentence in sentences if len(sentence)), key=len)
         if not nonempty or not self.heads:
             return 0.0
-        batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
-        best = self.network.arc_scores(self.network.encode(batch), self.heads[0]).max(-1)[:, 1:]
-        return float(best[np.arange(best.shape[1])[None, :] < batch.lengths[:, None] - 1].mean())
+        total = 0.0
+        for chosen in _batches(list(range(len(nonempty))), [len(sentence) + 1 for sentence in nonempty]):  # like lengths
+            batch = self.encoder.batch([[nonempty[k] for k in chosen]], treebank=self.treebank_index)
+            scores = self.network.arc_scores(self.network.encode(batch), self.heads[0])
+            for row, length in enumerate(batch.lengths):  # over the sentence's own heads, not the batch's padding
+                words = scores[row, 1:length, :length]
+                top = words.max(-1)
+                total += float((top - top - np.log(np.exp(words - top[:, None]).sum(-1))).sum())
+        return total / sum(map(len, nonempty))
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,

@@ -170,4 +170,3 @@ def model_name(name_or_path: str | Path | None) -> ModelName:
     shipped = name_or_path is None or is_shipped_name(name_or_path)
     return ModelName(path, SHIPPED_ALIASES.get(str(name_or_path), str(name_or_path)) if shipped and name_or_path else
                      SHIPPED_NAME if shipped else str(name_or_path))
-

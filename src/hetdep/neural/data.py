@@ -223,14 +223,14 @@ class Encoder:
         """(batch, longest, layers, hidden): each word's pretrained transformer states, the root's zeros."""
         if self.transformer is None:
             return np.zeros(0, dtype=np.float32)
-        kept = self.kept if self.kept is not None else {}
-        missing = [sentence for sentence in sentences if id(sentence) not in kept]
-        for sentence, states in zip(missing, self.transformer.word_layers([sentence.forms for sentence in missing])):
-            kept[id(sentence)] = states.transpose(1, 0, 2)  # (words, layers, hidden)
+        kept = self.kept if self.kept is not None else {}  # by the words: the states are theirs alone
+        missing = list(dict.fromkeys(tuple(sentence.forms) for sentence in sentences if tuple(sentence.forms) not in kept))
+        for words, states in zip(missing, self.transformer.word_layers([list(words) for words in missing])):
+            kept[words] = states.transpose(1, 0, 2)  # (words, layers, hidden)
         architecture = self.transformer.architecture
         out = np.zeros((len(sentences), longest, architecture.layers + 1, architecture.hidden), dtype=np.float32)
         for row, sentence in enumerate(sentences):
-            out[row, 1:len(sentence) + 1] = kept[id(sentence)]
+            out[row, 1:len(sentence) + 1] = kept[tuple(sentence.forms)]
         return out
 
     @staticmethod

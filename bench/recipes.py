@@ -228,12 +228,12 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
     (``hetdep train --resume``)."""
     recipe = ALL_RECIPES[name]
     model = model_folder(name, out, encoder)
-    if (model / "config.json").is_file():
-        return model, None
-    if (model / STATE / "run.json").is_file():
+    if (model / STATE / "run.json").is_file():  # first: an interrupted training also wrote its best epoch so far
         started = time.perf_counter()
         run(["hetdep", "train", "--resume", str(model)])
         return model, time.perf_counter() - started
+    if (model / "config.json").is_file():
+        return model, None
     if isinstance(recipe, Recipe) and recipe.convert_ud and not (out / "data" / recipe.folder).is_dir():  # the UD files and their SUD beside them
         (out / "data").mkdir(exist_ok=True)
         run(["hetdep", "convert", "--from", "ud", "--to", "sud", str(DATA / recipe.folder), str(out / "data" / recipe.folder)])

@@ -141,7 +141,7 @@ def describe(model_dir: str | Path) -> list[str]:
         order = facts.get("schemes") or []  # each written in the model's order where it has the same schemes
         lines.append("treebanks: " + "; ".join(f"{name} ({', '.join(order if sorted(schemes) == sorted(order) else schemes)})"
                                                for name, schemes in facts["treebanks"].items())
-                     + " (parse as one with --treebank NAME; default: the first)")
+                     + " (parse as one with --treebank NAME; default: the one whose conventions fit the text, else the first)")
     if facts.get("language"):
         lines.append(f"language: {facts['language']} (told from its training text; the language guard compares parsed text with it)")
     reads = [f"tags from {facts['tag_column']}" if facts.get("tag_column") else "",

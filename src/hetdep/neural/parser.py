@@ -21,6 +21,7 @@ from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.shape import Shape
+from hetdep.neural.transformer import FILES, carried_transformer
 from hetdep.short_runs import use_arrays, use_references
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import UPOS, XPOS, Sentence
@@ -30,7 +31,6 @@ from hetdep.treebank.tags import WORD_COLUMNS
 KIND = "neural"
 PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models.NEURAL_CONSTITUENCY)
 TRANSFORMER = "transformer"  # in a model's folder: the pretrained encoder it reads (config.json, tokenizer.json, weights)
-TRANSFORMER_FILES = ("config.json", "tokenizer.json", "*.safetensors")
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
 # longer pads 63 others to its length (a 142-word one made fr-sequoia test's whole parse 8% slower);
@@ -271,7 +271,7 @@ class NeuralParser:
             import shutil
 
             (directory / TRANSFORMER).mkdir(exist_ok=True)  # the model carries the encoder it reads
-            for pattern in TRANSFORMER_FILES:
+            for pattern in FILES:
                 for path in transformer.folder.glob(pattern):
                     shutil.copyfile(path, directory / TRANSFORMER / path.name)
         config = {"kind": PHRASE_KIND if self.vocabularies.phrases else KIND, "format_version": FORMAT_VERSION,
@@ -330,24 +330,7 @@ class NeuralParser:
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",
                                "quantized")}
         return cls(arrays, shape, vocabularies, record, decoder=config.get("decoder", "eisner"),
-                   transformer=_transformer(directory, shape))
-
-def _transformer(directory: Path, shape: Shape):
-    """The pretrained transformer a network reads (``transformer/`` in its folder), checked against
-    the network's sizes; None for a network that reads none."""
-    if not shape.encoder_layers:
-        return None
-    from hetdep.neural.transformer import TransformerEncoder
-
-    if not (directory / TRANSFORMER).is_dir():
-        raise ModelFileError(f"{directory / TRANSFORMER}: missing: the network reads a pretrained transformer its folder "
-                             "carries there (a damaged model directory)")
-    transformer = TransformerEncoder.load(directory / TRANSFORMER)
-    if (transformer.architecture.layers + 1, transformer.architecture.hidden) != (shape.encoder_layers, shape.encoder_dim):
-        raise ModelFileError(f"{directory / TRANSFORMER}: not the transformer the network was trained on (its layers and "
-                             "size differ)")
-    return transformer
-
+                   transformer=carried_transformer(directory / TRANSFORMER, shape))
 
 def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
     """ValueError unless the treebanks a model records fit its network: distinct names, a scheme

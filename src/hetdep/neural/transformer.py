@@ -32,6 +32,9 @@ SPECIAL = {"bert": ("[CLS]", "[SEP]", "[UNK]"), "distilbert": ("[CLS]", "[SEP]",
 SPECIAL.update({kind: ("<s>", "</s>", "<unk>") for kind in OFFSET_POSITIONS})
 
 
+FILES = ("config.json", "tokenizer.json", "*.safetensors")  # what a model folder carries of the encoder it reads
+
+
 class EncoderFolderError(HetdepError):
     """An encoder folder that cannot be read: a missing or damaged file, an unknown architecture,
     weights that do not fit the config, a tokenizer that does not fit the vocabulary."""
@@ -318,3 +321,19 @@ class TransformerEncoder:
             np.add.at(summed, (slice(None), owner), vectors)
             out.append(summed / counts[None, :, None])
         return out
+
+
+def carried_transformer(folder: Path, shape) -> TransformerEncoder | None:
+    """The pretrained transformer a network of ``shape`` reads, which its model folder carries in
+    ``folder``, checked against the network's sizes; None for a network that reads none."""
+    from hetdep.learn.model_config import ModelFileError
+
+    if not shape.encoder_layers:
+        return None
+    if not folder.is_dir():
+        raise ModelFileError(f"{folder}: missing: the network reads a pretrained transformer its folder carries there "
+                             "(a damaged model directory)")
+    transformer = TransformerEncoder.load(folder)
+    if (transformer.architecture.layers + 1, transformer.architecture.hidden) != (shape.encoder_layers, shape.encoder_dim):
+        raise ModelFileError(f"{folder}: not the transformer the network was trained on (its layers and size differ)")
+    return transformer

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -67,24 +66,24 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        with ThreadPoolExecutor(1) as pool:  # the treebanks' own taggers read while the network is (reading releases the GIL)
-            own = pool.submit(_own_taggers, config, model_dir) if tag_input else None
-            parser = NeuralParser.load(model_dir, config)
-            parser.threads = choice.threads
-            bundled = bundled_parts(config, model_dir, tag_input)
-            opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
-                         feats_b=bundled.feats_b)
-            if choice.to_dependency:
-                from hetdep.convert.headrules import load_table
+        # Not read in a thread beside the network: two threads importing (compiling) modules at once
+        # trip CPython 3.11's AST recursion check ("AST constructor recursion depth mismatch").
+        parser = NeuralParser.load(model_dir, config)
+        parser.threads = choice.threads
+        bundled = bundled_parts(config, model_dir, tag_input)
+        opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
+                     feats_b=bundled.feats_b)
+        if choice.to_dependency:
+            from hetdep.convert.headrules import load_table
 
-                opened.table = load_table(choice.to_dependency)
-            if tag_input:
-                opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
-                opened.own_taggers = own.result()
-                unknown = sorted(set(opened.own_taggers) - set(parser.treebank_names))
-                if unknown:
-                    raise ModelFileError(f"{model_dir / TREEBANK_TAGGERS / unknown[0]}: taggers of a treebank the model "
-                                         "does not have (a damaged model directory)")
+            opened.table = load_table(choice.to_dependency)
+        if tag_input:
+            opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
+            opened.own_taggers = _own_taggers(config, model_dir)
+            unknown = sorted(set(opened.own_taggers) - set(parser.treebank_names))
+            if unknown:
+                raise ModelFileError(f"{model_dir / TREEBANK_TAGGERS / unknown[0]}: taggers of a treebank the model "
+                                     "does not have (a damaged model directory)")
         return opened.for_treebank(choice.treebank) if choice.treebank is not None else opened
 
     def for_treebank(self, name: str) -> "NeuralModels":

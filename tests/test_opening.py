@@ -161,7 +161,7 @@ def test_a_model_records_its_schemes_and_training_files(tmp_path):
     assert files["train"]["sha256"] == hashlib.sha256(train_a.read_bytes()).hexdigest()
     assert set(facts["dev"]) >= {"UAS", "LAS"}
     text = CliRunner().invoke(main, ["info", str(tmp_path / "named")]).output
-    assert "joint model of two schemes" in text and "schemes: sud, ud (a, b)" in text and "bundled taggers: upos, feats, lemma" in text
+    assert "joint model of two schemes" in text and "schemes: sud, ud (--output gets the first, --output-b the second)" in text and "bundled taggers: upos, feats, lemma" in text
     assert "tokenizer: yes" in text and "parser trained on: jackknifed by its tagger (10 folds; upos" in text
     assert CliRunner().invoke(main, [*common, "--model", str(tmp_path / "given"), "--schemes", "fh,ch", "--gold-tags",
                                      "--no-tokenizer"]).exit_code == 0

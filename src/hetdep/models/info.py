@@ -99,14 +99,13 @@ def _pretrained_vectors(directory: Path, config: dict) -> tuple[int, int] | None
 
 def _transformer(directory: Path, config: dict) -> dict | None:
     """A neural model's pretrained transformer: its architecture, its states mixed, their size."""
-    import json
-
     from hetdep.neural.parser import TRANSFORMER
+    from hetdep.neural.transformer import Architecture
 
     network = config.get("network") or {}
     if not network.get("encoder_layers"):
         return None
-    kind = json.loads((directory / TRANSFORMER / "config.json").read_text(encoding="utf-8"))["model_type"]  # checked on opening
+    kind = Architecture.read(directory / TRANSFORMER).kind  # the reading (and checks) of its opening
     return {"architecture": kind, "states": network["encoder_layers"], "size": network["encoder_dim"]}
 
 

@@ -113,8 +113,7 @@ class NeuralModels(OpenModels):
         (:meth:`NeuralParser.fit`), among those of the default's schemes; the default unless another
         leads it by AUTO_MARGIN."""
         default = self.treebanks[0]
-        same = [treebank["name"] for treebank in recorded_treebanks(self.config)  # read off the record: no model copied
-                if sorted(treebank.get("schemes", [])[:2]) == sorted(self.schemes)]
+        same = [name for name in self.treebanks if sorted(self.for_treebank(name).schemes) == sorted(self.schemes)]
         fits = {name: self.parser.for_treebank(name).fit(sentences) for name in same}
         best = max(fits, key=fits.get)
         return self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)

@@ -11,6 +11,7 @@ import shutil
 import numpy as np
 import pytest
 from conftest import SAMPLES
+from safetensors import safe_open
 
 from hetdep.treebank.conllu import read_conllu
 
@@ -169,9 +170,31 @@ def test_a_network_trained_on_a_tiny_encoder_is_saved_loaded_and_parses_in_numpy
         encoded = network.encode(batch.tensors()).numpy()
     np.testing.assert_allclose(loaded.network.encode(batch), encoded, rtol=1e-4, atol=1e-5)
     assert [tree.to_text() for tree, _ in loaded.parse(sentences)] == [tree.to_text() for tree, _ in parser.parse(sentences)]
+    small = tmp_path / "small"
+    loaded.save(small, quantize=True)  # hetdep compact's copy: the transformer's weights in 8 bits too
+    with safe_open(str(small / TRANSFORMER / "model.safetensors"), "np") as stored:
+        assert stored.get_tensor("encoder.layer.0.attention.self.query.weight").dtype == np.int8
+    assert (small / TRANSFORMER / "model.safetensors").stat().st_size < (model / TRANSFORMER / "model.safetensors").stat().st_size / 2
+    widened = NeuralParser.load(small).encoder.transformer.weights["encoder.layer.0.attention.self.query.weight"]
+    original = loaded.encoder.transformer.weights["encoder.layer.0.attention.self.query.weight"]
+    np.testing.assert_allclose(widened, original, atol=np.abs(original).max() / 254 + 1e-7)
+    assert len(list(NeuralParser.load(small).parse(sentences))) == len(sentences)
     shutil.rmtree(model / TRANSFORMER)
     with pytest.raises(Exception, match="transformer: missing"):
         NeuralParser.load(model)
+
+
+def test_an_8_bit_weight_without_its_scales_is_refused(tmp_path):
+    from safetensors.numpy import load_file, save_file
+
+    folder, _ = _model(tmp_path, "bert")
+    encoder = TransformerEncoder.load(folder)
+    encoder.save_quantized(folder)
+    arrays = load_file(str(folder / "model.safetensors"))
+    del arrays["encoder.layer.1.output.dense.weight.scale"]
+    save_file(arrays, str(folder / "model.safetensors"))
+    with pytest.raises(EncoderFolderError, match="model.safetensors: the 8-bit weight encoder.layer.1.output.dense.weight has no scales"):
+        TransformerEncoder.load(folder)
 
 
 @pytest.mark.slow
@@ -198,3 +221,33 @@ def test_train_with_an_encoder_parses_raw_text_compacts_and_says_what_it_reads(t
     refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
                                         "--model", str(tmp_path / "other"), "--encoder", str(tmp_path)])
     assert refused.exit_code == 2 and "config.json: missing" in refused.output and not (tmp_path / "other").exists()
+
+
+PHRASE_TREES = """( (S (NP-SBJ (DT Le) (NN chat)) (VP (VBZ dort)) (. .)) )
+( (S (NP-SBJ (PRP Il)) (VP (VBD voit) (NP (DT la) (NN ville)) (PP (IN sur) (NP (DT la) (NN place)))) (. .)) )
+( (FRAG (NP (NN Oui)) (. .)) )
+"""
+
+
+def test_the_phrase_structure_parser_reads_an_encoder_too(tmp_path):
+    """--parser constituency-neural --encoder: the model carries the encoder, parses both trees, and its
+    compact copy keeps the encoder in 8 bits."""
+    from click.testing import CliRunner
+    from conftest import write
+
+    from hetdep.cli import main
+
+    folder, _ = _model(tmp_path, "bert")
+    train, dev = write(tmp_path, "train.mrg", PHRASE_TREES * 3), write(tmp_path, "dev.mrg", PHRASE_TREES)
+    runner = CliRunner()
+    result = runner.invoke(main, ["train", "--parser", "constituency-neural", "--train", str(train), "--dev", str(dev),
+                                  "--model", str(tmp_path / "m"), "--iterations", "1", "--final-epochs", "0", "--embeddings",
+                                  "none", "--threads", "1", "--dependency", "penn2malt", "--encoder", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "m" / "transformer" / "model.safetensors").is_file()
+    assert runner.invoke(main, ["compact", str(tmp_path / "m"), "--output", str(tmp_path / "small")]).exit_code == 0
+    text = write(tmp_path, "in.txt", "Le chat dort .\nIl voit la ville sur la place .\n")
+    for model in ("m", "small"):
+        result = runner.invoke(main, ["parse", "--model", str(tmp_path / model), "--input", str(text), "--output", "-"])
+        assert result.exit_code == 0 and result.output.count("(TOP ") == 2, result.output
+    assert "a pretrained transformer (bert" in runner.invoke(main, ["info", str(tmp_path / "small")]).output

@@ -150,7 +150,7 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         "bracketed trees, with no text to train a tokenizer on)"),
 }
 # Options some kinds alone take, and those kinds (--treebank, the neural model's too, has its own refusal).
-ONE_KIND_OPTIONS = {"--embeddings": (NEURAL, NEURAL_CONSTITUENCY), "--decoder": (NEURAL,), "--encoder": (NEURAL,), "--final-epochs": (NEURAL, NEURAL_CONSTITUENCY),
+ONE_KIND_OPTIONS = {"--embeddings": (NEURAL, NEURAL_CONSTITUENCY), "--decoder": (NEURAL,), "--encoder": (NEURAL, NEURAL_CONSTITUENCY), "--final-epochs": (NEURAL, NEURAL_CONSTITUENCY),
                     "--feats-head": (NEURAL,), "--rules": (CONSTITUENCY,), "--templates": (CONSTITUENCY,),
                     "--dependency": (NEURAL_CONSTITUENCY,)}
 

@@ -20,6 +20,7 @@ from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
+from hetdep.neural.quantized import SCALE, dequantized, quantizable, quantized
 from hetdep.neural.shape import Shape
 from hetdep.neural.transformer import FILES, carried_transformer
 from hetdep.short_runs import use_arrays, use_references
@@ -254,16 +255,17 @@ class NeuralParser:
 
     def save(self, directory: str | Path, *, quantize: bool = False, **training_record) -> None:
         """config.json (shape, vocabularies, training record) and weights.npz (every parameter,
-        float32; ``quantize``: the large ones as 8-bit integers, a quarter the size, the rest compressed)."""
+        float32; ``quantize``: the large ones as 8-bit integers, a quarter the size, the rest compressed,
+        and so the pretrained transformer's the model carries)."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         state = {name: np.ascontiguousarray(array) for name, array in self.arrays.items()}  # the LSTMs' are transposed views
-        quantized = sorted(name for name, array in state.items() if quantize and _quantizable(array))
-        for name in quantized:
-            state[name], state[name + SCALE] = _quantized(state[name])
+        eight_bit = sorted(name for name, array in state.items() if quantize and quantizable(array))
+        for name in eight_bit:
+            state[name], state[name + SCALE] = quantized(state[name])
         state.update(self.vocabularies.pretrained_arrays())
         if quantize or self.vocabularies.pretrained:
-            write_arrays(directory / "weights.npz", state, stored=frozenset(quantized))
+            write_arrays(directory / "weights.npz", state, stored=frozenset(eight_bit))
         else:
             np.savez(directory / "weights.npz", **state)
         transformer = self.encoder.transformer
@@ -274,11 +276,13 @@ class NeuralParser:
             for pattern in FILES:
                 for path in transformer.folder.glob(pattern):
                     shutil.copyfile(path, directory / TRANSFORMER / path.name)
+        if transformer is not None and quantize:
+            transformer.save_quantized(directory / TRANSFORMER)
         config = {"kind": PHRASE_KIND if self.vocabularies.phrases else KIND, "format_version": FORMAT_VERSION,
                   "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),
                   "tag_column": self.tag_column, "decoder": self.decoder, **self.record, **training_record,
-                  **({"quantized": quantized} if quantized else {})}
+                  **({"quantized": eight_bit} if eight_bit else {})}
         write_config(directory, config)
 
     @classmethod
@@ -319,7 +323,7 @@ class NeuralParser:
             except (UnicodeDecodeError, ValueError) as error:
                 raise ModelFileError(f"{directory / 'weights.npz'}: {error}") from None
         for name in quantized:
-            arrays[name] = _dequantized(arrays[name], arrays.pop(name + SCALE), directory)
+            arrays[name] = dequantized(arrays[name], arrays.pop(name + SCALE), directory / "weights.npz")
         for name, dims in expected.items():
             if tuple(arrays[name].shape) != dims:
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
@@ -350,34 +354,6 @@ def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
             raise ValueError(f"treebank {treebank['name']!r}: its schemes and heads do not fit the network")
     if shape.treebanks not in (0, len(treebanks)):
         raise ValueError("the treebank embedding does not fit the treebanks")
-
-
-SCALE = ".scale"  # a quantized array's companion: one scale per row (per vector along the last axis)
-QUANTIZED_FROM = 4096  # smaller arrays (biases, the character embeddings) stay float32
-
-
-def _quantizable(array: np.ndarray) -> bool:
-    return array.ndim >= 2 and array.size >= QUANTIZED_FROM
-
-
-def _quantized(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric 8-bit integers per row: each vector along the last axis is its int8 values times
-    one float32 scale (its largest magnitude / 127)."""
-    scale = np.abs(array).max(axis=-1) / 127
-    safe = np.where(scale > 0, scale, 1)[..., None]
-    return np.clip(np.rint(array / safe), -127, 127).astype(np.int8), scale.astype(np.float32)
-
-
-def _dequantized(values: np.ndarray, scale: np.ndarray, directory: Path) -> np.ndarray:
-    if values.dtype != np.int8 or scale.shape != values.shape[:-1]:
-        raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array and its scales do not fit ({values.dtype}, "
-                             f"{values.shape}, scales {scale.shape})")
-    zero_rows = ~values.any(axis=-1)
-    if not np.isfinite(scale).all() or (scale < 0).any() or (scale[zero_rows] != 0).any():  # as _quantized writes them
-        raise ModelFileError(f"{directory / 'weights.npz'}: a quantized array's scales are not those quantizing gives "
-                             "(finite, not negative, 0 exactly for a row of zeros)")
-    with np.errstate(over="ignore", invalid="ignore"):  # a damaged scale's infinities are refused by the caller, in one line
-        return np.multiply(values, scale[..., None], dtype=np.float32)  # one pass: each value made float32, then multiplied
 
 
 def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarray) -> Sentence:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.errors import HetdepError
+from hetdep.neural.quantized import SCALE, dequantized, quantized
 
 # Each architecture: the prefix its checkpoints may put before the encoder's names, and how its
 # positions are counted (RoBERTa's family skips padding_idx + 1 positions, and has one token type).
@@ -167,7 +168,7 @@ class TransformerEncoder:
                 arrays = load_file(str(path))
             except (SafetensorError, OSError, ValueError) as error:
                 raise EncoderFolderError(f"{path}: damaged weights ({error})") from None
-            weights.update({name.removeprefix(prefix): np.asarray(array, dtype=np.float32) for name, array in arrays.items()})
+            weights.update({name.removeprefix(prefix): array for name, array in _widened(arrays, path).items()})
         path = folder / "tokenizer.json"
         try:
             tokenizer = Tokenizer.from_file(str(path))
@@ -177,6 +178,24 @@ class TransformerEncoder:
         encoder = cls(architecture, weights, tokenizer, folder)
         encoder.check_shapes()
         return encoder
+
+    def save_quantized(self, folder: Path) -> None:
+        """Write the weights into ``folder`` as ``hetdep compact`` ships them: each matrix in 8 bits
+        a row (:mod:`hetdep.neural.quantized`), a quarter the size (the vectors, biases and layer
+        norms, stay float32), in one model.safetensors that replaces the folder's others."""
+        from safetensors.numpy import save_file
+
+        arrays: dict[str, np.ndarray] = {}
+        for name, array in self.weights.items():
+            if array.ndim == 2:
+                arrays[name], arrays[name + SCALE] = quantized(array)
+            else:
+                arrays[name] = np.ascontiguousarray(array)
+        written = folder / "model.safetensors.partial"
+        save_file(arrays, str(written))
+        for path in folder.glob("*.safetensors"):
+            path.unlink()
+        written.rename(folder / "model.safetensors")
 
     # names of the arrays, by architecture
 
@@ -321,6 +340,21 @@ class TransformerEncoder:
             np.add.at(summed, (slice(None), owner), vectors)
             out.append(summed / counts[None, :, None])
         return out
+
+
+def _widened(arrays: dict[str, np.ndarray], path: Path) -> dict[str, np.ndarray]:
+    """A weights file's arrays in float32: an 8-bit one (``hetdep compact``'s) widened by its scales."""
+    out = {}
+    for name, array in arrays.items():
+        if name.endswith(SCALE) and name.removesuffix(SCALE) in arrays:
+            continue
+        if array.dtype == np.int8:
+            if name + SCALE not in arrays:
+                raise EncoderFolderError(f"{path}: the 8-bit weight {name} has no scales ({name}{SCALE})")
+            out[name] = dequantized(array, arrays[name + SCALE], path)
+        else:
+            out[name] = np.asarray(array, dtype=np.float32)
+    return out
 
 
 def carried_transformer(folder: Path, shape) -> TransformerEncoder | None:

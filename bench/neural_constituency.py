@@ -2,6 +2,7 @@
 with ``--dependency`` both trees from one network against each trained alone.
 
     python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3] [--embeddings FILE]
+        [--encoder FOLDER] [--epochs N] [--final-epochs N]
 
 Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
 written as bracketed trees and their Penn2Malt conversion. Each variant and seed is
@@ -20,6 +21,9 @@ converted test trees). Variants:
 
 ``--embeddings FILE`` trains with those pretrained vectors instead of the default (the shipped
 English model's); its models are named after the file (``phrases-glove-6b-50d-seed1``).
+``--encoder FOLDER`` trains each variant on that pretrained transformer too (``hetdep train
+--encoder``; bench/encoder_check.py extracts all-MiniLM-L6-v2), its models named after the folder
+(``joint-all-MiniLM-L6-v2-seed1``).
 
 Prints each model's dev score, test F1 / UAS / LAS, tagging accuracy, training minutes and the
 whole process's words/s for the test split, then per variant the mean and range over the seeds.
@@ -82,15 +86,19 @@ def ewt_part(data: Path, out: Path, sentences: int | None) -> Path:
 
 
 def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None,
-            embeddings: Path | None = None, ewt: Path | None = None) -> Path:
+            embeddings: Path | None = None, ewt: Path | None = None, encoder: Path | None = None,
+            final_epochs: int | None = None) -> Path:
     name = variant + (ewt.name.removeprefix("ewt") if variant == "joint-ewt" and ewt and ewt.parent == out else "")
-    model = out / (f"{name}-{embeddings.stem}-seed{seed}" if embeddings else f"{name}-seed{seed}")
+    name += "".join(f"-{part}" for part in (embeddings.stem if embeddings else "", encoder.name if encoder else "") if part)
+    model = out / f"{name}-seed{seed}"
     if (model / "config.json").is_file():
         return model
     suffix = "conllu" if variant == "dependency" else "mrg"
     hetdep("train", *(option.format(ewt=ewt) for option in VARIANTS[variant]), "--train", str(out / f"train.{suffix}"), "--dev", str(out / f"dev.{suffix}"),
            "--model", str(model), "--seed", str(seed), *(["--iterations", str(epochs)] if epochs else []),
-           *(["--threads", str(threads)] if threads else []), *(["--embeddings", str(embeddings)] if embeddings else []))
+           *(["--final-epochs", str(final_epochs)] if final_epochs is not None else []),
+           *(["--threads", str(threads)] if threads else []), *(["--embeddings", str(embeddings)] if embeddings else []),
+           *(["--encoder", str(encoder)] if encoder else []))
     return model
 
 
@@ -128,6 +136,8 @@ def main() -> None:
     parser.add_argument("--ewt-sentences", type=int, default=None, help="joint-ewt: the first N of en-ewt's training sentences")
     parser.add_argument("--embeddings", type=Path, default=None,
                         help="hetdep train --embeddings (default: its own, the shipped English model's vectors)")
+    parser.add_argument("--encoder", type=Path, default=None, help="hetdep train --encoder: a pretrained transformer's folder")
+    parser.add_argument("--final-epochs", type=int, default=None, help="hetdep train --final-epochs (default: its own)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     words = write_splits(args.data, args.out)
@@ -135,7 +145,7 @@ def main() -> None:
     ewt = ewt_part(args.data.parent / "en-ewt", args.out, args.ewt_sentences)
     for variant in args.variants:
         for seed in args.seeds:
-            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, ewt)
+            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, ewt, args.encoder, args.final_epochs)
             found = scored(args.out, model, variant, words["test"])
             results.setdefault(variant, []).append(found)
             print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)

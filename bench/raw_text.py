@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hetdep.evaluation.conll18 import METRICS, evaluate_conll18
+from hetdep.evaluation.conll18 import ENHANCED_METRICS, METRICS, evaluate_conll18
 from hetdep.models.names import find_model
 from hetdep.models.parsing import load_tokenizer
 from hetdep.threads import blas_kernels
@@ -75,9 +75,10 @@ def main() -> None:
           f"(whole process): {figures['words_per_second']:,} words/s; tokenizer alone "
           f"{figures['tokenizer_characters_per_second']:,} characters/s; NumPy's BLAS: {blas_kernels()}"
           + (f"; parsed as {figures['treebank']} (--treebank auto)" if "treebank" in figures else ""))
-    print(f"{'gold':<20}" + "".join(f"{m:>10}" for m in METRICS))
+    shown = METRICS + tuple(m for m in ENHANCED_METRICS if any(m in scores for scores in figures["schemes"].values()))
+    print(f"{'gold':<20}" + "".join(f"{m:>10}" for m in shown))
     for name, scores in figures["schemes"].items():
-        print(f"{name:<20}" + "".join(f"{scores[m]:>10.2f}" for m in METRICS))
+        print(f"{name:<20}" + "".join(f"{scores[m]:>10.2f}" if m in scores else f"{'':>10}" for m in shown))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1), encoding="utf-8")
 

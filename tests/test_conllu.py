@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 
 from hetdep.errors import InputError
 from hetdep.treebank.conllu import (
+    DEPS,
     NO_HEAD,
     UPOS,
     collect_problems,
+    enhanced_edges,
     find_cycle,
     read_conllu,
     write_conllu,
@@ -132,6 +134,12 @@ GOOD = conllu(("Le", "DET", 2, "det"), ("chat", "NOUN", 3, "nsubj"), ("dort", "V
         (GOOD.replace("2\tchat", "5\tchat"), 2, "word ID 5 out of sequence"),
         (GOOD.replace("2\tchat", "two\tchat"), 2, "neither a word"),
         (GOOD.replace("3\tdort", "# late comment\n3\tdort"), 3, "comment line after token lines"),
+        (GOOD.replace("det\t_", "det\t7:det"), 1, "DEPS head 7 out of range (sentence has 3 words)"),
+        (GOOD.replace("det\t_", "det\t2.1:det"), 1, "DEPS head 2.1 is no empty node of the sentence"),
+        (GOOD.replace("det\t_", "det\t2:det|_"), 1, "mixes '_' (no enhanced edges) with edges"),
+        (GOOD.replace("nsubj\t_", "nsubj\t3:nsubj|1:dep"), 2, "are not in the order of their heads"),
+        (GOOD.replace("nsubj\t_", "nsubj\t3"), 2, "DEPS edge '3' is not head:relation"),
+        (GOOD.replace("nsubj\t_", "nsubj\tx:nsubj"), 2, "DEPS head 'x' is neither 0"),
     ],
 )
 def test_malformed_input_names_file_and_line(tmp_path, text, line, message):
@@ -139,6 +147,13 @@ def test_malformed_input_names_file_and_line(tmp_path, text, line, message):
     assert error.line == line
     assert message in error.message
     assert str(error).startswith(f"{tmp_path / 'bad.conllu'}:{line}: ")
+
+
+def test_enhanced_edges_are_read_with_their_empty_nodes(tmp_path):
+    text = GOOD.replace("nsubj\t_", "nsubj\t2.1:nsubj|3:nsubj:xsubj").replace("3\tdort", "2.1\tdort\tdormir\tVERB\t_\t_\t_\t_\t0:root\t_\n3\tdort")
+    [sentence] = list(read_conllu(write(tmp_path, "e.conllu", text)))
+    assert enhanced_edges(sentence.rows[1][DEPS]) == [("2.1", "nsubj"), ("3", "nsubj:xsubj")]
+    assert enhanced_edges(sentence.rows[0][DEPS]) == []
 
 
 def test_multiple_roots_allowed_on_request(tmp_path):

@@ -23,8 +23,9 @@ from hetdep.treebank.conllu import collect_problems, read_conllu
 @click.option("--other-gold", type=click.Path(dir_okay=False), help="The same sentences' gold tree in another scheme: adds accuracy on arcs shared with it vs the others (zhang2014 Table 5).")
 @click.option("--multiple-roots", is_flag=True, help="Accept trees with several words attached to the root.")
 @click.option("--conll18", is_flag=True, help="PRED was tokenized and split into sentences by the system (parsed from raw text): "
-              "align words by characters and report Tokens, Sentences, Words, UPOS, XPOS, UAS and LAS as precision, recall "
-              "and F1, every word counted and labels compared before the colon, as the CoNLL 2018 shared task scored.")
+              "align words by characters and report Tokens, Sentences, Words, tags, lemmas, UAS, LAS, CLAS, MLAS and BLEX as "
+              "precision, recall and F1, every word counted and labels compared before the colon, as the CoNLL 2018 shared task "
+              "scored; where GOLD has enhanced graphs (DEPS), ELAS and EULAS too, as the IWPT 2020 and 2021 shared tasks scored.")
 @click.option("--const", "brackets", is_flag=True, help="GOLD and PRED hold bracketed phrase-structure trees (.mrg, a folder or a .zip): labeled bracket precision, recall, F1, complete match and tagging accuracy as EVALB scores with COLLINS.prm (TOP, -NONE- and punctuation by the gold tag left out, ADVP = PRT).")
 @click.option("--max-length", type=click.IntRange(1), default=None, help="With --const: score sentences of at most this many words only (EVALB's CUTOFF_LEN, e.g. 40).")
 def eval_command(gold, pred, as_json, punct, base_labels, by_label, by_distance, other_gold, multiple_roots, conll18, brackets,

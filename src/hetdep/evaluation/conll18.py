@@ -18,6 +18,13 @@ gold word's for what is right, each file's own for its total): CLAS asks for hea
 MLAS also for UPOS, universal features and the same functional children (aux, cop, mark, det,
 clf, case, cc) with their heads, relations, UPOS and features, BLEX for head, relation and lemma.
 
+ELAS and EULAS score the enhanced graphs of the DEPS column as the IWPT 2020 and 2021 shared tasks
+did: each edge into an aligned word is right when a system edge into its partner has the same
+head (aligned, or both the root) and the same relation (ELAS: whole, with its case marker, as in
+``obl:in``; EULAS: each step's part before the colon); an F1 over every edge of either file.
+Edges from empty nodes, and into them, are left out, as that scorer does when empty nodes were
+not collapsed first. They are given when the gold file has enhanced graphs.
+
 This follows the shared task's evaluation script (``conll18_ud_eval.py``, kept as
 ``udtools.udeval``); the tests check both give the same counts on real files.
 """
@@ -30,7 +37,7 @@ from pathlib import Path
 from typing import Iterable
 
 from hetdep.errors import InputError
-from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, UPOS, XPOS, Sentence, read_conllu
+from hetdep.treebank.conllu import DEPREL, DEPS, FEATS, FORM, ID, LEMMA, UPOS, XPOS, Sentence, enhanced_edges, read_conllu
 
 # Unicode's space separators (category Zs): the shared task drops them from forms before matching text.
 _SPACES = re.compile("[\u0020\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
@@ -44,6 +51,7 @@ FUNCTIONAL_RELATIONS = frozenset({"aux", "cop", "mark", "det", "clf", "case", "c
 UNIVERSAL_FEATURES = frozenset({
     "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
     "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person", "Polite"})
+ENHANCED_METRICS = ("ELAS", "EULAS")  # scored when the gold file has enhanced graphs (DEPS)
 NO_LEMMA = "_"
 
 
@@ -109,6 +117,8 @@ class _Text:
     heads: list[int] = field(default_factory=list)  # index of the head word in the file, -1 for the root
     labels: list[str] = field(default_factory=list)  # before the colon
     functional_children: dict[int, list[int]] = field(default_factory=dict)  # word -> its functional dependents
+    # per word, its enhanced edges: (head word in the file, -1 for the root; the relation's steps)
+    enhanced: list[list[tuple[int, tuple[str, ...]]]] = field(default_factory=list)
 
     def add_token(self, form: str, line: int) -> tuple[int, int]:
         text = _SPACES.sub("", form)
@@ -146,6 +156,8 @@ class _Text:
             self.feats.append(universal_features(row[FEATS]))
             self.lemmas.append(row[LEMMA])
             self.labels.append(row[DEPREL].split(":")[0])
+            self.enhanced.append([(base + int(head) - 1 if head != "0" else -1, tuple(relation.split(">")))
+                                  for head, relation in enhanced_edges(row[DEPS]) if "." not in head])
         self.heads.extend(base + head - 1 if head > 0 else -1 if head == 0 else self.no_head for head in sentence.heads)
         for word in range(base, len(self.forms)):
             if self.heads[word] >= 0 and self.labels[word] in FUNCTIONAL_RELATIONS:
@@ -258,7 +270,8 @@ def align_words(gold: _Text, system: _Text) -> dict[int, int]:
 
 
 def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_root: bool = True) -> dict[str, Score]:
-    """Every metric of :data:`METRICS` of ``system_path`` against ``gold_path``."""
+    """Every metric of :data:`METRICS` of ``system_path`` against ``gold_path``, and those of
+    :data:`ENHANCED_METRICS` where the gold file has enhanced graphs."""
     gold = _read(gold_path, read_conllu(gold_path, single_root=single_root), no_head=-3)
     system = _read(system_path, read_conllu(system_path, single_root=single_root), no_head=-4)
     _check_same_text(gold, system)
@@ -300,7 +313,21 @@ def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_r
             and gold.upos[d] == system.upos[c] and gold.feats[d] == system.feats[c]
             for d, c in zip(gold_children, system_children))
 
-    return {
+    def enhanced(universal: bool) -> Score:
+        """Edges of aligned words right (every pair of a gold and a system edge that agree counts, as
+        the IWPT scorer counts them)."""
+        def relation(steps: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(step.split(":")[0] for step in steps) if universal else steps
+
+        correct = 0
+        for s, g in partner.items():
+            for head, steps in gold.enhanced[g]:
+                correct += sum(1 for system_head, system_steps in system.enhanced[s]
+                               if relation(system_steps) == relation(steps)
+                               and (head == partner.get(system_head, -2) if system_head >= 0 else head == -1))
+        return Score(sum(map(len, gold.enhanced)), sum(map(len, system.enhanced)), correct)
+
+    scores = {
         "Tokens": _spans_score(gold.tokens, system.tokens),
         "Sentences": _spans_score(gold.sentences, system.sentences),
         "Words": Score(len(gold.forms), len(system.forms), aligned),
@@ -315,3 +342,6 @@ def evaluate_conll18(gold_path: str | Path, system_path: str | Path, *, single_r
         "MLAS": on_content(lambda g, s: labelled(g, s) and morphology(g, s)),
         "BLEX": on_content(lambda g, s: labelled(g, s) and lemma_right(g, s)),
     }
+    if any(gold.enhanced):
+        scores.update(ELAS=enhanced(universal=False), EULAS=enhanced(universal=True))
+    return scores

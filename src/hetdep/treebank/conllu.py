@@ -266,6 +266,7 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
     word_rows: list[int] = []
     heads: list[int] = []
     range_end, last_range, empty = 0, "", (-1, 0)  # the last multiword range's end and ID, the last empty node
+    empty_nodes: set[str] = set()
     for k, row in enumerate(rows):
         token_id = row[ID]
         if _is_number(token_id):
@@ -300,6 +301,7 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
                                    f"{len(word_rows)} the next empty node is {expected[0]}.{expected[1]}"))
                 bad = True
             empty = (word, sub)
+            empty_nodes.add(token_id)
         else:
             on_problem(Problem(path, first_row_line + k, f"ID {token_id!r} is neither a word, a range (3-4) nor an empty node (8.1)"))
             bad = True
@@ -324,6 +326,12 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
         elif head == k + 1:
             on_problem(Problem(path, first_row_line + word_rows[k], "word is its own head"))
             bad = True
+    for k, row in enumerate(rows):
+        if row[DEPS] != "_" and not _is_range(row[ID]):
+            problem = _deps_problem(row[DEPS], n, empty_nodes)
+            if problem:
+                on_problem(Problem(path, first_row_line + k, problem))
+                bad = True
     if bad:
         return None
     if all(annotated):
@@ -340,6 +348,41 @@ def _finish(comments, rows, start, path, single_root, require_heads, on_problem,
         on_problem(Problem(path, first_row_line + word_rows[cycle[0] - 1], f"cycle in the tree through words {' -> '.join(map(str, cycle))}"))
         return None
     return Sentence(comments, rows, word_rows, heads, path, start)
+
+
+def enhanced_edges(deps: str) -> list[tuple[str, str]]:
+    """The enhanced graph's edges into one word, from its DEPS column: (head ID, relation), the
+    head "0" for the root, a word's number or an empty node's ("8.1"); none for "_". The column is
+    one :func:`read_conllu` checked."""
+    if deps == "_":
+        return []
+    return [tuple(edge.split(":", 1)) for edge in deps.split("|")]  # type: ignore[misc]
+
+
+def _deps_problem(deps: str, words: int, empty_nodes: set[str]) -> str | None:
+    """What breaks CoNLL-U's DEPS syntax: edges "head:relation" joined by "|" in the order of their
+    heads, each head the root (0), a word of the sentence or one of its empty nodes."""
+    last = (-1, 0)
+    for edge in deps.split("|"):
+        head, colon, relation = edge.partition(":")
+        if edge == "_":
+            return f"DEPS {deps!r} mixes '_' (no enhanced edges) with edges"
+        if not colon or not relation or " " in relation:
+            return f"DEPS edge {edge!r} is not head:relation"
+        if _is_number(head):
+            if int(head) > words:
+                return f"DEPS head {head} out of range (sentence has {words} words)"
+            at = (int(head), 0)
+        elif _is_empty_node(head):
+            if head not in empty_nodes:
+                return f"DEPS head {head} is no empty node of the sentence"
+            at = tuple(int(part) for part in head.split("."))
+        else:
+            return f"DEPS head {head!r} is neither 0, a word's ID nor an empty node's"
+        if at < last:
+            return f"DEPS edges {deps!r} are not in the order of their heads"
+        last = at
+    return None
 
 
 _NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")  # ASCII digits, no leading zero, below a billion

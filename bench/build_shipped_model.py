@@ -17,6 +17,12 @@ the one shipped). ``--rescore`` trains nothing: it scores the shipped model as i
 a change of code, not of model) and rewrites its card.
 
     python bench/build_shipped_model.py --language en --out OUT --rescore
+
+``--encoder FOLDER`` builds the language's model on a pretrained transformer (bench/recipes.py's
+``--encoder`` variant: camembert-base for French, where such weights are on disk) into
+OUT/NAME+ENCODER and its compact copy, checked as above, and makes that a wheel (``hetdep
+package``, named NAME-ENCODER in lower case) in OUT instead of replacing the shipped model: a
+transformer's weights outweigh the box's whole budget.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import argparse
 import hashlib
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -147,6 +154,16 @@ def without_tag_helpers(model: Path) -> None:
         write_config(model, config)
 
 
+def packaged(compact: Path, name: str, lost: float, out: Path) -> None:
+    """The compact model of a recipe's transformer variant as a wheel in ``out`` (``hetdep package``)."""
+    if lost > TOLERANCE:
+        sys.exit(f"the compact model loses {lost:.2f} LAS (at most {TOLERANCE}): not packaged")
+    subprocess.run([sys.executable, "-m", "hetdep", "package", str(compact), "--name", name, "--output", str(out)], check=True)
+    wheel = max(out.glob(f"hetdep_model_{name.replace('-', '_')}-*.whl"), key=lambda path: path.stat().st_mtime)
+    print(f"{compact}: {folder_bytes(compact) / 1e6:.1f} MB, LAS lost at most {lost:.2f}; wheel {wheel} "
+          f"({wheel.stat().st_size / 1e6:.1f} MB): pip install it, then hetdep parse --model {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--language", choices=sorted(SHIPPED_MODELS), default="fr", help="the shipped model to build")
@@ -160,6 +177,7 @@ def main() -> None:
     parser.add_argument("--rescore", action="store_true", help="score the shipped model again and rewrite its card")
     parser.add_argument("--recipe", choices=sorted(ALL_RECIPES),
                         help="the recipe to build it from (default: the language's own)")
+    parser.add_argument("--encoder", type=Path, help="the recipe's variant on this pretrained transformer, made a wheel")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -173,9 +191,9 @@ def main() -> None:
         print((SHIPPED / name / CARD).read_text(encoding="utf-8"))
         return
     readme, licenses = SHIPPED_MODELS[name]
-    full, _ = train(recipe, args.out, args.threads, args.vectors)
+    full, _ = train(recipe, args.out, args.threads, args.vectors, args.encoder)
     with_treebank_biases(recipe, full, args.out)
-    compact = args.out / f"{name}-compact"
+    compact = args.out / f"{full.name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
     compact_model(full, compact, prune=args.prune, unpruned=args.unpruned)
@@ -191,8 +209,12 @@ def main() -> None:
         las[which] = {(label, gold): scores["LAS"] for label, figures in scored for gold, scores in figures["schemes"].items()}
         print(f"{which}: LAS {las[which]}")
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
-               + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else ""))
+               + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else "")
+               + (f" --encoder {args.encoder.name}" if args.encoder else ""))
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
+    if args.encoder:
+        packaged(compact, f"{name}-{args.encoder.name}".lower().replace("_", "-"), lost, args.out)
+        return
     target = SHIPPED / name
     others = sum(folder_bytes(folder) for folder in SHIPPED.iterdir() if folder.is_dir() and folder != target) / 1e6
     size = folder_bytes(compact) / 1e6

@@ -6,7 +6,7 @@ with ``--dependency`` both trees from one network against each trained alone.
 
 Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
 written as bracketed trees and their Penn2Malt conversion. Each variant and seed is
-trained with ``hetdep train`` (kept in OUT and reused by a rerun), then parses the test words
+trained with ``hetdep train`` (kept in OUT and reused by a rerun, an interrupted one resumed), then parses the test words
 alone (``--format tokenized``: no gold tags) with ``hetdep parse``, scored by ``hetdep eval
 --const`` (EVALB, COLLINS.prm) and ``hetdep eval`` (UAS/LAS, punctuation excluded, against the
 converted test trees). Variants:
@@ -41,6 +41,7 @@ from pathlib import Path
 
 from hetdep.convert.headrules import load_table, tree_sentence
 from hetdep.experiments.constituency import wsj_splits
+from hetdep.learn.checkpoint import STATE
 from hetdep.learn.model_files import read_config
 from hetdep.treebank.conllu import write_conllu
 
@@ -91,6 +92,9 @@ def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int
     name = variant + (ewt.name.removeprefix("ewt") if variant == "joint-ewt" and ewt and ewt.parent == out else "")
     name += "".join(f"-{part}" for part in (embeddings.stem if embeddings else "", encoder.name if encoder else "") if part)
     model = out / f"{name}-seed{seed}"
+    if (model / STATE / "run.json").is_file():  # an interrupted training: it goes on where it stopped
+        hetdep("train", "--resume", str(model))
+        return model
     if (model / "config.json").is_file():
         return model
     suffix = "conllu" if variant == "dependency" else "mrg"

@@ -31,6 +31,7 @@ _own_share_of_the_cores()
 import hetdep  # imported after the worker's share of the cores is set
 
 SAMPLES = Path(hetdep.__file__).parent / "samples" / "fr-sequoia"
+EN_SAMPLES = SAMPLES.parent / "en-ewt"  # UD with enhanced graphs (DEPS) and empty nodes
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 needs_shared = pytest.mark.skipif(

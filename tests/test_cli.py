@@ -9,7 +9,7 @@ import sys
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES, conllu, write
+from conftest import EN_SAMPLES, SAMPLES, conllu, write
 
 from hetdep.cli import main
 
@@ -139,3 +139,21 @@ def test_quick_trains_a_small_model_that_parses_raw_text(tmp_path):
     refused = run("train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"), "--model",
                   str(tmp_path / "other"), "--quick", "--parser", "neural")
     assert refused.exit_code == 2 and "--quick trains --parser arc-standard" in refused.output
+
+
+def test_a_parse_writes_no_enhanced_graph_its_model_does_not_predict(tmp_path):
+    """CoNLL-U input with gold DEPS and empty nodes, parsed by a model without a graph head: DEPS
+    '_' and no empty nodes out (the gold graph is not passed off as the parse's), one tree a sentence."""
+    import hetdep
+    from hetdep.treebank.conllu import DEPS, ID, read_conllu
+
+    out = tmp_path / "out.conllu"
+    result = CliRunner().invoke(main, ["parse", "--model", "en", "--input", str(EN_SAMPLES / "dev.ud.conllu"),
+                                       "--format", "conllu", "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    parsed, given = list(read_conllu(out)), list(read_conllu(EN_SAMPLES / "dev.ud.conllu"))
+    assert [s.forms for s in parsed] == [s.forms for s in given]
+    assert all(row[DEPS] == "_" and "." not in row[ID] for s in parsed for row in s.rows)
+    document = hetdep.load("en").parse_sentences(given[:5])
+    rows = [line.split("\t") for line in document.to_conllu().splitlines() if line and not line.startswith("#")]
+    assert len(rows) >= 5 and all(row[DEPS] == "_" and "." not in row[ID] for row in rows)  # hetdep.load's too

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES, SHARED_DATA, conllu, needs_shared, write
+from conftest import EN_SAMPLES, SAMPLES, SHARED_DATA, conllu, needs_shared, write
 
 from hetdep.cli import main
 from hetdep.convert.headrules import convert_trees, load_table, parse_table, to_dependencies
 from hetdep.convert.ud2sud import convert_sentences, convert_tree
 from hetdep.errors import HetdepError, InputError
 from hetdep.evaluation.attachment import base_label, evaluate
-from hetdep.treebank.conllu import read_conllu
+from hetdep.treebank.conllu import DEPS, ID, read_conllu
 from hetdep.treebank.ptb import clean, parse_trees, split_label
 
 # Made-up sentences in Penn Treebank style (the WSJ sample itself may not be shipped).
@@ -138,6 +138,18 @@ def test_ud_to_sud_agrees_with_the_real_sud_sample():
     labels = [(base_label(g.split("@")[0]), base_label(o.split("@")[0]))
               for gs, os_ in zip(gold, ours) for g, o, tag in zip(gs.deprels, os_.deprels, gs.upos) if tag != "PUNCT"]
     assert sum(g == o for g, o in labels) / len(labels) >= 0.90
+
+
+def test_ud_to_sud_leaves_ud_s_enhanced_graph_out(tmp_path):
+    """SUD's releases have no enhanced graph: UD's is not copied into the SUD trees, nor its empty nodes."""
+    ud = list(read_conllu(EN_SAMPLES / "dev.ud.conllu"))
+    assert any(row[DEPS] != "_" for s in ud for row in s.rows) and any("." in row[ID] for s in ud for row in s.rows)
+    sud = list(convert_sentences(ud))
+    assert all(row[DEPS] == "_" and "." not in row[ID] for s in sud for row in s.rows)
+    assert [s.forms for s in sud] == [s.forms for s in ud]
+    out = tmp_path / "sud.conllu"
+    assert CliRunner().invoke(main, ["convert", "--from", "ud", "--to", "sud", str(EN_SAMPLES / "dev.ud.conllu"), str(out)]).exit_code == 0
+    assert len(list(read_conllu(out))) == len(ud)
 
 
 def test_ud_to_sud_refuses_cycles(tmp_path):

@@ -147,7 +147,7 @@ class Model:
         """:meth:`parse_sentences` of several documents at once, one Document each, with its own
         warnings and counts: their sentences share the network's batches (the service parses the
         small requests that arrive together this way)."""
-        sentences = [sentence for part in parts for sentence in part]
+        sentences = [sentence.without_enhanced() for part in parts for sentence in part]  # only the graphs it predicts
         parsed = list(self._models.parse_trees(sentences))  # the language guard is asked below, per part
         phrases = [None] * len(parsed)
         if self._phrases:

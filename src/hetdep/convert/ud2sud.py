@@ -191,7 +191,8 @@ def convert_tree(heads: list[int], relations: list[str], upos: list[str]) -> tup
 
 
 def convert_sentences(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-    """SUD version of every UD sentence, one out per one in; trees with cycles are refused."""
+    """SUD version of every UD sentence, one out per one in (without UD's enhanced graph, as SUD's
+    releases have none); trees with cycles are refused."""
     for sentence in sentences:
         heads = sentence.heads
         if any(head < 0 for head in heads):
@@ -200,4 +201,4 @@ def convert_sentences(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         if cycle:
             raise InputError(sentence.path, sentence.word_line(cycle[0] - 1), f"cycle through words {cycle}")
         new_heads, new_relations = convert_tree(list(heads), sentence.deprels, sentence.column(UPOS))
-        yield sentence.with_tree(new_heads, new_relations)
+        yield sentence.with_tree(new_heads, new_relations).without_enhanced()  # UD's enhanced graph is no SUD graph

@@ -152,9 +152,10 @@ class OpenModels:
             yield sentence
 
     def parse(self, sentences: Iterable[Sentence]) -> Iterator:
-        """:meth:`parse_trees`, counting in ``stats.foreign`` the words of sentences that look like
-        another language than the model's."""
-        for parsed in self.parse_trees(sentences):
+        """:meth:`parse_trees` of the sentences without their enhanced graphs (a parse writes only
+        those its model predicts), counting in ``stats.foreign`` the words of sentences that look
+        like another language than the model's."""
+        for parsed in self.parse_trees(sentence.without_enhanced() for sentence in sentences):
             first = parsed[0] if isinstance(parsed, tuple) else parsed
             language = self.guard.looks_like(first)
             if language is not None:

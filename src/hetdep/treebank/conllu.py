@@ -105,6 +105,16 @@ class Sentence:
             rows[i] = row
         return Sentence(list(self.comments), rows, self.word_rows, list(self.heads), self.path, self.line)
 
+    def without_enhanced(self) -> "Sentence":
+        """The sentence without its enhanced graph: DEPS '_' everywhere, and no empty nodes (which
+        exist for that graph alone). A parse's input keeps no graph its parser did not predict, and
+        a conversion to another scheme none of the first scheme's."""
+        if all(row[DEPS] == "_" and "." not in row[ID] for row in self.rows):
+            return self
+        rows = [row[:DEPS] + ["_"] + row[DEPS + 1:] for row in self.rows if "." not in row[ID]]
+        word_rows = [k for k, row in enumerate(rows) if "-" not in row[ID]]
+        return Sentence(list(self.comments), rows, word_rows, list(self.heads), self.path, self.line)
+
     def to_text(self) -> str:
         lines = self.comments + ["\t".join(row) for row in self.rows]
         return "\n".join(lines) + "\n\n"

@@ -125,9 +125,10 @@ FIELDS: dict[str, tuple[Check, str]] = {
     "network": (lambda v: isinstance(v, dict) and all(_whole(1)(x) or _number(x) or (isinstance(x, list) and all(
         _whole(1)(y) for y in x)) for x in v.values()), "an object of sizes"),
     "vocabularies": (lambda v: isinstance(v, dict) and all(
-        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for k, x in v.items() if k != "treebanks")
-        and _treebanks(v.get("treebanks", [])),
-        "an object of string lists (and its treebanks: objects with a name, schemes and heads)"),
+        _strings(x) or (isinstance(x, list) and all(_strings(y) for y in x)) for k, x in v.items()
+        if k not in ("treebanks", "graph_heads")) and _treebanks(v.get("treebanks", []))
+        and isinstance(v.get("graph_heads", []), list) and all(_whole(0)(x) for x in v.get("graph_heads", [])),
+        "an object of string lists (and its treebanks: objects with a name, schemes and heads; its graph heads: whole numbers)"),
     "training_files": (_records(_FILE_FIELDS, required=("role", "path")), "a list of objects with a role and a path"),
 }
 

@@ -67,6 +67,7 @@ def summary(model_dir: str | Path) -> dict:
         "words": len(config.get("words", config.get("strings", []))),
         "pretrained": _pretrained_vectors(directory, config) if neural else None,
         "transformer": _transformer(directory, config) if neural else None,
+        "enhanced": _enhanced(config) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
@@ -107,6 +108,20 @@ def _transformer(directory: Path, config: dict) -> dict | None:
         return None
     kind = Architecture.read(directory / TRANSFORMER).kind  # the reading (and checks) of its opening
     return {"architecture": kind, "states": network["encoder_layers"], "size": network["encoder_dim"]}
+
+
+def _enhanced(config: dict) -> str:
+    """Which of a neural model's schemes get an enhanced graph in DEPS, or that none does."""
+    vocabularies = config.get("vocabularies") or {}
+    graph_heads = vocabularies.get("graph_heads") or []
+    if not graph_heads:
+        return "none (its network has no graph head: DEPS is written '_')"
+    treebanks = vocabularies.get("treebanks") or []
+    names = sorted({scheme for treebank in treebanks for scheme, head in zip(treebank["schemes"], treebank["heads"])
+                    if head in graph_heads} if treebanks else
+                   {(config.get("schemes") or [])[head] if head < len(config.get("schemes") or []) else str(head + 1)
+                    for head in graph_heads})
+    return f"yes, in the DEPS of {', '.join(names)} ({len(vocabularies.get('enhanced', []))} labels learned)"
 
 
 def _dev_scores(kind: str, report: dict) -> dict:
@@ -153,6 +168,8 @@ def describe(model_dir: str | Path) -> list[str]:
               else f"{' / '.join(map(str, facts['labels']))} labels") if facts.get("labels") else ""]
     if any(reads):
         lines.append("reads: " + ", ".join(part for part in reads if part))
+    if facts.get("enhanced"):
+        lines.append(f"enhanced graphs: {facts['enhanced']}")
     search = [f"beam {facts['beam']}" if facts.get("beam") else "", f"t = {facts['t']}" if facts.get("t") else "",
               f"{facts['guide']} guide" if facts.get("guide") else "", "tag lattices" if facts.get("lattice") else "",
               "dynamic programming" if facts.get("dp") else ""]

@@ -69,6 +69,7 @@ class PipelineChoice:
     temperature: float | None = None  # and how its batches are drawn from them
     feats_head: bool = False  # a neural model's FEATS head, mixed with its FEATS tagger at a weight fitted on dev
     encoder: str | None = None  # a neural model's pretrained transformer (its folder), read frozen beside the rest
+    enhanced: bool = False  # a neural model's graph head, learning the training files' enhanced graphs (DEPS)
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,11 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                                  helpers + morphology + extra), stream, interactive)
     for line in left_out:
         display.log(line)
+    if pipeline.enhanced:  # what the graph head learns from, or a refusal before any training
+        from hetdep.neural.enhanced import graphs_taught
+
+        groups = [(t.name, t.train) for t in treebanks] if treebanks else [("", [s for s in (train, train_b) if s is not None])]
+        display.log(graphs_taught(groups, first_file))
     record: dict = {"tokenizer": None, "tagger": pipeline.tagger if not given_tagger else "given"}
     paired = ([(a, b) for treebank in treebanks if len(treebank.train) == 2 for a, b in zip(*treebank.train)]
               if treebanks else list(zip(train, train_b)) if choice.joint else [])
@@ -388,7 +394,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
                              embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
                              treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature, encoder=pipeline.encoder,
-                             feats_head=pipeline.feats_head)
+                             feats_head=pipeline.feats_head, enhanced=pipeline.enhanced)
     display.finish("parser", f"iteration {result.best_iteration} kept"
                    + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)
     if mixed and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once

@@ -39,6 +39,16 @@ class Vocabularies:
     # treebank, whose schemes are the heads in order.
     treebanks: list[dict] = field(default_factory=list)
     phrases: list[str] = field(default_factory=list)  # span labels of a phrase-structure head, the empty one first
+    # An enhanced graph's head (hetdep.neural.enhanced): its labels, and the scheme heads whose trees
+    # carry the graph (those trained from files with DEPS).
+    enhanced: list[str] = field(default_factory=list)
+    graph_heads: list[int] = field(default_factory=list)
+
+    def learn_enhanced(self, graphs: Sequence[dict[tuple[int, int], str]], heads: Sequence[int]) -> None:
+        """The labels of the training graphs (:func:`hetdep.neural.enhanced.learned_labels`), for a
+        graph head whose graphs go with the trees of the scheme heads ``heads``."""
+        self.enhanced = _by_count(Counter(label for edges in graphs for label in edges.values()), 1)
+        self.graph_heads = sorted(set(heads))
 
     def learn_phrases(self, trees: Sequence[dict[tuple[int, int], str]]) -> None:
         """The span labels of the training trees (:func:`hetdep.neural.phrases.labelled_spans`), for a span head."""
@@ -89,12 +99,14 @@ class Vocabularies:
         """What config.json holds (the pretrained forms, many, are arrays: :meth:`pretrained_arrays`)."""
         return {"words": self.words, "chars": self.chars, "tag_columns": self.tag_columns, "tags": self.tags,
                 "labels": self.labels, **({"treebanks": self.treebanks} if self.treebanks else {}),
-                **({"phrases": self.phrases} if self.phrases else {})}
+                **({"phrases": self.phrases} if self.phrases else {}),
+                **({"enhanced": self.enhanced, "graph_heads": self.graph_heads} if self.enhanced else {})}
 
     @classmethod
     def from_record(cls, record: dict) -> "Vocabularies":
         return cls(**{key: record[key] for key in ("words", "chars", "tag_columns", "tags", "labels")},
-                   treebanks=record.get("treebanks", []), phrases=record.get("phrases", []))
+                   treebanks=record.get("treebanks", []), phrases=record.get("phrases", []),
+                   enhanced=record.get("enhanced", []), graph_heads=record.get("graph_heads", []))
 
     def pretrained_arrays(self) -> dict[str, np.ndarray]:
         """The pretrained forms (UTF-8, a line each, sorted: they compress a third better) and their
@@ -134,6 +146,9 @@ class Batch:
     spans: np.ndarray  # (batch, 1 + longest, 1 + longest): each span's gold phrase label id or IGNORE; (0,) without
     # (batch, 1 + longest, layers, hidden): a pretrained transformer's states of each word (0 at the root); (0,) without
     transformer: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
+    # (batch, dependent, head): each pair's gold enhanced label id, NO_EDGE, or IGNORE (padding, a
+    # sentence without a graph); (0,) without a graph to learn
+    graph: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def tensors(self) -> "Batch":
         """The same batch as PyTorch tensors, for training."""
@@ -159,15 +174,19 @@ class Encoder:
         self.tag_index = [{tag: k for k, tag in enumerate(tags)} for tags in vocabularies.tags]
         self.label_index = [{label: k for k, label in enumerate(labels)} for labels in vocabularies.labels]
         self.phrase_index = {label: k for k, label in enumerate(vocabularies.phrases)}
+        self.enhanced_index = {label: k for k, label in enumerate(vocabularies.enhanced)}
 
     def batch(self, schemes: Sequence[Sequence[Sentence]], word_dropout: float = 0.0, generator=None,
               outputs: Sequence[int] | None = None, treebank: int = 0,
-              phrases: Sequence[dict[tuple[int, int], str]] | None = None) -> Batch:
+              phrases: Sequence[dict[tuple[int, int], str]] | None = None,
+              graphs: Sequence[dict[tuple[int, int], str] | None] | None = None) -> Batch:
         """The sentences of ``schemes[0]`` (and their trees in every scheme given, for training: the
         scheme heads ``outputs`` names, by default all of them in order); ``word_dropout``: that share
         of known words made unknown, drawn from ``generator`` (a seeded ``torch.Generator``, as
         training has); ``treebank``: which of the model's treebanks the sentences are read as;
-        ``phrases``: each sentence's gold phrases by span, for training a span head."""
+        ``phrases``: each sentence's gold phrases by span, for training a span head; ``graphs``: each
+        sentence's enhanced edges (:func:`hetdep.neural.enhanced.learned_labels`, None: no graph to
+        learn), for training a graph head."""
         sentences = schemes[0]
         longest = max(len(sentence) for sentence in sentences) + 1
         size = len(sentences)
@@ -215,9 +234,20 @@ class Encoder:
                 spans[row, :n + 1, :n + 1] = np.where(np.triu(np.ones((n + 1, n + 1), dtype=bool), 1), 0, IGNORE)  # i < j: no phrase
                 for (i, j), label in found.items():
                     spans[row, i, j] = self.phrase_index.get(label, IGNORE)
+        graph = np.zeros(0, dtype=np.int64)
+        if graphs is not None:
+            from hetdep.neural.enhanced import NO_EDGE
+
+            graph = np.full((size, longest, longest), IGNORE, dtype=np.int64)
+            for row, (sentence, edges) in enumerate(zip(sentences, graphs, strict=True)):
+                if edges is not None:
+                    n = len(sentence)
+                    graph[row, 1:n + 1, :n + 1] = NO_EDGE
+                    for (dependent, head), label in edges.items():
+                        graph[row, dependent, head] = self.enhanced_index.get(label, IGNORE)
         return Batch(words, types, chars, lengths, sentence_lengths, pretrained, tags, heads, labels,
                      np.array(list(outputs or ()), dtype=np.int64), np.full(size, treebank, dtype=np.int64), spans,
-                     self._transformer_states(sentences, longest))
+                     self._transformer_states(sentences, longest), graph)
 
     def _transformer_states(self, sentences: Sequence[Sentence], longest: int) -> np.ndarray:
         """(batch, longest, layers, hidden): each word's pretrained transformer states, the root's zeros."""

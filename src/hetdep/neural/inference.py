@@ -5,6 +5,7 @@ arrays (its ``state_dict``), equal within float32 rounding (tests/test_neural.py
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -136,14 +137,18 @@ class NumpyNetwork:
 
     def arc_scores(self, encoded: np.ndarray, scheme: int) -> np.ndarray:
         """(batch, dependent, head) log-probabilities of each head, as float64 for the decoders."""
-        a, name = self.arrays, f"schemes.{scheme}"
+        return _log_probabilities(self._biaffine_arcs(encoded, f"schemes.{scheme}").astype(np.float64))
+
+    def _biaffine_arcs(self, encoded: np.ndarray, name: str) -> np.ndarray:
+        """(batch, dependent, head) arc scores of the scorer ``name`` (a scheme head's, the graph head's)."""
+        a = self.arrays
         dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_dependent.0")))
         head = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_head.0")))
-        scores = _matmul(dependent, a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
-        return _log_probabilities(scores.astype(np.float64))
+        return _matmul(dependent, a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
 
-    def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray) -> np.ndarray:
-        """(batch, dependent): the best label of each word's arc to its given head."""
+    def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray, root: int | None = None) -> np.ndarray:
+        """(batch, dependent): the best label of each word's arc to its given head; ``root``: the
+        label that a word on the root takes, and no other word (UD's and SUD's ``root``)."""
         a, name = self.arrays, f"schemes.{scheme}"
         dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.label_dependent.0")))
         head = _leaky_relu(_linear(encoded, a, f"{name}.label_head.0"))
@@ -153,7 +158,29 @@ class NumpyNetwork:
         scores = np.empty((len(flat), weight.shape[0]), dtype=np.float32)
         for o in range(weight.shape[0]):  # a label at a time (a list of every label's products was 50 MB a batch),
             scores[:, o] = ((flat @ weight[o]) * chosen).sum(-1)  # in 2-D products, 2x faster than stacked ones
-        return scores.argmax(-1).reshape(dependent.shape[:-1])
+        if root is not None:
+            scores[:, root] = -np.inf
+        best = scores.argmax(-1).reshape(dependent.shape[:-1])
+        return best if root is None else np.where(heads == 0, root, best)
+
+    def edge_probabilities(self, encoded: np.ndarray) -> np.ndarray:
+        """(batch, dependent, head): the graph head's probability of each enhanced edge."""
+        return _sigmoid(self._biaffine_arcs(encoded, "graph"))
+
+    def edge_labels(self, encoded: np.ndarray, rows: np.ndarray, dependents: np.ndarray, heads: np.ndarray) -> np.ndarray:
+        """The best label of each enhanced edge given by its sentence row, dependent and head."""
+        a = self.arrays
+        dependent = _with_ones(_leaky_relu(_linear(encoded[rows, dependents], a, "graph.label_dependent.0")))
+        head = _with_ones(_leaky_relu(_linear(encoded[rows, heads], a, "graph.label_head.0")))
+        labels, size, _ = a["graph.labels.weight"].shape
+        projected = _matmul(dependent, self._graph_labels_flat).reshape(len(dependent), labels, size)  # one product
+        return np.einsum("eoy,ey->eo", projected, head).argmax(-1)
+
+    @cached_property
+    def _graph_labels_flat(self) -> np.ndarray:
+        """The graph head's label weights (labels, x, y) as one (x, labels * y) matrix."""
+        weight = self.arrays["graph.labels.weight"]
+        return np.ascontiguousarray(weight.transpose(1, 0, 2).reshape(weight.shape[1], -1))
 
 
     def span_scores(self, encoded: np.ndarray, n: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The network: word and character embeddings, a shared BiLSTM encoder, tag heads, per-scheme
 biaffine arc and label scorers (Dozat & Manning 2017's deep biaffine attention) and, for phrase
-structure, a span scorer."""
+structure, a span scorer; for enhanced UD graphs, an edge and label scorer."""
 
 from __future__ import annotations
 
@@ -113,6 +113,21 @@ class SchemeHead(nn.Module):
         return torch.einsum("bix,oxy,biy->bio", x, self.labels.weight, y)
 
 
+class GraphHead(SchemeHead):
+    """The enhanced graph's scorers (Dozat & Manning 2018's for semantic dependencies): a scheme's
+    arc and label scorers, each pair of words scored for an edge on its own (a sigmoid of the arc
+    score, not a softmax over heads: a word may take several heads) and each edge labelled."""
+
+    def edge_labels(self, encoded: torch.Tensor, rows: torch.Tensor, dependents: torch.Tensor,
+                    heads: torch.Tensor) -> torch.Tensor:
+        """(edges, label) scores of the edges given by their sentence row, dependent and head."""
+        dependent = self.label_dependent(encoded)[rows, dependents]
+        head = self.label_head(encoded)[rows, heads]
+        ones = dependent.new_ones(dependent.shape[:-1] + (1,))
+        x, y = torch.cat([dependent, ones], -1), torch.cat([head, ones], -1)
+        return torch.einsum("ex,oxy,ey->eo", x, self.labels.weight, y)
+
+
 def fenceposts(encoded: torch.Tensor) -> torch.Tensor:
     """(batch, 1 + longest, 2 hidden): at fencepost k (before word k + 1, 0..n) the forward state after
     word k (the root's at 0) beside the negated backward state at word k + 1 (zeros past the last word),
@@ -176,6 +191,8 @@ class Network(nn.Module):
         self.schemes = nn.ModuleList(SchemeHead(size, count, shape) for count in shape.labels)
         if shape.phrase_labels:
             self.spans = SpanHead(size, shape.phrase_labels, shape)
+        if shape.enhanced_labels:
+            self.graph = GraphHead(size, shape.enhanced_labels, shape)
 
     def encode(self, batch) -> torch.Tensor:
         """(batch, 1 + longest sentence, 2 hidden) for a :class:`hetdep.neural.data.Batch` of tensors:

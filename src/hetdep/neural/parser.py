@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -18,6 +19,7 @@ from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, r
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
+from hetdep.neural.enhanced import decoded_graph, deps_column, written_label
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.quantized import SCALE, dequantized, quantizable, quantized
@@ -25,12 +27,13 @@ from hetdep.neural.shape import Shape
 from hetdep.neural.transformer import FILES, carried_transformer
 from hetdep.short_runs import use_arrays, use_references
 from hetdep.threads import ordered_map
-from hetdep.treebank.conllu import UPOS, XPOS, Sentence
+from hetdep.treebank.conllu import DEPS, UPOS, XPOS, Sentence
 from hetdep.treebank.phrase_trees import PhraseTree
 from hetdep.treebank.tags import WORD_COLUMNS
 
 KIND = "neural"
 PHRASE_KIND = "constituency-neural"  # a network with a span head (hetdep.models.NEURAL_CONSTITUENCY)
+ROOT_LABEL = "root"  # UD's and SUD's label of the word on the root
 TRANSFORMER = "transformer"  # in a model's folder: the pretrained encoder it reads (config.json, tokenizer.json, weights)
 SENTENCES_AT_ONCE = 64  # sentences one forward pass reads when parsing
 # and at most this many padded positions (sentences x the longest's words): one long sentence no
@@ -174,6 +177,7 @@ class NeuralParser:
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
+        graphs = graph_slot = None
         if nonempty:
             batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
             encoded = network.encode(batch)
@@ -185,7 +189,9 @@ class NeuralParser:
                     n = len(sentence)
                     found, _ = decode(np.ascontiguousarray(scores[row, :n + 1, :n + 1].T), n)
                     heads[slot][row, :n + 1] = found
-            labels = [network.labels(encoded, head, found) for head, found in zip(self.heads, heads)]
+            labels = [network.labels(encoded, head, found, self._root_labels[head]) for head, found in zip(self.heads, heads)]
+            graph_slot = next((slot for slot, head in enumerate(self.heads) if head in self.vocabularies.graph_heads), None)
+            graphs = self._graphs(encoded, nonempty, heads[graph_slot]) if graph_slot is not None else None
             if self.vocabularies.phrases:
                 phrases = [best_spans(network.span_scores(encoded[row], len(sentence)), len(sentence))[:2]
                            for row, sentence in enumerate(nonempty)]
@@ -205,11 +211,31 @@ class NeuralParser:
             trees = tuple(tagged.with_tree(heads[s][row, 1:n + 1].tolist(),
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))
+            if graphs is not None:
+                trees = (*trees[:graph_slot], _with_graph(trees[graph_slot], graphs[row]), *trees[graph_slot + 1:])
             if self.vocabularies.phrases:
                 root = tree_from_spans(tagged.forms, _leaf_tags(tagged), *phrases[row], self.vocabularies.phrases)
                 trees = (PhraseTree(tagged, root), *trees)
             out.append((trees[0] if self.schemes == 1 else trees, unknown_words))
         return out
+
+    @cached_property
+    def _root_labels(self) -> list[int | None]:
+        """Per scheme head, its ``root`` label's id (None where it has none): the label of the word
+        on the root, and of no other (a tree with another is invalid, ``hetdep validate`` says)."""
+        return [labels.index(ROOT_LABEL) if ROOT_LABEL in labels else None for labels in self.vocabularies.labels]
+
+    def _graphs(self, encoded: np.ndarray, sentences: list[Sentence], heads: np.ndarray) -> list[list[list[tuple[int, str]]]]:
+        """Each sentence's enhanced graph, as each word's (head, learned label) edges: the graph head's
+        edges made valid over the basic tree ``heads`` (:func:`hetdep.neural.enhanced.decoded_graph`)."""
+        probabilities = self.network.edge_probabilities(encoded)
+        chosen = [decoded_graph(probabilities[row, :len(s) + 1, :len(s) + 1], heads[row, 1:len(s) + 1].tolist())
+                  for row, s in enumerate(sentences)]
+        edges = np.array([(row, word + 1, head) for row, words in enumerate(chosen) for word, found in enumerate(words)
+                          for head in found], dtype=np.int64).reshape(-1, 3)
+        labels = iter(self.network.edge_labels(encoded, *edges.T).tolist())
+        names = self.vocabularies.enhanced
+        return [[[(head, names[next(labels)]) for head in found] for found in words] for words in chosen]
 
     def _tags(self, heads: list[np.ndarray], sentences: list[Sentence]) -> list[np.ndarray]:
         """Each tag column's (batch, position) tag ids, column by column: a helper of a later column
@@ -304,6 +330,10 @@ class NeuralParser:
             _check_treebanks(vocabularies, shape)
             if shape.phrase_labels != len(vocabularies.phrases) or bool(shape.phrase_labels) != (config["kind"] == PHRASE_KIND):
                 raise ValueError(f"its span labels do not fit a '{config['kind']}' network")
+            graph_heads = vocabularies.graph_heads
+            if (shape.enhanced_labels != len(vocabularies.enhanced) or bool(graph_heads) != bool(shape.enhanced_labels)
+                    or not all(type(head) is int and 0 <= head < len(shape.labels) for head in graph_heads)):
+                raise ValueError("its enhanced graph's labels or scheme heads do not fit the network")
             if len(set(vocabularies.tag_columns)) != len(vocabularies.tag_columns) or not set(vocabularies.tag_columns) <= set(WITH_FEATS):
                 raise ValueError(f"tag heads {vocabularies.tag_columns!r} are not distinct columns of {', '.join(WITH_FEATS)}")
             expected = shape.arrays()
@@ -354,6 +384,14 @@ def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
             raise ValueError(f"treebank {treebank['name']!r}: its schemes and heads do not fit the network")
     if shape.treebanks not in (0, len(treebanks)):
         raise ValueError("the treebank embedding does not fit the treebanks")
+
+
+def _with_graph(tree: Sentence, graph: list[list[tuple[int, str]]]) -> Sentence:
+    """The tree with its enhanced graph (each word's edges, labels as learned) in DEPS, each label's
+    marking word read from the tree's own words (an empty node of the input left out: the graph has none)."""
+    forms, heads, deprels = tree.forms, tree.heads, tree.deprels
+    return tree.without_enhanced().with_column(DEPS, [deps_column([(head, written_label(label, forms, heads, deprels, word)) for head, label in edges])
+                                   for word, edges in enumerate(graph)])
 
 
 def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarray) -> Sentence:

@@ -30,6 +30,7 @@ class Shape:
     span_dim: int = 250
     encoder_layers: int = 0  # a pretrained transformer's states mixed (its embeddings and each layer), 0 without one
     encoder_dim: int = 0  # their size
+    enhanced_labels: int = 0  # labels of the enhanced graph's head (hetdep.neural.enhanced); 0: no graph head
 
     @property
     def input_dim(self) -> int:
@@ -61,15 +62,25 @@ class Shape:
         for k, count in enumerate(self.tags):
             found.update({f"taggers.{k}.weight": (count, size), f"taggers.{k}.bias": (count,)})
         for s, count in enumerate(self.labels):
-            for mlp, width in [("arc_dependent", self.arc_dim), ("arc_head", self.arc_dim),
-                               ("label_dependent", self.label_dim), ("label_head", self.label_dim)]:
-                found.update({f"schemes.{s}.{mlp}.0.weight": (width, size), f"schemes.{s}.{mlp}.0.bias": (width,)})
-            found[f"schemes.{s}.arcs.weight"] = (1, self.arc_dim + 1, self.arc_dim + 1)
-            found[f"schemes.{s}.labels.weight"] = (count, self.label_dim + 1, self.label_dim + 1)
+            found.update(_scorers_of(self, f"schemes.{s}", count))
+        if self.enhanced_labels:
+            found.update(_scorers_of(self, "graph", self.enhanced_labels))
         if self.phrase_labels:
             found.update({"spans.hidden.weight": (self.span_dim, size), "spans.hidden.bias": (self.span_dim,),
                           "spans.out.weight": (self.phrase_labels, self.span_dim), "spans.out.bias": (self.phrase_labels,)})
         return found
+
+
+def _scorers_of(shape: Shape, prefix: str, labels: int) -> dict[str, tuple[int, ...]]:
+    """A scheme head's (or the graph head's) arc and label scorers: their MLPs and biaffine weights."""
+    size = 2 * shape.hidden
+    found = {}
+    for mlp, width in [("arc_dependent", shape.arc_dim), ("arc_head", shape.arc_dim),
+                       ("label_dependent", shape.label_dim), ("label_head", shape.label_dim)]:
+        found.update({f"{prefix}.{mlp}.0.weight": (width, size), f"{prefix}.{mlp}.0.bias": (width,)})
+    found[f"{prefix}.arcs.weight"] = (1, shape.arc_dim + 1, shape.arc_dim + 1)
+    found[f"{prefix}.labels.weight"] = (labels, shape.label_dim + 1, shape.label_dim + 1)
+    return found
 
 
 def _lstm(prefix: str, layer: int, size_in: int, hidden: int) -> dict[str, tuple[int, ...]]:

@@ -62,6 +62,7 @@ class NeuralOptions:
     treebank_dim: int = 12  # several treebanks: the size of each treebank's embedding on the input
     feats_head: bool = False  # a FEATS head beside UPOS and XPOS (the pipeline mixes it with its FEATS tagger)
     encoder: str | None = None  # a pretrained transformer's folder (Hugging Face's layout), read frozen beside the rest
+    enhanced: bool = False  # a graph head learning the enhanced UD graphs of the training files' DEPS (hetdep.neural.enhanced)
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -106,6 +107,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     phrases = [[labelled_spans(root) for root in treebank.phrases] for treebank in treebanks]
     if any(phrases):  # one span head, trained by the treebanks that have phrase structure
         vocabularies.learn_phrases([spans for own in phrases for spans in own])
+    graphs = _graphs(treebanks, heads, vocabularies) if options.enhanced else [None] * len(treebanks)
     table = None
     if vectors is None and options.embeddings:
         vectors = read_embeddings(options.embeddings)
@@ -126,7 +128,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                   pretrained_dim=0 if table is None else table.shape[1], treebanks=embedded_treebanks,
                   treebank_dim=options.treebank_dim if embedded_treebanks else 0, phrase_labels=len(vocabularies.phrases),
                   encoder_layers=transformer.architecture.layers + 1 if transformer else 0,
-                  encoder_dim=transformer.architecture.hidden if transformer else 0)
+                  encoder_dim=transformer.architecture.hidden if transformer else 0,
+                  enhanced_labels=len(vocabularies.enhanced))
     network = Network(shape)
     if table is not None:
         with torch.no_grad():
@@ -166,7 +169,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             for k, chosen in drawn:
                 batch = encoder.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
                                       options.word_dropout, generator, outputs=heads[k], treebank=k,
-                                      phrases=[phrases[k][i] for i in chosen] if phrases[k] else None).tensors()
+                                      phrases=[phrases[k][i] for i in chosen] if phrases[k] else None,
+                                      graphs=[graphs[k][i] for i in chosen] if graphs[k] else None).tensors()
                 loss = _loss(network, batch)
                 optimizer.zero_grad()
                 loss.backward()
@@ -206,6 +210,26 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                 raise
             return _result(network, vocabularies, best, history, options, encoder, interrupted=True)
     return _result(network, vocabularies, best, history, options, encoder)
+
+
+def _graphs(treebanks: Sequence[Treebank], heads: list, vocabularies: Vocabularies) -> list:
+    """Per treebank, the enhanced edges each training sentence of its first scheme with DEPS teaches
+    the graph head (None for a sentence without; None for a treebank without any), the head's labels
+    learned into ``vocabularies``."""
+    from hetdep.neural.enhanced import graph_scheme, has_graph, learned_labels
+
+    graphs, graph_heads = [], []
+    for treebank, per_treebank in zip(treebanks, heads):
+        scheme = graph_scheme(treebank.train[:len(per_treebank)])
+        if scheme is None:
+            graphs.append(None)
+            continue
+        graphs.append([learned_labels(sentence) if has_graph(sentence) else None for sentence in treebank.train[scheme]])
+        graph_heads.append(per_treebank[scheme])
+    if not graph_heads:
+        raise HetdepError("--enhanced: no training sentence has an enhanced graph (its DEPS column is '_' throughout)")
+    vocabularies.learn_enhanced([edges for own in graphs if own for edges in own if edges], graph_heads)
+    return graphs
 
 
 def _keep(path, options: NeuralOptions, network, optimizer, rng, generator, epoch: int, history: list, best: tuple,
@@ -271,6 +295,20 @@ def _loss(network, batch):
         loss = loss + cross_entropy(arcs.flatten(0, 1), gold_heads.flatten(), ignore_index=IGNORE)
         labels = head.label_scores(encoded, gold_heads.clamp(min=0))
         loss = loss + cross_entropy(labels.flatten(0, 1), gold_labels.flatten(), ignore_index=IGNORE)
+    if batch.graph.dim() == 3:  # every pair's edge or none, summed per word; each gold edge's label
+        from torch.nn.functional import binary_cross_entropy_with_logits
+
+        from hetdep.neural.enhanced import NO_EDGE
+
+        learned = batch.graph != IGNORE
+        if learned.any():
+            edges = network.graph.arc_scores(encoded)
+            loss = loss + binary_cross_entropy_with_logits(edges[learned], (batch.graph[learned] != NO_EDGE).float(),
+                                                           reduction="sum") / learned.any(-1).sum()
+            rows, dependents, heads = (batch.graph >= 0).nonzero(as_tuple=True)
+            if len(rows):
+                labels = network.graph.edge_labels(encoded, rows, dependents, heads)
+                loss = loss + cross_entropy(labels, batch.graph[rows, dependents, heads])
     if batch.spans.dim() == 3:  # every span's label, summed per word (a sentence of n words has n(n+1)/2 spans)
         loss = loss + cross_entropy(network.spans(encoded).flatten(0, 2), batch.spans.flatten(), ignore_index=IGNORE,
                                     reduction="sum") / (batch.lengths - 1).sum()
@@ -296,6 +334,7 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] =
     accuracy and, with the gold ``phrases`` of a phrase-structure model, its bracket F1 (EVALB's)."""
     from hetdep.evaluation.attachment import evaluate
     from hetdep.evaluation.brackets import score
+    from hetdep.neural.enhanced import graph_f1, has_graph
     from hetdep.treebank.ptb import Tree
 
     parsed = list(parser.parse(dev[0]))
@@ -308,10 +347,12 @@ def dev_scores(parser, dev: Sequence[Sequence[Sentence]], names: Sequence[str] =
                           [Tree(tree.root, tree.sentence.path, tree.sentence.line) for tree in trees])
             scores["F1"] = round(found.f1, 2)
         per_scheme = per_scheme or [[tree.sentence for tree in trees]]  # the tags of a model of phrase structure alone
-    for name, gold, system in zip(names or "ab", dev[:len(parser.heads)], per_scheme[:len(parser.heads)]):
+    for name, gold, system, head in zip(names or "ab", dev[:len(parser.heads)], per_scheme[:len(parser.heads)], parser.heads):
         result = evaluate(gold, system)
         suffix = f"_{name}" if parser.schemes > 1 else ""
         scores[f"UAS{suffix}"], scores[f"LAS{suffix}"] = round(result.uas, 2), round(result.las, 2)
+        if head in parser.vocabularies.graph_heads and any(map(has_graph, gold)):  # not in the dev score: reported
+            scores[f"ELAS{suffix}"] = round(graph_f1(gold, system), 2)
     for column in parser.vocabularies.tag_columns:
         index = WORD_COLUMNS[column]
         pairs = [(g, s) for gold, system in zip(dev[0], per_scheme[0])

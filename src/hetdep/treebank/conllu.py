@@ -1,4 +1,6 @@
 """CoNLL-U and CoNLL-X reading and writing, built for speed and byte-exact round trips.
+(Over 450 lines: the reader and its checks of each column, IDs, trees and DEPS, are one room:
+every check reports the reader's own file and line.)
 
 A plain tab-split reader: every token line keeps its ten fields as strings, so writing a
 sentence back gives the bytes that were read. Comments, multiword-token ranges (``3-4``)

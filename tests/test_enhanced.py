@@ -137,7 +137,25 @@ def test_train_enhanced_parses_raw_text_to_deps_and_eval_scores_them(tmp_path):
     assert all(s.rows[k][DEPS] != "_" for s in read_conllu(out) for k in s.word_rows)
     scored = runner.invoke(main, ["eval", "--conll18", str(EN_SAMPLES / "dev.ud.conllu"), str(out)])
     assert scored.exit_code == 0 and "ELAS" in scored.output and "EULAS" in scored.output, scored.output
-    assert "enhanced graphs: yes" in runner.invoke(main, ["info", str(model)]).output
+    assert "enhanced graphs: yes, in the DEPS of ud" in runner.invoke(main, ["info", str(model)]).output
+    import hetdep
+
+    document = hetdep.load(model)("The dog that I saw barked at the cat and the bird.")
+    assert all(word.deps["ud"] for word in document.words)  # hetdep.load: each word's edges (head, label)
+    assert any(head == word.head["ud"] for word in document.words for head, _ in word.deps["ud"])
+    from starlette.testclient import TestClient
+
+    from hetdep.service.app import create_app
+
+    answer = TestClient(create_app({"en-enhanced": str(model)})).post(  # the service keeps the column
+        "/process", data={"data": "The dog barked.", "model": "en-enhanced", "tokenizer": "", "tagger": "", "parser": ""})
+    rows = [line.split("\t") for line in answer.json()["result"].splitlines() if line and not line.startswith("#")]
+    assert rows and all(row[DEPS] != "_" for row in rows)
+    spacy = pytest.importorskip("spacy", reason="spaCy's component is checked where spaCy is installed")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("hetdep", config={"model": str(model), "scheme": "ud"})
+    doc = nlp("The dog barked at the cat.")
+    assert all(token._.hetdep_deps["ud"] for token in doc)
 
 
 def test_a_training_file_without_graphs_is_refused_before_any_training(tmp_path):

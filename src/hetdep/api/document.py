@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
-from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS
+from hetdep.treebank.conllu import DEPREL, DEPS, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS, enhanced_edges
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ class Word:
     """One syntactic word: ``id`` counts from 1 in its sentence; ``head[scheme]`` is the id of
     its head there (0: the root). ``feats`` is the first scheme's FEATS and
     ``scheme_feats[scheme]`` each scheme's: a joint model's schemes may differ there (SUD's
-    ``ExtPos`` and ``Shared``)."""
+    ``ExtPos`` and ``Shared``). ``deps[scheme]``: the word's edges in that scheme's enhanced graph,
+    (head id, label) in the order of their heads, () where the model writes none (DEPS '_')."""
 
     id: int
     form: str
@@ -35,6 +36,7 @@ class Word:
     head: Mapping[str, int]
     deprel: Mapping[str, str]
     scheme_feats: Mapping[str, str]
+    deps: Mapping[str, tuple[tuple[int, str], ...]]
 
 
 class Sentence:
@@ -49,10 +51,12 @@ class Sentence:
         heads = {scheme: tree.heads for scheme, tree in self._trees.items()}
         labels = {scheme: tree.column(DEPREL) for scheme, tree in self._trees.items()}
         feats = {scheme: tree.column(FEATS) for scheme, tree in self._trees.items()}
+        deps = {scheme: [tuple((int(head), label) for head, label in enhanced_edges(value) if "." not in head)
+                         for value in tree.column(DEPS)] for scheme, tree in self._trees.items()}
         self.words: tuple[Word, ...] = tuple(
             Word(int(row[ID]), row[FORM], row[LEMMA], row[UPOS], row[XPOS], row[FEATS], row[MISC],
                  {scheme: heads[scheme][k] for scheme in heads}, {scheme: labels[scheme][k] for scheme in labels},
-                 {scheme: feats[scheme][k] for scheme in feats})
+                 {scheme: feats[scheme][k] for scheme in feats}, {scheme: deps[scheme][k] for scheme in deps})
             for k, row in enumerate(rows))
         self.text: str | None = next((c.split("=", 1)[1].strip() for c in first.comments if c.startswith("# text =")), None)
         self.sent_id: str | None = first.sent_id

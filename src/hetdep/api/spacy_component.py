@@ -6,6 +6,7 @@
     doc[1].head, doc[1].dep_           # the "ud" tree, as spaCy's own
     doc[1]._.hetdep_heads["sud"]       # every scheme's head (a token index in the doc) ...
     doc[1]._.hetdep_deprels["sud"]     # ... and label
+    doc[1]._.hetdep_deps["ud"]         # its enhanced graph's edges, (head token index, label), where the model has one
 
 spaCy's tokens are hetdep's words (spaCy does not split multiword tokens); sentences are spaCy's
 when an earlier component set them (a sentencizer), else the whole doc is one sentence. The
@@ -20,7 +21,7 @@ from spacy.tokens import Doc, Token
 
 import hetdep
 
-for _name in ("hetdep_heads", "hetdep_deprels"):
+for _name in ("hetdep_heads", "hetdep_deprels", "hetdep_deps"):
     if not Token.has_extension(_name):
         Token.set_extension(_name, default=None)
 
@@ -44,6 +45,8 @@ class HetdepComponent:
             for token, word in zip(tokens, sentence.words):
                 token._.hetdep_heads = {s: (tokens[h - 1].i if h else token.i) for s, h in word.head.items()}
                 token._.hetdep_deprels = dict(word.deprel)
+                token._.hetdep_deps = {s: [(tokens[h - 1].i if h else token.i, label) for h, label in edges]
+                                       for s, edges in word.deps.items()}
                 heads[token.i] = token._.hetdep_heads[self.scheme]
                 labels[token.i] = word.deprel[self.scheme]
                 if not token.tag_:

@@ -177,3 +177,20 @@ def test_graphs_in_some_sentences_only_teach_from_those_and_say_how_many(tmp_pat
 
     line = graphs_taught([("", [list(read_conllu(train))])], train)
     assert line == "enhanced graphs (DEPS): 100 of 200 training sentences have one"
+
+
+def test_render_draws_a_tree_with_its_enhanced_graph_below(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "graph.svg"
+    number, sentence = next((k, s) for k, s in enumerate(TRAIN, 1) if any(  # one with an edge its tree has not
+        (word, int(head)) not in set(enumerate(s.heads, 1)) for word, row in enumerate(s.word_rows, 1)
+        for head, _ in enhanced_edges(s.rows[row][DEPS]) if "." not in head))
+    result = runner.invoke(main, ["render", str(EN_SAMPLES / "train.ud.conllu"), "--enhanced", "--sentence", str(number),
+                                  "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    picture = out.read_text(encoding="utf-8")
+    edges = sum(1 for k in sentence.word_rows for head, _ in enhanced_edges(sentence.rows[k][DEPS]) if "." not in head)
+    assert picture.count('<path class="arc') == len(sentence) + edges and "ud enhanced" in picture
+    assert 'class="arc differs"' in picture  # that edge dashed
+    refused = runner.invoke(main, ["render", str(SAMPLES / "dev.ud.conllu"), "--enhanced", "--output", str(tmp_path / "x.html")])
+    assert refused.exit_code == 2 and "has no enhanced graph" in refused.output and not (tmp_path / "x.html").exists()

@@ -88,10 +88,11 @@ class Sentence:
     def to_conllu(self, scheme: str | None = None) -> str:
         return self.tree(scheme or self.schemes[0]).to_text()
 
-    def render(self, gold: "Sentence | None" = None, scheme: str | None = None) -> str:
+    def render(self, gold: "Sentence | None" = None, scheme: str | None = None, enhanced: bool = False) -> str:
         """An SVG: the first scheme's arcs above the words and the second's below (shared arcs
         solid, the others dashed), or a phrase-structure model's phrases above and its
-        dependencies below; with ``gold``, ``scheme``'s tree against gold's, wrong arcs red."""
+        dependencies below; with ``gold``, ``scheme``'s tree against gold's, wrong arcs red;
+        ``enhanced``: ``scheme``'s tree (the first with a graph) with its enhanced graph below."""
         from hetdep.render.sentences import phrase_picture, picture
 
         if self._phrases is not None and gold is None and scheme is None:  # its phrase structure, the dependencies below
@@ -101,6 +102,9 @@ class Sentence:
         if gold is not None:
             scheme = scheme or self.schemes[0]
             return picture(self.tree(scheme), scheme, gold=gold.tree(scheme))
+        if enhanced:
+            scheme = scheme or next((s for s in self.schemes if any(w.deps[s] for w in self.words)), self.schemes[0])
+            return picture(self.tree(scheme), scheme, enhanced=True)
         second = self.schemes[1] if len(self.schemes) > 1 else None
         return picture(self.tree(self.schemes[0]), self.schemes[0], self.tree(second) if second else None, second or "")
 
@@ -145,13 +149,13 @@ class Document:
             raise KeyError(f"no scheme {scheme!r}: this document has {', '.join(self.schemes)}")
         return "".join(sentence.to_conllu(scheme) for sentence in self.sentences)
 
-    def render(self, gold: "Document | None" = None, scheme: str | None = None) -> str:
+    def render(self, gold: "Document | None" = None, scheme: str | None = None, enhanced: bool = False) -> str:
         """One self-contained HTML page with every sentence's picture (see :meth:`Sentence.render`)."""
         from hetdep.render.svg import html_page
 
         if gold is not None and len(gold) != len(self):
             raise ValueError(f"gold has {len(gold)} sentences, this document {len(self)}")
-        return html_page([s.render(gold.sentences[k] if gold is not None else None, scheme)
+        return html_page([s.render(gold.sentences[k] if gold is not None else None, scheme, enhanced)
                           for k, s in enumerate(self.sentences)])
 
     def __repr__(self) -> str:

@@ -15,35 +15,43 @@ from hetdep.treebank.outputs import output_files
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--input-b", "input_b_path", type=click.Path(dir_okay=False), help="The same sentences in a second scheme (a joint model's --output-b): its arcs are drawn below the words, and the arcs both trees share solid, the others dashed. Under bracketed phrase-structure trees: their words' dependency trees (CoNLL-U), drawn below.")
 @click.option("--gold", "gold_path", type=click.Path(dir_okay=False), help="The gold trees of INPUT's scheme: draw INPUT against them, wrong heads red, right heads with a wrong label in red. For bracketed phrase-structure trees: bracketed gold trees, the phrases they lack red.")
+@click.option("--enhanced", is_flag=True, help="Draw each sentence's enhanced graph (its DEPS column, as a model trained with --enhanced writes it) below the words, under its basic tree: the arcs the tree has too solid, the graph's others dashed.")
 @click.option("--names", help="Names of the schemes, comma-separated (default: from the file names, test.sud.conllu: sud).")
 @click.option("--sentence", type=click.IntRange(1), help="Draw only this sentence (1 is the first); needed for an .svg output of a file with several sentences.")
 @click.option("--output", "output_path", required=True, type=click.Path(dir_okay=False, allow_dash=True), help="An .html page (every sentence), or an .svg picture (one sentence); '-': the HTML on standard output.")
-def render_command(input_path, input_b_path, gold_path, names, sentence, output_path):
+def render_command(input_path, input_b_path, gold_path, enhanced, names, sentence, output_path):
     """Draw trees as pictures: one scheme's arcs above the words, a second's below (zhang2014
     Figure 1), or a prediction against its gold tree; self-contained SVG or HTML, no script.
     INPUT of bracketed phrase-structure trees: their phrases above the words, with --input-b's
     dependency trees below or against --gold's bracketed trees."""
     from hetdep.models.training import scheme_name
+    from hetdep.neural.enhanced import has_graph
     from hetdep.render.sentences import page, picture
 
-    if input_b_path and gold_path:
-        raise click.UsageError("--input-b draws two schemes, --gold one scheme against its gold: give one of them")
+    if sum(map(bool, (input_b_path, gold_path, enhanced))) > 1:
+        raise click.UsageError("--input-b draws two schemes, --gold one scheme against its gold, --enhanced a tree and its "
+                               "graph: give one of them")
     if _bracketed(input_path):
+        if enhanced:
+            raise HetdepError(f"{input_path} holds phrase-structure trees: --enhanced draws the DEPS of CoNLL-U files")
         return _render_phrase_trees(input_path, input_b_path, gold_path, names, sentence, output_path)
     sentences = read_all(input_path, require_heads=True, single_root=False)
     others = read_all(input_b_path, require_heads=True, single_root=False) if input_b_path else None
     golds = read_all(gold_path, require_heads=True, single_root=False) if gold_path else None
     named = [n.strip() for n in names.split(",")] if names else [scheme_name(input_path, "a")] + (
         [scheme_name(input_b_path, "b")] if input_b_path else [])
+    if enhanced and not any(map(has_graph, sentences)):
+        raise HetdepError(f"{input_path} has no enhanced graph (its DEPS column is '_' throughout): nothing to draw "
+                          "with --enhanced")
     pick = _picked(input_path, len(sentences), sentence, output_path)
     sentences = sentences[pick]
     others = others[pick] if others is not None else None
     golds = golds[pick] if golds is not None else None
     if output_path.endswith(".svg"):
         text = picture(sentences[0], named[0], others[0] if others else None, named[1] if len(named) > 1 else "",
-                       golds[0] if golds else None)
+                       golds[0] if golds else None, enhanced)
     else:
-        text = page(sentences, named, others, golds, title=Path(input_path).name)
+        text = page(sentences, named, others, golds, title=Path(input_path).name, enhanced=enhanced)
     with output_files(output_path) as (out,):
         out.write(text)
     click.echo(f"drew {len(sentences)} sentence{'s' if len(sentences) != 1 else ''} to {output_path}", err=True)

@@ -1,5 +1,5 @@
-"""CoNLL-U sentences to pictures: the trees of one or two schemes over the same words, or a
-prediction against its gold tree; and bracketed phrase-structure trees, alone, with a dependency
+"""CoNLL-U sentences to pictures: the trees of one or two schemes over the same words, a tree
+with its enhanced graph, or a prediction against its gold tree; and bracketed phrase-structure trees, alone, with a dependency
 tree of the same words below, or against their gold trees."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections import Counter
 from typing import Sequence
 
 from hetdep.errors import MismatchError
-from hetdep.render.svg import Phrase, Tree, html_page, phrase_svg, sentence_svg
-from hetdep.treebank.conllu import UPOS, Sentence
+from hetdep.render.svg import Graph, Phrase, Tree, html_page, phrase_svg, sentence_svg
+from hetdep.treebank.conllu import DEPS, UPOS, Sentence, enhanced_edges
 from hetdep.treebank.pairs import check_same_words
 from hetdep.treebank.ptb import Node, clean, split_label
 from hetdep.treebank.ptb import Tree as Bracketed
@@ -19,22 +19,30 @@ def tree_of(sentence: Sentence, name: str) -> Tree:
     return Tree(name, list(sentence.heads), sentence.deprels)
 
 
+def graph_of(sentence: Sentence, name: str) -> Graph | None:
+    """The sentence's enhanced graph (DEPS; empty nodes' edges left out), None where it has none."""
+    arcs = [(word, int(head), label) for word, k in enumerate(sentence.word_rows, 1)
+            for head, label in enhanced_edges(sentence.rows[k][DEPS]) if "." not in head]
+    return Graph(f"{name} enhanced", arcs) if arcs else None
+
+
 def picture(sentence: Sentence, name: str, other: Sentence | None = None, other_name: str = "",
-            gold: Sentence | None = None) -> str:
-    """The SVG of ``sentence``'s tree, with ``other`` (the same words in another scheme) below it, or
-    against ``gold`` (the same words and scheme)."""
+            gold: Sentence | None = None, enhanced: bool = False) -> str:
+    """The SVG of ``sentence``'s tree, with ``other`` (the same words in another scheme) below it,
+    or against ``gold`` (the same words and scheme), or (``enhanced``) with its enhanced graph below."""
     for partner in (other, gold):
         if partner is not None:
             check_same_words(sentence, partner)
     title = f"{sentence.sent_id or ''}" + (" (against gold: wrong heads red)" if gold is not None else "")
-    return sentence_svg(sentence.forms, sentence.column(UPOS), tree_of(sentence, name),
-                        tree_of(other, other_name) if other is not None else None,
+    below = graph_of(sentence, name) if enhanced else tree_of(other, other_name) if other is not None else None
+    return sentence_svg(sentence.forms, sentence.column(UPOS), tree_of(sentence, name), below,
                         tree_of(gold, f"{name} gold") if gold is not None else None, title=title.strip())
 
 
 def page(sentences: Sequence[Sentence], names: Sequence[str], others: Sequence[Sentence] | None = None,
-         golds: Sequence[Sentence] | None = None, title: str = "hetdep") -> str:
-    """Many sentences (with their other-scheme or gold partners, in order) as one HTML page."""
+         golds: Sequence[Sentence] | None = None, title: str = "hetdep", enhanced: bool = False) -> str:
+    """Many sentences (with their other-scheme or gold partners, in order, or their enhanced
+    graphs) as one HTML page."""
     for partners, what in ((others, "other-scheme"), (golds, "gold")):
         if partners is not None and len(partners) != len(sentences):
             at = min(len(partners), len(sentences))
@@ -42,7 +50,7 @@ def page(sentences: Sequence[Sentence], names: Sequence[str], others: Sequence[S
             raise MismatchError(longer[at].path, longer[at].line, f"{len(sentences)} sentences against {len(partners)} "
                                 f"{what} sentences; the first unmatched one starts here")
     svgs = [picture(sentence, names[0], others[k] if others is not None else None, names[1] if len(names) > 1 else "",
-                    golds[k] if golds is not None else None) for k, sentence in enumerate(sentences)]
+                    golds[k] if golds is not None else None, enhanced) for k, sentence in enumerate(sentences)]
     return html_page(svgs, title)
 
 

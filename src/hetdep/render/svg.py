@@ -45,6 +45,20 @@ class Tree:
     heads: Sequence[int]
     labels: Sequence[str]
 
+    @property
+    def arcs(self) -> list[tuple[int, int, str]]:
+        """Each word's arc: (dependent, head, label), in the words' order."""
+        return [(dependent, head, label) for dependent, (head, label) in enumerate(zip(self.heads, self.labels), 1)]
+
+
+@dataclass(frozen=True)
+class Graph:
+    """An enhanced graph over the words, where a word may have several heads: its arcs
+    (dependent, head, label), 1-based (head 0: the root), and its name."""
+
+    name: str
+    arcs: Sequence[tuple[int, int, str]]
+
 
 @dataclass(frozen=True)
 class Phrase:
@@ -58,16 +72,16 @@ class Phrase:
     wrong: bool = False
 
 
-def _levels(heads: Sequence[int]) -> list[int]:
-    """The nesting level of each word's arc: one more than the highest arc it spans (shorter first)."""
-    arcs = sorted(((min(h, d), max(h, d), d) for d, h in enumerate(heads, 1) if h > 0), key=lambda a: a[1] - a[0])
-    level = [0] * (len(heads) + 1)
+def _levels(arcs: Sequence[tuple[int, int, str]]) -> list[int]:
+    """The nesting level of each arc: one more than the highest arc it spans (shorter first; 0 for the root's)."""
+    spans = sorted(((min(h, d), max(h, d), k) for k, (d, h, _) in enumerate(arcs) if h > 0), key=lambda a: a[1] - a[0])
+    level = [0] * len(arcs)
     placed: list[tuple[int, int, int]] = []
-    for low, high, dependent in arcs:
+    for low, high, k in spans:
         inside = [lv for lo, hi, lv in placed if low <= lo and hi <= high]
-        level[dependent] = 1 + max(inside, default=0)
-        placed.append((low, high, level[dependent]))
-    return level[1:]
+        level[k] = 1 + max(inside, default=0)
+        placed.append((low, high, level[k]))
+    return level
 
 
 def _arc(x1: float, x2: float, base: float, height: float, up: bool) -> str:
@@ -80,16 +94,19 @@ def _arc(x1: float, x2: float, base: float, height: float, up: bool) -> str:
             f"L{right - bend:.1f},{top:.1f} Q{right:.1f},{top:.1f} {right:.1f},{top - sign * bend:.1f} L{right:.1f},{base:.1f}")
 
 
-def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: Tree | None = None,
+def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: Tree | Graph | None = None,
                  gold: Tree | None = None, title: str = "") -> str:
-    """One sentence as an SVG element. With ``below``: two schemes, shared arcs solid. With
-    ``gold``: ``above`` is a prediction of the same scheme, drawn against it (wrong heads red,
-    right heads with a wrong label: the label red), and ``below`` is not drawn."""
+    """One sentence as an SVG element. With ``below``: two schemes, or the tree and its enhanced
+    graph, shared arcs solid. With ``gold``: ``above`` is a prediction of the same scheme, drawn
+    against it (wrong heads red, right heads with a wrong label: the label red), and ``below`` is
+    not drawn."""
     n = len(forms)
-    if any(len(tree.heads) != n for tree in (above, below, gold) if tree is not None):
+    if any(len(tree.heads) != n for tree in (above, below, gold) if isinstance(tree, Tree)):
         raise ValueError("every tree needs one head per word")
+    if isinstance(below, Graph) and not all(1 <= d <= n and 0 <= h <= n for d, h, _ in below.arcs):
+        raise ValueError("a graph's arcs join the sentence's words")
     centers, width = _word_centers(forms, tags, (above, below if gold is None else None))
-    levels_above = _levels(above.heads)
+    levels_above = _levels(above.arcs)
     second = below if gold is None else None
     top_room = (max(levels_above, default=0) + 1) * LEVEL + (16 if title else 0) + 14
     parts, finish = _picture(forms, tags, centers, width, top_room + 14, second, title, above.name,
@@ -99,11 +116,11 @@ def sentence_svg(forms: Sequence[str], tags: Sequence[str], above: Tree, below: 
 
 
 def _picture(forms: Sequence[str], tags: Sequence[str], centers: list[float], width: float, word_y: float,
-             below: Tree | None, title: str, name: str, name_y: float):
+             below: Tree | Graph | None, title: str, name: str, name_y: float):
     """The start of a picture (its frame, title, the name of the tree above, the words and their
     tags on the line ``word_y``), and the function that ends it: ``below``'s arcs under the words."""
     bottom_base = word_y + WORD_ROW + 6
-    levels_below = _levels(below.heads) if below else []
+    levels_below = _levels(below.arcs) if below else []
     height = bottom_base + ((max(levels_below, default=0) + 1) * LEVEL + 14 if below else 4)
     parts = [f'<svg class="hetdep" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
              f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">', f"<style>{STYLE}</style>"]
@@ -125,14 +142,14 @@ def _picture(forms: Sequence[str], tags: Sequence[str], centers: list[float], wi
     return parts, finish
 
 
-def _word_centers(forms: Sequence[str], tags: Sequence[str], trees: Sequence[Tree | None]) -> tuple[list[float], float]:
+def _word_centers(forms: Sequence[str], tags: Sequence[str], trees: Sequence[Tree | Graph | None]) -> tuple[list[float], float]:
     """Each word's x and the picture's width: each word as wide as its form or tag, and room
     between neighbours for the labels of ``trees``' arcs that join them."""
     n = len(forms)
     widths = [max(len(f), len(t)) * CHAR + GAP for f, t in zip(forms, tags)]
     need = [0.0] * n  # between word k and k + 1: room for the labels of arcs joining them
     for tree in trees:
-        for dependent, (head, label) in enumerate(zip(tree.heads, tree.labels) if tree else (), 1):
+        for dependent, head, label in tree.arcs if tree else ():
             if head and abs(head - dependent) == 1:
                 k = min(head, dependent) - 1
                 need[k] = max(need[k], len(label) * LABEL_CHAR + 16)
@@ -176,14 +193,17 @@ def phrase_svg(forms: Sequence[str], tags: Sequence[str], phrases: Sequence[Phra
     return finish(parts, None)
 
 
-def _tree(tree: Tree, levels: list[int], centers: list[float], base: float, up: bool, other: Tree | None,
+def _tree(tree: Tree | Graph, levels: list[int], centers: list[float], base: float, up: bool, other: Tree | Graph | None,
           gold: Tree | None) -> list[str]:
+    """The arcs of a tree or graph (``levels``: each arc's), those ``other`` lacks dashed, those
+    ``gold`` has otherwise red."""
     parts = []
     sign = -1 if up else 1
-    for dependent, (head, label) in enumerate(zip(tree.heads, tree.labels), 1):
+    shared = {(dependent, head) for dependent, head, _ in other.arcs} if other is not None else set()
+    for (dependent, head, label), level in zip(tree.arcs, levels):
         classes = ["arc"]
         label_class = "label"
-        if other is not None and other.heads[dependent - 1] != head:
+        if other is not None and (dependent, head) not in shared:
             classes.append("differs")
         if gold is not None:
             if gold.heads[dependent - 1] != head:
@@ -198,7 +218,7 @@ def _tree(tree: Tree, levels: list[int], centers: list[float], base: float, up: 
             label_x, label_y = x2, y1 - (3 if up else -11)
         else:
             x1 = centers[head - 1] + (3 if dependent > head else -3)
-            height = levels[dependent - 1] * LEVEL
+            height = level * LEVEL
             parts.append(f'<path class="{" ".join(classes)}" d="{_arc(x1, x2, base, height, up)}"/>')
             label_x, label_y = (x1 + x2) / 2, base + sign * height + (-3 if up else 11)
         tip = f"{x2 - 3:.1f},{base + sign * 6:.1f} {x2 + 3:.1f},{base + sign * 6:.1f} {x2:.1f},{base:.1f}"

@@ -390,8 +390,9 @@ def _with_graph(tree: Sentence, graph: list[list[tuple[int, str]]]) -> Sentence:
     """The tree with its enhanced graph (each word's edges, labels as learned) in DEPS, each label's
     marking word read from the tree's own words (an empty node of the input left out: the graph has none)."""
     forms, heads, deprels = tree.forms, tree.heads, tree.deprels
-    return tree.without_enhanced().with_column(DEPS, [deps_column([(head, written_label(label, forms, heads, deprels, word)) for head, label in edges])
-                                   for word, edges in enumerate(graph)])
+    deps = [deps_column([(head, written_label(label, forms, heads, deprels, word)) for head, label in edges])
+            for word, edges in enumerate(graph)]
+    return tree.without_enhanced().with_column(DEPS, deps)
 
 
 def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarray) -> Sentence:

@@ -1,10 +1,11 @@
 """One sentence parsed as a whole process, warm: what a user waits for a short text (start-up,
 model loading, parsing), against a baseline version of hetdep timed in turns in the same run.
 
-    python bench/startup.py [--model MODEL] [--a OLD/src] [--runs 5]
+    python bench/startup.py [--model MODEL] [--a OLD/src] [--runs 5] [--text-of en-ewt/test.ud.conllu]
 
 Each run is ``python -m hetdep parse --input one.txt --output out.conllu`` on one sentence
-of fr-sequoia test (a new one each run, its ``# text``); the first run of each version is not
+of fr-sequoia test (``--text-of``: of that file of ../shared/data, for a model of another
+language; a new sentence each run, its ``# text``); the first run of each version is not
 timed (it fills numba's and the user cache's files). Prints each version's least and median
 seconds and peak memory, and, with ``--a``, the ratio of the medians.
 """
@@ -49,9 +50,10 @@ def main() -> None:
     options.add_argument("--a", help="src folder of a baseline version, timed in turns with this one")
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--data", type=Path, default=DATA)
+    options.add_argument("--text-of", default="fr-sequoia/test.ud.conllu", help="the file under --data whose sentences are parsed")
     args = options.parse_args()
     versions = {"this": SOURCE} | ({"baseline": Path(args.a).resolve()} if args.a else {})
-    texts = [text for text in map(sentence_text, read_conllu(args.data / "fr-sequoia" / "test.ud.conllu")) if text]
+    texts = [text for text in map(sentence_text, read_conllu(args.data / args.text_of)) if text]
     texts = texts[:args.runs + 1]
     seconds: dict[str, list[float]] = {name: [] for name in versions}
     peaks: dict[str, float] = {}

@@ -334,11 +334,13 @@ class TransformerEncoder:
                 number, start, first, last, _ = units[k]
                 pieces[number][:, first:last] = states[:, row, 1 + first - start:1 + last - start]
         out = []
-        for owner, vectors, words in zip(owners, pieces, sentences):
-            counts = np.bincount(owner, minlength=len(words)).astype(np.float32)
-            summed = np.zeros((layers, len(words), self.architecture.hidden), dtype=np.float32)
-            np.add.at(summed, (slice(None), owner), vectors)
-            out.append(summed / counts[None, :, None])
+        for owner, vectors, words in zip(owners, pieces, sentences):  # each word's pieces follow one another
+            if not words:
+                out.append(vectors)  # (layers, 0, hidden)
+                continue
+            counts = np.bincount(owner, minlength=len(words))
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            out.append(np.add.reduceat(vectors, starts, axis=1) / counts.astype(np.float32)[None, :, None])
         return out
 
 

@@ -7,7 +7,8 @@ Ten generators, each with its own oracle:
 
 - ``conllu``: CoNLL-U documents of random trees, half of them given one damage that makes them
   invalid (a missing column, a bad ID or HEAD, a self-loop, an empty field, CRLF, a BOM, bytes
-  that are not UTF-8); the reader must read the sound ones whole and name the damaged line.
+  that are not UTF-8, a DEPS that breaks its syntax), half with enhanced graphs in DEPS; the
+  reader must read the sound ones whole and name the damaged line.
 - ``sniffing``: sound and damaged CoNLL-U whose comments hold other line separators (U+2028,
   U+0085, form feeds, bare CR...), with a BOM (at the start, or before a later comment) or
   full-width IDs, read with ``--format auto``: it must never come back as text.
@@ -118,10 +119,14 @@ def conllu_lines(rng: random.Random, sentences: int) -> tuple[list[str], list[tu
             lines.append("# text = " + " ".join(random_word(rng) for _ in range(3)))
         n = rng.randint(1, 12)
         first = len(lines) + 1
+        graph = rng.random() < 0.5  # an enhanced graph in DEPS: each basic edge, sometimes one more
         for word, head in enumerate(random_heads(rng, n), 1):
             form = random_word(rng).replace("\t", "")
+            label = "root" if head == 0 else rng.choice(["nsubj", "obj", "det", "punct"])
+            edges = {(head, label)} | ({(rng.randint(0, n), "nsubj:xsubj")} if graph and rng.random() < 0.3 else set())
+            deps = "|".join(f"{h}:{r}" for h, r in sorted(edges) if h != word) or f"{head}:{label}" if graph else "_"
             lines.append("\t".join([str(word), form, "_", rng.choice(["NOUN", "VERB", "DET", "PUNCT"]), "_", "_", str(head),
-                                    "root" if head == 0 else rng.choice(["nsubj", "obj", "det", "punct"]), "_", "_"]))
+                                    label, deps, "_"]))
         spans.append((first, len(lines)))
         lines.append("")
     return lines, spans
@@ -132,7 +137,7 @@ def damage_conllu(rng: random.Random, lines: list[str], spans: list[tuple[int, i
     first, last = rng.choice(spans)
     at = rng.randint(first, last)
     fields = lines[at - 1].split("\t")
-    kind = rng.choice(["column", "id", "head", "loop", "empty", "crlf", "utf8", "bom", "fullwidth"])
+    kind = rng.choice(["column", "id", "head", "loop", "empty", "crlf", "utf8", "bom", "fullwidth", "deps"])
     if kind == "column":
         del fields[rng.randrange(10)]
     elif kind == "id":
@@ -143,6 +148,10 @@ def damage_conllu(rng: random.Random, lines: list[str], spans: list[tuple[int, i
         fields[6] = fields[0]
     elif kind == "empty":
         fields[rng.choice([1, 3, 7])] = ""
+    elif kind == "deps":  # an enhanced graph that breaks DEPS's syntax
+        words = last - first + 1
+        fields[8] = rng.choice([f"{words + 3}:dep", "1.1:dep", "_|0:root", "0:root|_", "x:dep", "2", "1:", f"{words}:a|0:b",
+                                "0:ro ot"])
     elif kind == "fullwidth":
         fields[0] = "".join(chr(ord(c) - ord("0") + 0xFF10) for c in fields[0])
     damaged = list(lines)

@@ -107,3 +107,4 @@ def test_info_on_a_shipped_model_names_it_and_shows_no_folder_of_the_machine_tha
     assert "/work" not in result.output and "/tmp" not in result.output and "/home" not in result.output
     assert "parisstories (sud, ud)" in result.output and "learning_rate 0.002" in result.output
     assert "trained on (train:sequoia:sud): train.sud.conllu, 2,231 sentences" in result.output
+    assert "enhanced graphs: none (its network has no graph head: DEPS is written '_')" in result.output  # no French treebank here has them

@@ -112,14 +112,14 @@ def decoded_graph(probabilities: np.ndarray, heads: Sequence[int]) -> list[list[
     for i in range(n):
         if not chosen[i]:
             chosen[i] = [heads[i]]
-    reached = _reached(chosen)
+    reached = reached_from_root(chosen)
     for i in range(n):
         if not reached[i + 1] and heads[i] not in chosen[i]:
             chosen[i] = sorted(chosen[i] + [heads[i]])
     return chosen
 
 
-def _reached(chosen: list[list[int]]) -> list[bool]:
+def reached_from_root(chosen: list[list[int]]) -> list[bool]:
     """Which positions (0 the root) the root reaches along the edges (``chosen[i]``: word i + 1's heads)."""
     children: list[list[int]] = [[] for _ in range(len(chosen) + 1)]
     for i, heads in enumerate(chosen):

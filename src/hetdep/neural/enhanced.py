@@ -151,3 +151,12 @@ def graph_f1(gold: Sequence[Sentence], system: Sequence[Sentence]) -> float:
 def deps_column(edges: list[tuple[int, str]]) -> str:
     """A word's DEPS: its edges (head, label) in the order of their heads."""
     return "|".join(f"{head}:{label}" for head, label in sorted(edges)) or "_"
+
+
+def with_graph(tree: Sentence, graph: list[list[tuple[int, str]]]) -> Sentence:
+    """The tree with its enhanced graph (each word's edges, labels as learned) in DEPS, each label's
+    marking word read from the tree's own words (an empty node of the input left out: the graph has none)."""
+    forms, heads, deprels = tree.forms, tree.heads, tree.deprels
+    deps = [deps_column([(head, written_label(label, forms, heads, deprels, word)) for head, label in edges])
+            for word, edges in enumerate(graph)]
+    return tree.without_enhanced().with_column(DEPS, deps)

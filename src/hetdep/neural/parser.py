@@ -19,7 +19,7 @@ from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, r
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
-from hetdep.neural.enhanced import decoded_graph, deps_column, written_label
+from hetdep.neural.enhanced import decoded_graph, with_graph
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.quantized import SCALE, dequantized, quantizable, quantized
@@ -27,7 +27,7 @@ from hetdep.neural.shape import Shape
 from hetdep.neural.transformer import FILES, carried_transformer
 from hetdep.short_runs import use_arrays, use_references
 from hetdep.threads import ordered_map
-from hetdep.treebank.conllu import DEPS, UPOS, XPOS, Sentence
+from hetdep.treebank.conllu import UPOS, XPOS, Sentence
 from hetdep.treebank.phrase_trees import PhraseTree
 from hetdep.treebank.tags import WORD_COLUMNS
 
@@ -212,7 +212,7 @@ class NeuralParser:
                                            [self.vocabularies.labels[head][k] for k in labels[s][row, 1:n + 1]])
                           for s, head in enumerate(self.heads))
             if graphs is not None:
-                trees = (*trees[:graph_slot], _with_graph(trees[graph_slot], graphs[row]), *trees[graph_slot + 1:])
+                trees = (*trees[:graph_slot], with_graph(trees[graph_slot], graphs[row]), *trees[graph_slot + 1:])
             if self.vocabularies.phrases:
                 root = tree_from_spans(tagged.forms, _leaf_tags(tagged), *phrases[row], self.vocabularies.phrases)
                 trees = (PhraseTree(tagged, root), *trees)
@@ -384,15 +384,6 @@ def _check_treebanks(vocabularies: Vocabularies, shape: Shape) -> None:
             raise ValueError(f"treebank {treebank['name']!r}: its schemes and heads do not fit the network")
     if shape.treebanks not in (0, len(treebanks)):
         raise ValueError("the treebank embedding does not fit the treebanks")
-
-
-def _with_graph(tree: Sentence, graph: list[list[tuple[int, str]]]) -> Sentence:
-    """The tree with its enhanced graph (each word's edges, labels as learned) in DEPS, each label's
-    marking word read from the tree's own words (an empty node of the input left out: the graph has none)."""
-    forms, heads, deprels = tree.forms, tree.heads, tree.deprels
-    deps = [deps_column([(head, written_label(label, forms, heads, deprels, word)) for head, label in edges])
-            for word, edges in enumerate(graph)]
-    return tree.without_enhanced().with_column(DEPS, deps)
 
 
 def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarray) -> Sentence:

@@ -260,6 +260,12 @@ def test_an_interrupted_training_resumes_after_its_last_finished_epoch(tmp_path)
     with checkpoint.kept_in(tmp_path / "parser"):  # the state of other options is refused in one line
         with pytest.raises(ModelFileError, match="kept training state is damaged.*other options"):
             train_neural(train, dev, NeuralOptions(epochs=4, final_epochs=1, hidden=16, layers=1, threads=1, batch_words=300))
+    kept = tmp_path / "parser" / "epoch.pt"  # kept by a hetdep before --encoder and --enhanced: it goes on all the same
+    state = torch.load(kept, weights_only=True)
+    del state["options"]["encoder"], state["options"]["enhanced"]
+    torch.save(state, kept)
+    with checkpoint.kept_in(tmp_path / "parser"):
+        assert len(train_neural(train, dev, options).history) == 4
 
 
 def test_the_final_epochs_run_at_a_tenth_of_the_rate_once_dev_stops_rising():

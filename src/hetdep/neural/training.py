@@ -255,7 +255,8 @@ def _restore(path, options: NeuralOptions, network, optimizer, rng, generator) -
 
     try:
         state = torch.load(path, weights_only=True)
-        if state["options"] != asdict(options):
+        # An option added since the state was kept (--encoder, --enhanced) is at its default there.
+        if {**asdict(NeuralOptions()), **state["options"]} != asdict(options):
             raise ValueError("it was kept by a training with other options")
         network.load_state_dict(state["network"])
         optimizer.load_state_dict(state["optimizer"])

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
-from hetdep.treebank.conllu import DEPREL, DEPS, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS, enhanced_edges
+from hetdep.treebank.conllu import DEPREL, FEATS, FORM, ID, LEMMA, MISC, UPOS, XPOS, word_edges
 from hetdep.treebank.conllu import Sentence as TreebankSentence
 
 if TYPE_CHECKING:
@@ -51,8 +51,7 @@ class Sentence:
         heads = {scheme: tree.heads for scheme, tree in self._trees.items()}
         labels = {scheme: tree.column(DEPREL) for scheme, tree in self._trees.items()}
         feats = {scheme: tree.column(FEATS) for scheme, tree in self._trees.items()}
-        deps = {scheme: [tuple((int(head), label) for head, label in enhanced_edges(value) if "." not in head)
-                         for value in tree.column(DEPS)] for scheme, tree in self._trees.items()}
+        deps = {scheme: [tuple(edges) for edges in word_edges(tree)] for scheme, tree in self._trees.items()}
         self.words: tuple[Word, ...] = tuple(
             Word(int(row[ID]), row[FORM], row[LEMMA], row[UPOS], row[XPOS], row[FEATS], row[MISC],
                  {scheme: heads[scheme][k] for scheme in heads}, {scheme: labels[scheme][k] for scheme in labels},

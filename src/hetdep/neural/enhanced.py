@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.treebank.conllu import DEPS, Sentence, enhanced_edges
+from hetdep.treebank.conllu import DEPS, Sentence, enhanced_edges, word_edges
 
 SLOT = "{marker}"  # in a learned label: the dependent's marking word(s), read from the sentence
 NO_EDGE = -1  # a graph target: no edge between these two words (IGNORE: not learned)
@@ -140,9 +140,8 @@ def reached_from_root(chosen: list[list[int]]) -> list[bool]:
 def graph_f1(gold: Sequence[Sentence], system: Sequence[Sentence]) -> float:
     """Labelled F1 of the enhanced edges of sentences of the same words (a dev score: ``hetdep eval
     --conll18``'s ELAS on gold tokens), empty nodes' edges left out."""
-    def edges(sentence: Sentence) -> set[tuple[int, str, str]]:
-        return {(word, head, relation) for word, k in enumerate(sentence.word_rows)
-                for head, relation in enhanced_edges(sentence.rows[k][DEPS]) if "." not in head}
+    def edges(sentence: Sentence) -> set[tuple[int, int, str]]:
+        return {(word, head, relation) for word, found in enumerate(word_edges(sentence)) for head, relation in found}
 
     found = [(edges(g), edges(s)) for g, s in zip(gold, system, strict=True)]
     total = sum(len(g) + len(s) for g, s in found)

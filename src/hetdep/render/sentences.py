@@ -9,7 +9,7 @@ from typing import Sequence
 
 from hetdep.errors import MismatchError
 from hetdep.render.svg import Graph, Phrase, Tree, html_page, phrase_svg, sentence_svg
-from hetdep.treebank.conllu import DEPS, UPOS, Sentence, enhanced_edges
+from hetdep.treebank.conllu import UPOS, Sentence, word_edges
 from hetdep.treebank.pairs import check_same_words
 from hetdep.treebank.ptb import Node, clean, split_label
 from hetdep.treebank.ptb import Tree as Bracketed
@@ -21,8 +21,7 @@ def tree_of(sentence: Sentence, name: str) -> Tree:
 
 def graph_of(sentence: Sentence, name: str) -> Graph | None:
     """The sentence's enhanced graph (DEPS; empty nodes' edges left out), None where it has none."""
-    arcs = [(word, int(head), label) for word, k in enumerate(sentence.word_rows, 1)
-            for head, label in enhanced_edges(sentence.rows[k][DEPS]) if "." not in head]
+    arcs = [(word, head, label) for word, edges in enumerate(word_edges(sentence), 1) for head, label in edges]
     return Graph(f"{name} enhanced", arcs) if arcs else None
 
 

@@ -371,6 +371,13 @@ def enhanced_edges(deps: str) -> list[tuple[str, str]]:
     return [tuple(edge.split(":", 1)) for edge in deps.split("|")]  # type: ignore[misc]
 
 
+def word_edges(sentence: Sentence) -> list[list[tuple[int, str]]]:
+    """Each word's enhanced edges (head: 0 the root or a word's number; relation), in DEPS's order;
+    edges from empty nodes left out."""
+    return [[(int(head), relation) for head, relation in enhanced_edges(sentence.rows[k][DEPS]) if "." not in head]
+            for k in sentence.word_rows]
+
+
 def _deps_problem(deps: str, words: int, empty_nodes: set[str]) -> str | None:
     """What breaks CoNLL-U's DEPS syntax: edges "head:relation" joined by "|" in the order of their
     heads, each head the root (0), a word of the sentence or one of its empty nodes."""

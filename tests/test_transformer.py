@@ -189,7 +189,7 @@ def test_an_8_bit_weight_without_its_scales_is_refused(tmp_path):
 
     folder, _ = _model(tmp_path, "bert")
     encoder = TransformerEncoder.load(folder)
-    encoder.save_quantized(folder)
+    encoder.save_weights(folder, quantize=True)
     arrays = load_file(str(folder / "model.safetensors"))
     del arrays["encoder.layer.1.output.dense.weight.scale"]
     save_file(arrays, str(folder / "model.safetensors"))
@@ -199,6 +199,7 @@ def test_an_8_bit_weight_without_its_scales_is_refused(tmp_path):
 
 @pytest.mark.slow
 def test_train_with_an_encoder_parses_raw_text_compacts_and_says_what_it_reads(tmp_path):
+    """The whole command, the transformer fine-tuned: the model and its compact copy parse raw text."""
     from click.testing import CliRunner
 
     from hetdep.cli import main
@@ -206,8 +207,8 @@ def test_train_with_an_encoder_parses_raw_text_compacts_and_says_what_it_reads(t
     folder, _ = _model(tmp_path, "bert")
     model = tmp_path / "m"
     result = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
-                                       "--model", str(model), "--encoder", str(folder), "--iterations", "1", "--final-epochs", "0",
-                                       "--threads", "1", "--embeddings", "none"])
+                                       "--model", str(model), "--encoder", str(folder), "--fine-tune", "--iterations", "1",
+                                       "--final-epochs", "0", "--threads", "1", "--embeddings", "none"])
     assert result.exit_code == 0, result.output
     text = tmp_path / "t.txt"
     text.write_text("Le chat dort. Il pleut sur la ville.\n", encoding="utf-8")
@@ -251,3 +252,71 @@ def test_the_phrase_structure_parser_reads_an_encoder_too(tmp_path):
         result = runner.invoke(main, ["parse", "--model", str(tmp_path / model), "--input", str(text), "--output", "-"])
         assert result.exit_code == 0 and result.output.count("(TOP ") == 2, result.output
     assert "a pretrained transformer (bert" in runner.invoke(main, ["info", str(tmp_path / "small")]).output
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta", "distilbert"])
+def test_the_fine_tuned_transformer_reads_words_as_the_numpy_encoder(tmp_path, kind):
+    """--fine-tune's PyTorch transformer gives each word the states the NumPy encoder gives it
+    (the same pieces, windows over long sentences, positions and mean), so what it learns parses."""
+    from hetdep.neural.fine_tune import TunedTransformer
+
+    folder, _ = _model(tmp_path, kind)
+    encoder = TransformerEncoder.load(folder)
+    sentences = [tuple(words) for words in SENTENCES[:5]]
+    assert max(len(encoder.pieces(list(words))[0]) for words in sentences) > POSITIONS  # windows too
+    tuned = TunedTransformer(encoder).eval()
+    longest = max(map(len, sentences)) + 1
+    with torch.no_grad():
+        states = tuned(sentences, longest).numpy()
+    assert states.shape == (len(sentences), longest, 3, 32) and not states[:, 0].any()
+    for row, (words, want) in enumerate(zip(sentences, encoder.word_layers([list(w) for w in sentences]))):
+        np.testing.assert_allclose(states[row, 1:len(words) + 1], want.transpose(1, 0, 2), rtol=1e-4, atol=3e-5)
+        assert not states[row, len(words) + 1:].any()
+
+
+def test_a_fine_tuned_transformer_is_trained_saved_and_parses_in_numpy(tmp_path):
+    """--fine-tune: the transformer's weights change in training, the model carries the changed ones
+    (not the folder's), and the loaded model parses as the trained one."""
+    from hetdep.neural.parser import TRANSFORMER, NeuralParser
+    from hetdep.neural.training import NeuralOptions, train_neural
+
+    folder, _ = _model(tmp_path, "bert")
+    train = [list(read_conllu(SAMPLES / "train.ud.conllu"))[:40]]
+    dev = [list(read_conllu(SAMPLES / "dev.ud.conllu"))[:10]]
+    options = NeuralOptions(epochs=2, final_epochs=1, hidden=16, layers=1, threads=1, batch_words=300, encoder=str(folder),
+                            fine_tune=True)
+    parser = train_neural(train, dev, options).parser
+    name = "encoder.layer.1.output.dense.weight"
+    original = TransformerEncoder.load(folder).weights[name]
+    assert not np.allclose(parser.encoder.transformer.weights[name], original)
+    assert not any(key.startswith("tuned.") for key in parser.arrays)
+    model = tmp_path / "model"
+    parser.save(model)
+    loaded = NeuralParser.load(model)
+    np.testing.assert_array_equal(loaded.encoder.transformer.weights[name], parser.encoder.transformer.weights[name])
+    assert sorted(path.name for path in (model / TRANSFORMER).iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    sentences = dev[0]
+    assert [tree.to_text() for tree in loaded.parse(sentences)] == [tree.to_text() for tree in parser.parse(sentences)]
+    again = train_neural(train, dev, options).parser  # a fixed seed, the same weights
+    np.testing.assert_array_equal(again.encoder.transformer.weights[name], parser.encoder.transformer.weights[name])
+
+
+def test_fine_tune_without_an_encoder_is_refused():
+    from hetdep.errors import HetdepError
+    from hetdep.neural.training import NeuralOptions, train_neural
+
+    train = [list(read_conllu(SAMPLES / "train.ud.conllu"))[:5]]
+    with pytest.raises(HetdepError, match="--fine-tune trains the pretrained transformer of --encoder"):
+        train_neural(train, [[]], NeuralOptions(epochs=1, hidden=8, layers=1, threads=1, fine_tune=True))
+
+
+def test_the_command_line_refuses_fine_tune_without_an_encoder_before_any_work(tmp_path):
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+
+    model = tmp_path / "m"
+    refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev",
+                                        str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--fine-tune"])
+    assert refused.exit_code == 2 and "--fine-tune trains the pretrained transformer of --encoder" in refused.output
+    assert not model.exists()

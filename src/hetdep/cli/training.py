@@ -76,13 +76,14 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--feats-head", is_flag=True, help="--parser neural: a FEATS head on the encoder beside UPOS and XPOS, mixed with the FEATS tagger (which reads the network's UPOS) at a weight fitted on dev, where the training file has FEATS; docs/models.md says what it gives.")
 @click.option("--enhanced", is_flag=True, help="--parser neural: a graph head learning the enhanced UD graphs of the training file's DEPS column (the first scheme with them; a sentence without one teaches the trees alone), written in that scheme's DEPS when parsing.")
 @click.option("--encoder", type=click.Path(file_okay=False, exists=True), default=None, help="--parser neural and constituency-neural: a pretrained transformer of the BERT family (BERT, RoBERTa, XLM-R, CamemBERT, DistilBERT, MiniLM) in Hugging Face's layout (config.json, *.safetensors, tokenizer.json): each word's states at every layer, mixed by learned weights, read beside the rest (frozen); the model carries it (in 8 bits in hetdep compact's copy) and parses with NumPy.")
+@click.option("--fine-tune", is_flag=True, help="With --encoder: the transformer is trained with the rest, not only read, at a learning rate of its own (5e-5, rising linearly through the first epoch); the model carries the weights it learned. An epoch takes several times a frozen one's on CPU.")
 @click.option("--quick", is_flag=True, help="A small model fast, to try hetdep on your treebank: the arc-standard parser (a joint one with --train-b) at beam 8, at most 10 iterations, taggers jackknifed in 5 folds (the shipped 200-sentence sample: about a minute on 2 cores); the default neural model is the accurate one (docs/guide.md).")
 @click.option("--schemes", help="Names of the schemes, comma-separated (a joint model: scheme a's, then b's), kept in the model and shown by 'hetdep info'; default: from the file names (train.sud.conllu: sud).")
 def train_command(train_path, train_b_path, dev_path, dev_b_path, model_dir, parser_kind, rules, dependency_rules, template_set, t, guide, no_guided, beam, iterations, patience, seed,
                   tag_column, projective_encoding, update, tagger_dir, lattice, lattice_weight, dp, helper_dir, concatenate,
                   feature_copies, names, workers, scheduler, shards, schemes, gold_tags, folds, threads, no_tokenizer,
                   tokenizer_texts, embeddings, decoder, final_epochs, resume_dir, treebanks, tokenizer_treebanks, sharing,
-                  temperature, feats_head, enhanced, encoder, quick):
+                  temperature, feats_head, enhanced, encoder, fine_tune, quick):
     """Train a model that parses raw text: by default the neural parser (one BiLSTM encoder, with
     --train-b shared by two schemes' scorers) with its tokenizer and FEATS/LEMMA taggers; with
     --parser arc-standard (or any of its options: --beam, --t, --gold-tags, ...) the arc-standard

@@ -69,6 +69,7 @@ class PipelineChoice:
     temperature: float | None = None  # and how its batches are drawn from them
     feats_head: bool = False  # a neural model's FEATS head, mixed with its FEATS tagger at a weight fitted on dev
     encoder: str | None = None  # a neural model's pretrained transformer (its folder), read frozen beside the rest
+    fine_tune: bool = False  # and trained with the rest (hetdep.neural.fine_tune)
     enhanced: bool = False  # a neural model's graph head, learning the training files' enhanced graphs (DEPS)
 
 
@@ -394,7 +395,7 @@ def train_pipeline(model_dir: str | Path, choice: ModelChoice, pipeline: Pipelin
                              cluster=pipeline.cluster, shards=pipeline.shards, threads=pipeline.threads,
                              embeddings=source, vectors=vectors, decoder=pipeline.decoder, final_epochs=pipeline.final_epochs,
                              treebanks=treebanks, sharing=pipeline.sharing, temperature=pipeline.temperature, encoder=pipeline.encoder,
-                             feats_head=pipeline.feats_head, enhanced=pipeline.enhanced)
+                             feats_head=pipeline.feats_head, enhanced=pipeline.enhanced, fine_tune=pipeline.fine_tune)
     display.finish("parser", f"iteration {result.best_iteration} kept"
                    + (", the best finished one, written for now" if result.interrupted else ""), interrupted=result.interrupted)
     if mixed and result.interrupted:  # fitting parses dev: on an interrupt the best finished network is written at once

@@ -37,6 +37,8 @@ def prepare(run: TrainingRun) -> tuple[TrainingKind, Callable[[], TrainResult]]:
         from hetdep.neural import torch_module
 
         torch_module()  # without PyTorch, said now rather than after the tokenizer and taggers have trained
+    if run.fine_tune and not run.encoder:
+        raise HetdepError("--fine-tune trains the pretrained transformer of --encoder: give --encoder")
     if run.encoder:  # a damaged or unfit encoder folder refused before any work
         from hetdep.neural.transformer import TransformerEncoder
 
@@ -49,7 +51,7 @@ def given_options(run: TrainingRun) -> dict[str, object]:
     """Each option a kind may refuse, by its command-line name, and whether it was given."""
     return {"--treebank": run.treebanks, "--embeddings": run.embeddings, "--decoder": run.decoder,
             "--final-epochs": run.final_epochs is not None, "--feats-head": run.feats_head, "--encoder": run.encoder,
-            "--enhanced": run.enhanced,
+            "--fine-tune": run.fine_tune, "--enhanced": run.enhanced,
             "--rules": run.rules,
             "--dependency": run.dependency_rules, "--templates": run.template_set, "--tagger": run.tagger_dir,
             "--folds": run.folds != 10, "--gold-tags": run.gold_tags, "--lattice": run.lattice, "--dp": run.dp,
@@ -112,7 +114,8 @@ def train_dependencies(run: TrainingRun) -> Callable[[], TrainResult]:
                               folds=run.folds, threads=run.threads or 0, cluster=cluster if cluster.wanted else None,
                               shards=run.shards or 0, embeddings=run.embeddings or (DEFAULT_VECTORS if TRAINING_KINDS[run.parser_kind].gradient else None),
                               decoder=run.decoder, final_epochs=run.final_epochs, sharing=run.sharing, encoder=run.encoder,
-                              temperature=run.temperature, feats_head=run.feats_head, enhanced=run.enhanced)
+                              temperature=run.temperature, feats_head=run.feats_head, enhanced=run.enhanced,
+                              fine_tune=run.fine_tune)
     files = (TrainingFiles(None, None, treebanks=treebank_files(run.treebanks)) if run.treebanks
              else TrainingFiles(run.train_path, run.dev_path, run.train_b_path, run.dev_b_path))
     return lambda: train_pipeline(run.model_dir, choice, pipeline, options, files, names_given)

@@ -112,6 +112,7 @@ class TrainingRun:
     feats_head: bool
     enhanced: bool
     encoder: str | None
+    fine_tune: bool
     # Phrase structure's
     rules: str | None
     dependency_rules: str | None
@@ -151,7 +152,7 @@ TRAINING_KINDS = {kind: TrainingKind() for kind in PARSER_KINDS} | {
         "bracketed trees, with no text to train a tokenizer on)"),
 }
 # Options some kinds alone take, and those kinds (--treebank, the neural model's too, has its own refusal).
-ONE_KIND_OPTIONS = {"--embeddings": (NEURAL, NEURAL_CONSTITUENCY), "--decoder": (NEURAL,), "--encoder": (NEURAL, NEURAL_CONSTITUENCY), "--enhanced": (NEURAL,), "--final-epochs": (NEURAL, NEURAL_CONSTITUENCY),
+ONE_KIND_OPTIONS = {"--embeddings": (NEURAL, NEURAL_CONSTITUENCY), "--decoder": (NEURAL,), "--encoder": (NEURAL, NEURAL_CONSTITUENCY), "--fine-tune": (NEURAL, NEURAL_CONSTITUENCY), "--enhanced": (NEURAL,), "--final-epochs": (NEURAL, NEURAL_CONSTITUENCY),
                     "--feats-head": (NEURAL,), "--rules": (CONSTITUENCY,), "--templates": (CONSTITUENCY,),
                     "--dependency": (NEURAL_CONSTITUENCY,)}
 
@@ -222,7 +223,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                 embeddings: str | None = None, vectors: tuple | None = None, decoder: str | None = None,
                 final_epochs: int | None = None,
                 treebanks: list | None = None, sharing: str | None = None, temperature: float | None = None,
-                feats_head: bool = False, encoder: str | None = None, enhanced: bool = False) -> TrainResult:
+                feats_head: bool = False, encoder: str | None = None, enhanced: bool = False,
+                fine_tune: bool = False) -> TrainResult:
     """Train the model ``choice`` describes (checked before any file is read) on treebank files or
     lists of sentences; with ``cluster`` (a ``ClusterChoice``), by iterative parameter mixing over
     ``shards`` shards on it (:mod:`hetdep.cluster.mixing`); ``threads``: a neural model's (0: all cores),
@@ -231,8 +233,8 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
     ``final_epochs``: its epochs at a lower learning rate (None: the default); ``treebanks``: several
     named treebanks (:class:`hetdep.neural.treebanks.Treebank`) a neural model learns from instead of
     ``train``/``dev``, with ``sharing`` and ``temperature`` (None: the defaults); ``feats_head``: a
-    neural model's FEATS head; ``encoder``: the pretrained transformer's folder it reads; ``enhanced``:
-    its graph head."""
+    neural model's FEATS head; ``encoder``: the pretrained transformer's folder it reads (``fine_tune``:
+    and trains); ``enhanced``: its graph head."""
     check(choice, options)
     mixing = cluster is not None and cluster.wanted
     if mixing and (choice.parser != "arc-standard" or choice.concatenate):
@@ -286,7 +288,7 @@ def train_model(choice: ModelChoice, options: TrainOptions, train: str | Path | 
                                decoder=decoder or default.decoder,
                                final_epochs=default.final_epochs if final_epochs is None else final_epochs,
                                sharing=sharing or default.sharing, temperature=temperature or default.temperature,
-                               feats_head=feats_head, encoder=encoder, enhanced=enhanced)
+                               feats_head=feats_head, encoder=encoder, enhanced=enhanced, fine_tune=fine_tune)
         if treebanks is not None:
             return train_treebanks(treebanks, neural, progress=progress, vectors=vectors)
         files = [(train, dev)] + ([(train_b, dev_b)] if choice.joint else [])

@@ -114,7 +114,11 @@ class NeuralParser:
                      decoder: str = "eisner", encoder: Encoder | None = None) -> "NeuralParser":
         """The parser of a PyTorch network (being trained): a copy of its weights as they are now;
         ``encoder``: the training's, whose pretrained transformer (and states kept) it reads too."""
-        arrays = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in network.state_dict().items()}
+        tuned = getattr(network, "tuned", None)  # a fine-tuned transformer (hetdep.neural.fine_tune): its weights are the encoder's
+        arrays = {name: tensor.detach().numpy().astype(np.float32) for name, tensor in network.state_dict().items()
+                  if tuned is None or not name.startswith("tuned.")}
+        if tuned is not None:
+            tuned.write_back()
         parser = cls(arrays, network.shape, vocabularies, record, decoder, encoder.transformer if encoder else None)
         if encoder is not None and encoder.kept is not None:
             parser.encoder.kept = encoder.kept
@@ -302,8 +306,8 @@ class NeuralParser:
             for pattern in FILES:
                 for path in transformer.folder.glob(pattern):
                     shutil.copyfile(path, directory / TRANSFORMER / path.name)
-        if transformer is not None and quantize:
-            transformer.save_quantized(directory / TRANSFORMER)
+        if transformer is not None and (quantize or transformer.tuned):  # 8 bits, or weights other than the folder's
+            transformer.save_weights(directory / TRANSFORMER, quantize)
         config = {"kind": PHRASE_KIND if self.vocabularies.phrases else KIND, "format_version": FORMAT_VERSION,
                   "weights_sha256": file_sha256(directory / "weights.npz"),
                   "network": self.shape.record(), "vocabularies": self.vocabularies.record(),

@@ -63,6 +63,7 @@ class NeuralOptions:
     feats_head: bool = False  # a FEATS head beside UPOS and XPOS (the pipeline mixes it with its FEATS tagger)
     encoder: str | None = None  # a pretrained transformer's folder (Hugging Face's layout), read frozen beside the rest
     enhanced: bool = False  # a graph head learning the enhanced UD graphs of the training files' DEPS (hetdep.neural.enhanced)
+    fine_tune: bool = False  # the encoder's transformer trained too, at its own rate (hetdep.neural.fine_tune)
 
 
 def train_neural(train: Sequence[Sequence[Sentence]], dev: Sequence[Sequence[Sentence]], options: NeuralOptions = NeuralOptions(),
@@ -134,8 +135,22 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     if table is not None:
         with torch.no_grad():
             network.pretrained.weight[1:] = torch.from_numpy(table.astype(np.float32))
-    encoder = Encoder(vocabularies, transformer, keep=True)  # each sentence's frozen transformer states computed once
-    optimizer = torch.optim.Adam(network.parameters(), lr=options.learning_rate, betas=(0.9, 0.9))
+    if options.fine_tune and transformer is None:
+        raise HetdepError("--fine-tune trains the pretrained transformer of --encoder: give --encoder")
+    # Frozen, each sentence's transformer states are computed once and kept; fine-tuned, the network's
+    # own transformer computes them for each batch, and dev parsing reads its weights as they are then.
+    encoder = Encoder(vocabularies, transformer, keep=not options.fine_tune)
+    batching = encoder
+    rates = [options.learning_rate]  # each group of parameters' rate (the final epochs' a share of it)
+    groups = [{"params": list(network.parameters())}]
+    if options.fine_tune:
+        from hetdep.neural.fine_tune import ENCODER_RATE, TunedTransformer
+
+        network.tuned = TunedTransformer(transformer)
+        batching = Encoder(vocabularies)
+        groups.append({"params": list(network.tuned.parameters())})
+        rates.append(ENCODER_RATE)
+    optimizer = torch.optim.Adam([{**group, "lr": rate} for group, rate in zip(groups, rates)], betas=(0.9, 0.9))
     rng = np.random.default_rng(options.seed)
     generator = torch.Generator().manual_seed(options.seed)
     batches = [batches_by_length([len(s) for s in treebank.train[0]], options.batch_words) for treebank in treebanks]
@@ -157,8 +172,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                 final_from = epoch
                 network.load_state_dict(best[2])
                 optimizer.load_state_dict(best[3])
-                for group in optimizer.param_groups:
-                    group["lr"] = options.learning_rate * FINAL_RATE
+                for group, rate in zip(optimizer.param_groups, rates):
+                    group["lr"] = rate * FINAL_RATE
             if final_from is not None and epoch >= final_from + options.final_epochs:
                 break
             started = time.perf_counter()
@@ -166,11 +181,18 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
             drawn = epoch_batches(batches, options.temperature, rng)
             bar = progress(total=sum(len(chosen) for _, chosen in drawn), desc=f"epoch {epoch}", unit="sent") if progress else None
             total_loss = 0.0
-            for k, chosen in drawn:
-                batch = encoder.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
-                                      options.word_dropout, generator, outputs=heads[k], treebank=k,
-                                      phrases=[phrases[k][i] for i in chosen] if phrases[k] else None,
-                                      graphs=[graphs[k][i] for i in chosen] if graphs[k] else None).tensors()
+            for step, (k, chosen) in enumerate(drawn):
+                batch = batching.batch([[sentences[i] for i in chosen] for sentences in treebanks[k].train],
+                                       options.word_dropout, generator, outputs=heads[k], treebank=k,
+                                       phrases=[phrases[k][i] for i in chosen] if phrases[k] else None,
+                                       graphs=[graphs[k][i] for i in chosen] if graphs[k] else None).tensors()
+                if options.fine_tune:
+                    from hetdep.neural.fine_tune import warmed_rate
+
+                    optimizer.param_groups[1]["lr"] = rates[1] * warmed_rate(epoch, step, len(drawn)) * (
+                        1.0 if final_from is None else FINAL_RATE)
+                    batch.transformer = network.tuned([tuple(treebanks[k].train[0][i].forms) for i in chosen],
+                                                      batch.words.shape[1])
                 loss = _loss(network, batch)
                 optimizer.zero_grad()
                 loss.backward()

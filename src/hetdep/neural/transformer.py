@@ -133,6 +133,7 @@ class TransformerEncoder:
 
     def __init__(self, architecture: Architecture, weights: dict[str, np.ndarray], tokenizer, folder: Path):
         self.architecture, self.weights, self.tokenizer, self.folder = architecture, weights, tokenizer, folder
+        self.tuned = False  # weights fine-tuned since they were read (hetdep.neural.fine_tune): the folder's are not theirs
         vocabulary = tokenizer.get_vocab()
         special = SPECIAL[architecture.kind]
         if not all(piece in vocabulary for piece in special):
@@ -179,15 +180,16 @@ class TransformerEncoder:
         encoder.check_shapes()
         return encoder
 
-    def save_quantized(self, folder: Path) -> None:
-        """Write the weights into ``folder`` as ``hetdep compact`` ships them: each matrix in 8 bits
-        a row (:mod:`hetdep.neural.quantized`), a quarter the size (the vectors, biases and layer
-        norms, stay float32), in one model.safetensors that replaces the folder's others."""
+    def save_weights(self, folder: Path, quantize: bool) -> None:
+        """Write the weights into ``folder``'s one model.safetensors (replacing its others): a
+        fine-tuned encoder's in float32, or as ``hetdep compact`` ships them (``quantize``): each
+        matrix in 8 bits a row (:mod:`hetdep.neural.quantized`), a quarter the size, the vectors,
+        biases and layer norms in float32."""
         from safetensors.numpy import save_file
 
         arrays: dict[str, np.ndarray] = {}
         for name, array in self.weights.items():
-            if array.ndim == 2:
+            if quantize and array.ndim == 2:
                 arrays[name], arrays[name + SCALE] = quantized(array)
             else:
                 arrays[name] = np.ascontiguousarray(array)

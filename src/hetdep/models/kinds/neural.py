@@ -278,7 +278,7 @@ def train_neural_phrases(run: TrainingRun) -> Callable[[], TrainResult]:
     options = NeuralOptions(epochs=run.iterations, patience=run.patience, seed=run.seed, threads=run.threads or default.threads,
                             final_epochs=default.final_epochs if run.final_epochs is None else run.final_epochs,
                             sharing=run.sharing or default.sharing, temperature=run.temperature or default.temperature,
-                            encoder=run.encoder)
+                            encoder=run.encoder, fine_tune=run.fine_tune)
     beside = treebank_files(run.treebanks)  # refused now if their names and schemes cannot be told apart
     return lambda: train_neural_constituency(run.model_dir, run.train_path, run.dev_path, options, run.dependency_rules,
                                              run.embeddings or DEFAULT_VECTORS, beside=beside)

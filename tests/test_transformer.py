@@ -218,7 +218,7 @@ def test_train_with_an_encoder_parses_raw_text_compacts_and_says_what_it_reads(t
         out = tmp_path / f"{parsed.name}.conllu"
         result = CliRunner().invoke(main, ["parse", "--model", str(parsed), "--input", str(text), "--output", str(out)])
         assert result.exit_code == 0 and out.read_text(encoding="utf-8").count("# text") == 2, result.output
-    assert "a pretrained transformer (bert" in CliRunner().invoke(main, ["info", str(model)]).output
+    assert "a pretrained transformer (bert, fine-tuned, 3 states" in CliRunner().invoke(main, ["info", str(model)]).output
     refused = CliRunner().invoke(main, ["train", "--train", str(SAMPLES / "train.ud.conllu"), "--dev", str(SAMPLES / "dev.ud.conllu"),
                                         "--model", str(tmp_path / "other"), "--encoder", str(tmp_path)])
     assert refused.exit_code == 2 and "config.json: missing" in refused.output and not (tmp_path / "other").exists()

@@ -99,7 +99,8 @@ def _pretrained_vectors(directory: Path, config: dict) -> tuple[int, int] | None
 
 
 def _transformer(directory: Path, config: dict) -> dict | None:
-    """A neural model's pretrained transformer: its architecture, its states mixed, their size."""
+    """A neural model's pretrained transformer: its architecture (and whether training tuned it), its
+    states mixed, their size."""
     from hetdep.neural.parser import TRANSFORMER
     from hetdep.neural.transformer import Architecture
 
@@ -107,7 +108,9 @@ def _transformer(directory: Path, config: dict) -> dict | None:
     if not network.get("encoder_layers"):
         return None
     kind = Architecture.read(directory / TRANSFORMER).kind  # the reading (and checks) of its opening
-    return {"architecture": kind, "states": network["encoder_layers"], "size": network["encoder_dim"]}
+    tuned = bool((config.get("neural_options") or {}).get("fine_tune"))
+    return {"architecture": kind + (", fine-tuned" if tuned else ""), "states": network["encoder_layers"],
+            "size": network["encoder_dim"]}
 
 
 def _enhanced(config: dict) -> str:

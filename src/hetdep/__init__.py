@@ -6,10 +6,10 @@
 __version__ = "0.1.0"
 
 
-def load(path=None, *, beam=None, helper=None, threads=1, quiet=False, treebank=None, to_dependency=None):
+def load(path=None, *, beam=None, helper=None, threads=1, quiet=False, treebank=None, to_dependency=None, precision=None):
     """Open a model: a directory, an installed model's name, or by default the shipped one (see :func:`hetdep.api.model.load`); imported on first use, so that
     ``import hetdep`` stays cheap."""
     from hetdep.api.model import load as load_model
 
     return load_model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank,
-                      to_dependency=to_dependency)
+                      to_dependency=to_dependency, precision=precision)

@@ -15,6 +15,7 @@ EXTRAS = {
     "stats": ("scipy",),
     "experiments": ("scipy", "matplotlib"),
     "transformer": ("tokenizers", "safetensors"),
+    "int8": ("onnxruntime", "onnx"),
 }
 
 

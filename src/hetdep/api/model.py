@@ -56,11 +56,16 @@ class UnknownWordsWarning(UserWarning):
     """Most words of a text were unknown to the model: is it in the language the model was trained on?"""
 
 
+class ModelWarning(UserWarning):
+    """What opening a model said it does otherwise than asked (a model asked for int8 parsing in float32 here)."""
+
+
 class Model:
     """A model directory ready to parse: ``model(text)``, ``model.parse(tokens=...)``, ``model.pipe(texts)``."""
 
     def __init__(self, path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-                 quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None):
+                 quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None,
+                 precision: str | None = None):
         if not isinstance(threads, int) or threads < 1:
             raise HetdepError(f"threads must be a whole number from 1, not {threads!r}")
         if threads > 1:  # a neural model's batches each on its thread: their products on one BLAS thread each, as 'hetdep parse'
@@ -68,7 +73,8 @@ class Model:
         self.path = find_model(path)
         self.quiet = quiet  # no UnknownWordsWarning (a document still lists it in its .warnings)
         self.helper = Path(helper) if helper is not None else None
-        self._options = {"beam": beam, "helper": helper, "treebank": treebank, "to_dependency": to_dependency}
+        self._options = {"beam": beam, "helper": helper, "treebank": treebank, "to_dependency": to_dependency,
+                         "precision": precision}
         consensus = None
         if self.helper is not None:
             from hetdep.graph.consensus import ConsensusOptions
@@ -76,7 +82,10 @@ class Model:
             consensus = ConsensusOptions()
         self._models = open_models(self.path, ParseChoice(beam=beam, helper=self.helper, consensus=consensus,
                                                           threads=threads, treebank=treebank,
-                                                          to_dependency=to_dependency))
+                                                          to_dependency=to_dependency, precision=precision))
+        self.warnings: tuple[str, ...] = tuple(self._models.warnings)  # what opening it said
+        for warning in self.warnings:
+            warnings.warn(warning, ModelWarning, stacklevel=3)
         # A phrase-structure model that learned dependency trees too (--dependency) gives those, and each
         # sentence's phrase-structure tree beside them (Sentence.phrase_tree).
         self._phrases = not self._models.dependency_trees
@@ -103,6 +112,11 @@ class Model:
         chosen._options = {**self._options, "treebank": name}
         chosen.schemes = chosen._models.schemes
         return chosen
+
+    @property
+    def precision(self) -> str:
+        """The arithmetic of a neural model's network, int8 or float32 (:mod:`hetdep.neural.int8`); float32 for other kinds."""
+        return getattr(getattr(getattr(self._models, "parser", None), "network", None), "precision", "float32")
 
     @property
     def has_tokenizer(self) -> bool:
@@ -235,7 +249,8 @@ def _parse_in_worker(texts: list[str]) -> list[Document]:
 
 
 def load(path: str | Path | None = None, *, beam: int | None = None, helper: str | Path | None = None, threads: int = 1,
-         quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None) -> Model:
+         quiet: bool = False, treebank: str | None = None, to_dependency: str | None = None,
+         precision: str | None = None) -> Model:
     """Open a model: a directory from ``hetdep train`` (any kind), an installed model package's
     name, or (no argument) the model shipped with hetdep; ``helper``: a second graph-based
     model for joint inference (zhou-zhao2013); ``beam``: parse with another beam than the model's;
@@ -245,5 +260,8 @@ def load(path: str | Path | None = None, *, beam: int | None = None, helper: str
     :class:`UnknownWordsWarning` when most words of a text are unknown to the model; ``treebank``:
     a model trained on several treebanks parses as this one (its schemes and conventions);
     ``to_dependency``: a constituency model's trees turned into dependency trees by these head rules
-    (penn2malt, collins, zhang-clark-2008 or a table file), its one scheme."""
-    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank, to_dependency=to_dependency)
+    (penn2malt, collins, zhang-clark-2008 or a table file), its one scheme; ``precision``: a neural
+    model's arithmetic, int8 or float32 (None: the model's own; where int8 cannot run, float32
+    and a :class:`ModelWarning` saying why)."""
+    return Model(path, beam=beam, helper=helper, threads=threads, quiet=quiet, treebank=treebank, to_dependency=to_dependency,
+                 precision=precision)

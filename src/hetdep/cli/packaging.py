@@ -14,13 +14,15 @@ from hetdep.cli.app import MODEL, FiniteFloat
               help="Leave out this share of each perceptron tagger's weights, the smallest (a smaller model, FEATS and lemmas slightly worse: docs/models.md measures it on the shipped French model).")
 @click.option("--unpruned", multiple=True, metavar="PART",
               help="A tagger's folder inside MODEL that --prune leaves whole (e.g. tagger/feats); repeat for several.")
-def compact_command(model_dir, output_dir, prune, unpruned):
+@click.option("--precision", type=click.Choice(["int8", "float32"]), default=None,
+              help="A neural model's arithmetic when parsing: int8 runs its LSTMs' products in 8-bit integers through onnxruntime (faster where the CPU has dense 8-bit products; the model carries the runtime's graphs; 'hetdep parse --precision' still chooses), float32 in NumPy  [default: as MODEL has it; float32 for a model never compacted so]")
+def compact_command(model_dir, output_dir, prune, unpruned, precision):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), the taggers' weights stored small, every other part's compressed: about a
     third of the size, the same trees within a few hundredths of LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
-    compact_model(model_dir, output_dir, prune=prune, unpruned=unpruned)
+    compact_model(model_dir, output_dir, prune=prune, unpruned=unpruned, precision=precision)
     size = folder_bytes(output_dir)
     click.echo(f"wrote {output_dir} ({size / 1e6:.1f} MB)", err=True)
 

@@ -18,11 +18,18 @@ from hetdep.models import NEURAL, NEURAL_CONSTITUENCY
 TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies to
 
 
-def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, unpruned: Sequence[str] = ()) -> Path:
+def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, unpruned: Sequence[str] = (),
+                  precision: str | None = None) -> Path:
     """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
     written whole or not at all); returns ``target``. ``prune``: the share of each perceptron
     tagger's weights, the smallest, left out, but of the taggers under the model's folders named in
-    ``unpruned`` (``tagger/feats``: a tagger whose scores matter more than its megabytes)."""
+    ``unpruned`` (``tagger/feats``: a tagger whose scores matter more than its megabytes);
+    ``precision``: a neural network's arithmetic when parsing (int8: with the runtime's graphs,
+    :mod:`hetdep.neural.int8`; None: as the source has it)."""
+    if precision == "int8":
+        from hetdep.extras import require
+
+        require("int8", "hetdep compact --precision int8")
     from hetdep.models.info import summary
 
     source, target = Path(source), Path(target)
@@ -44,7 +51,11 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                 if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
                     from hetdep.neural.parser import NeuralParser
 
-                    NeuralParser.load(part).save(part, quantize=True)
+                    parser = NeuralParser.load(part)
+                    if precision is not None:  # else as the source has it, its graphs copied with it
+                        parser.record["precision"] = precision
+                        _runtime_graphs(part, parser)
+                    parser.save(part, quantize=True)
                 elif read_kind(part) == TAGGER:
                     whole = any(part.relative_to(copy).is_relative_to(folder) for folder in kept_whole)
                     shrink_weights(part, TAGGER, 0.0 if whole else prune)
@@ -55,6 +66,17 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
             raise HetdepError(str(error).replace(str(copy), str(source))) from None
         copy.rename(target)
     return target
+
+
+def _runtime_graphs(folder: Path, parser) -> None:
+    """The int8 runtime's graphs in a neural model's ``folder`` that parses in int8, none in one
+    that parses in float32."""
+    from hetdep.neural import int8
+
+    shutil.rmtree(folder / int8.GRAPHS, ignore_errors=True)
+    if parser.record.get("precision") == "int8":
+        for hidden in {parser.shape.hidden, parser.shape.char_hidden}:
+            int8.write_graph(folder, hidden)
 
 
 def _tagger_folder(model: Path, folder: str) -> Path:

@@ -26,7 +26,8 @@ CHOICES = {"given": ("--gold-a/--gold-b", "a joint model (the perceptron parser 
            "helper": ("--with (joint inference)", "two graph-based models (dep1 or dep2: their k-best lists)"),
            "treebank": ("--treebank", "models trained on several treebanks (neural, or graph-based with --concatenate)"),
            "lattice_weight": ("--lattice-weight", "a model trained with --lattice"),
-           "to_dependency": ("--to-dependency", "constituency models (constituency, constituency-neural)")}
+           "to_dependency": ("--to-dependency", "constituency models (constituency, constituency-neural)"),
+           "precision": ("--precision", "neural models (neural, constituency-neural)")}
 
 
 def open_models(model_dir: str | Path, choice: ParseChoice = ParseChoice(), tag_input: bool = True) -> OpenModels:

@@ -29,7 +29,9 @@ class ParseChoice:
     concatenated model parses as; ``lattice_weight``: overrides a lattice model's; ``beam``:
     overrides the model's; ``lattice_k``: candidate tags a bundled tagger gives a lattice model;
     ``threads``: sentences parsed at once (:mod:`hetdep.threads`; the output is the same);
-    ``to_dependency``: head rules that turn a constituency model's trees into dependency trees."""
+    ``to_dependency``: head rules that turn a constituency model's trees into dependency trees;
+    ``precision``: a neural model's arithmetic, int8 or float32 (None: the model's own,
+    :mod:`hetdep.neural.int8`)."""
 
     given: int | None = None
     helper: Path | None = None
@@ -40,6 +42,7 @@ class ParseChoice:
     lattice_k: int = 3
     threads: int = 1
     to_dependency: str | None = None
+    precision: str | None = None
 
 
 @dataclass

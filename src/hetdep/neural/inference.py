@@ -103,13 +103,23 @@ class NumpyNetwork:
     def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
         self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
         self.layers, self.tag_heads, self.schemes = layers, tag_heads, schemes
-        self._chars = BiLSTMLayer.of({name.removeprefix("chars.lstm."): array for name, array in self.arrays.items()
-                                      if name.startswith("chars.lstm.")}, 0)
-        encoder = {name.removeprefix("encoder."): array for name, array in self.arrays.items() if name.startswith("encoder.")}
+        self.precision = "float32"  # of the LSTMs' products (run_lstms)
+        chars, encoder = self.lstm_arrays()
+        self._chars = BiLSTMLayer.of(chars, 0)
         self._encoder = [BiLSTMLayer.of(encoder, layer) for layer in range(layers)]
         for prefix, held in [("chars.lstm.", [self._chars]), ("encoder.", self._encoder)]:
             for layer, lstm_layer in enumerate(held):  # each weight kept once: its name reads its layer's copy
                 self.arrays.update({prefix + name: view for name, view in lstm_layer.weights(layer).items()})
+
+    def lstm_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """The character LSTM's arrays and the encoder's, by PyTorch's names within each (``weight_ih_l0``...)."""
+        return tuple({name.removeprefix(prefix): array for name, array in self.arrays.items() if name.startswith(prefix)}
+                     for prefix in ("chars.lstm.", "encoder."))
+
+    def run_lstms(self, chars, encoder: list, precision: str) -> None:
+        """Compute the character LSTM and the encoder's layers with these (called as
+        :class:`BiLSTMLayer` is; :mod:`hetdep.neural.int8`'s), the float32 ones the reference."""
+        self._chars, self._encoder, self.precision = chars, encoder, precision
 
     def encode(self, batch: Batch) -> np.ndarray:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""

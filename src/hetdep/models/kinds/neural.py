@@ -58,7 +58,7 @@ class NeuralModels(OpenModels):
 
     table: object = None  # a phrase-structure model's: head rules its trees are converted by (``to_dependency``)
 
-    TAKES = {NEURAL: frozenset({"treebank"}), NEURAL_CONSTITUENCY: frozenset({"to_dependency"})}
+    TAKES = {NEURAL: frozenset({"treebank", "precision"}), NEURAL_CONSTITUENCY: frozenset({"to_dependency", "precision"})}
 
     @classmethod
     def open(cls, model_dir: Path, config: dict, choice: ParseChoice, tag_input: bool) -> "NeuralModels":
@@ -73,6 +73,9 @@ class NeuralModels(OpenModels):
         bundled = bundled_parts(config, model_dir, tag_input)
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
                      feats_b=bundled.feats_b)
+        refused = _precision(parser, model_dir, choice.precision or config.get("precision", "float32"))
+        if refused:
+            opened.warnings.append(refused)
         if choice.to_dependency:
             from hetdep.convert.headrules import load_table
 
@@ -262,6 +265,20 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
         raise ModelFileError(f"{where}: the network's {', '.join(missing).upper()} tags are mixed with a tagger that "
                              f"{Path(model_dir) / 'tagger'} does not have")
     return after
+
+
+def _precision(parser, model_dir: Path, precision: str) -> str | None:
+    """Run the parser's network in ``precision`` where this machine can; else what it runs in and why."""
+    from hetdep.neural import int8
+
+    if precision not in int8.PRECISIONS:
+        raise HetdepError(f"precision {precision!r}: choose {' or '.join(int8.PRECISIONS)}")
+    if precision == "float32":
+        return None
+    if (reason := int8.unavailable()) is not None:
+        return f"{model_dir} parses in float32, not int8: {reason}"
+    int8.run_in_int8(parser.network, model_dir)
+    return None
 
 
 def train_neural_phrases(run: TrainingRun) -> Callable[[], TrainResult]:

@@ -1,0 +1,137 @@
+"""The 8-bit forward pass (hetdep.neural.int8) against the float32 one, its reference: the shipped
+French model compacted for int8 parses in int8 by default and in float32 on request, its LSTM
+layers' outputs within 8-bit rounding of NumPy's, and every refusal of a damaged or unfit graph."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import SAMPLES
+
+import hetdep
+from hetdep.api.model import ModelWarning
+from hetdep.cli import main
+from hetdep.learn.model_config import ModelFileError
+from hetdep.treebank.conllu import read_conllu
+
+pytest.importorskip("onnxruntime", reason="the 8-bit forward pass runs in onnxruntime ('hetdep[int8]')")
+pytest.importorskip("onnx", reason="hetdep compact --precision int8 writes its graphs with onnx ('hetdep[int8]')")
+
+from hetdep.neural import int8  # noqa: E402
+
+SHIPPED = hetdep.__file__.replace("__init__.py", "samples/models/fr")
+SENTENCES = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:30]
+needs_int8 = pytest.mark.skipif(int8.unavailable() is not None, reason=f"int8 cannot run here: {int8.unavailable()}")
+
+
+@pytest.fixture(scope="module")
+def compacted(tmp_path_factory):
+    """The shipped French model compacted for int8 (its network already in 8 bits: the same rows)."""
+    from hetdep.models.compact import compact_model
+
+    return compact_model(SHIPPED, tmp_path_factory.mktemp("int8") / "fr8", precision="int8")
+
+
+@needs_int8
+def test_the_encoder_in_int8_is_the_float32_one_within_8_bit_rounding(compacted):
+    from hetdep.neural.parser import NeuralParser
+
+    parser = NeuralParser.load(compacted)
+    network = parser.network
+    batch = parser.encoder.batch([SENTENCES])
+    want = network.encode(batch)
+    int8.run_in_int8(network, compacted)
+    assert network.precision == "int8"
+    got = network.encode(batch)
+    assert got.shape == want.shape
+    assert np.abs(got - want).mean() < 2e-3 and np.abs(got - want).max() < 0.25  # 4.6e-4 and 0.11 measured
+
+
+@needs_int8
+def test_each_int8_lstm_layer_keeps_padding_and_last_states_as_numpy_s(compacted):
+    from hetdep.neural.parser import NeuralParser
+
+    parser = NeuralParser.load(compacted)
+    batch = parser.encoder.batch([SENTENCES])
+    int8.run_in_int8(parser.network, compacted)
+    x = np.random.default_rng(1).standard_normal(batch.words.shape + (parser.shape.input_dim,)).astype(np.float32)
+    for layer in parser.network._encoder:
+        out, last = layer(x, batch.lengths)
+        assert out.shape == x.shape[:2] + (2 * parser.shape.hidden,) and last.shape == (len(x), 2 * parser.shape.hidden)
+        past = np.arange(out.shape[1])[None, :] >= batch.lengths[:, None]
+        assert not out[past].any()  # nothing past a sentence's end, as NumPy's
+        hidden = parser.shape.hidden  # the last states: the forward one after the last word, the backward one at the first
+        np.testing.assert_array_equal(last[:, :hidden], out[np.arange(len(out)), batch.lengths - 1, :hidden])
+        np.testing.assert_array_equal(last[:, hidden:], out[:, 0, hidden:])
+        x = out
+
+
+@needs_int8
+def test_a_model_compacted_for_int8_parses_in_int8_by_default_and_in_float32_on_request(compacted):
+    config = json.loads((compacted / "config.json").read_text(encoding="utf-8"))
+    assert config["precision"] == "int8"
+    assert sorted(path.name for path in (compacted / int8.GRAPHS).iterdir()) == ["lstm-100.onnx", "lstm-400.onnx"]
+    eight = hetdep.load(str(compacted))
+    assert eight.precision == "int8" and not eight.warnings
+    exact = hetdep.load(str(compacted), precision="float32")
+    shipped = hetdep.load("fr")
+    text = " ".join(" ".join(sentence.forms) for sentence in SENTENCES[:12])
+    assert exact.precision == "float32"
+    assert exact(text).to_conllu() == shipped(text).to_conllu()  # compacting again changed no weight
+    assert len(eight(text).sentences) == len(shipped(text).sentences)
+
+
+def test_where_int8_cannot_run_the_model_parses_in_float32_and_says_why(compacted, monkeypatch):
+    monkeypatch.setattr(int8, "unavailable", lambda: "this CPU has no dense 8-bit products (avx512vnni or avxvnni)")
+    with pytest.warns(ModelWarning) as said:
+        opened = hetdep.load(str(compacted))
+    assert opened.precision == "float32" and len(said) == 1
+    assert opened.warnings == (f"{compacted} parses in float32, not int8: this CPU has no dense 8-bit "
+                               "products (avx512vnni or avxvnni)",)
+
+
+@needs_int8
+@pytest.mark.parametrize("damage, message", [
+    (lambda folder: (folder / int8.GRAPHS / "lstm-400.onnx").unlink(), "lstm-400.onnx: missing"),
+    (lambda folder: (folder / int8.GRAPHS / "lstm-400.onnx").write_bytes(b"\x08\x07garbage"), "lstm-400.onnx: not a graph"),
+    (lambda folder: (folder / int8.GRAPHS / "lstm-100.onnx").write_bytes(
+        (folder / int8.GRAPHS / "lstm-400.onnx").read_bytes()), "lstm-100.onnx: not hetdep's graph of an LSTM of 100 units"),
+])
+def test_a_damaged_graph_is_refused_in_one_line_naming_the_file(compacted, tmp_path, damage, message):
+    import shutil
+
+    folder = tmp_path / "m"
+    shutil.copytree(compacted, folder)
+    damage(folder)
+    with pytest.raises(ModelFileError) as refused:
+        hetdep.load(str(folder))
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+@needs_int8
+def test_the_command_line_parses_in_either_precision_and_compacts_for_one(compacted, tmp_path):
+    text = tmp_path / "in.txt"
+    text.write_text("Le chat dort sur le canapé. Il pleut depuis ce matin sur la ville.\n", encoding="utf-8")
+    runner = CliRunner()
+    outputs = {}
+    for precision in ("int8", "float32"):
+        out = tmp_path / f"{precision}.conllu"
+        result = runner.invoke(main, ["parse", "--model", str(compacted), "--precision", precision, "--input", str(text),
+                                      "--output", str(out)])
+        assert result.exit_code == 0, result.output
+        outputs[precision] = out.read_text(encoding="utf-8")
+    assert outputs["int8"].count("# text") == outputs["float32"].count("# text") == 2
+    back = tmp_path / "back"
+    result = runner.invoke(main, ["compact", str(compacted), "--output", str(back), "--precision", "float32"])
+    assert result.exit_code == 0, result.output
+    assert not (back / int8.GRAPHS).exists() and json.loads((back / "config.json").read_text())["precision"] == "float32"
+
+
+def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):
+    result = CliRunner().invoke(main, ["parse", "--model", str(saved / "arc"), "--precision", "int8",
+                                       "--input", str(SAMPLES / "dev.ud.conllu"), "--output", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "--precision is for neural models" in result.output
+    assert not (tmp_path / "o").exists()

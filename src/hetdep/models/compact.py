@@ -75,8 +75,7 @@ def _runtime_graphs(folder: Path, parser) -> None:
 
     shutil.rmtree(folder / int8.GRAPHS, ignore_errors=True)
     if parser.record.get("precision") == "int8":
-        for hidden in {parser.shape.hidden, parser.shape.char_hidden}:
-            int8.write_graph(folder, hidden)
+        int8.write_graphs(folder, {parser.shape.hidden, parser.shape.char_hidden})
 
 
 def _tagger_folder(model: Path, folder: str) -> Path:

@@ -103,7 +103,8 @@ class NumpyNetwork:
     def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
         self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
         self.layers, self.tag_heads, self.schemes = layers, tag_heads, schemes
-        self.precision = "float32"  # of the LSTMs' products (run_lstms)
+        self.precision = "float32"  # of the LSTMs' and linear layers' products (use_products)
+        self.products: dict = {}
         chars, encoder = self.lstm_arrays()
         self._chars = BiLSTMLayer.of(chars, 0)
         self._encoder = [BiLSTMLayer.of(encoder, layer) for layer in range(layers)]
@@ -116,17 +117,22 @@ class NumpyNetwork:
         return tuple({name.removeprefix(prefix): array for name, array in self.arrays.items() if name.startswith(prefix)}
                      for prefix in ("chars.lstm.", "encoder."))
 
-    def run_lstms(self, chars, encoder: list, precision: str) -> None:
-        """Compute the character LSTM and the encoder's layers with these (called as
-        :class:`BiLSTMLayer` is; :mod:`hetdep.neural.int8`'s), the float32 ones the reference."""
-        self._chars, self._encoder, self.precision = chars, encoder, precision
+    def use_products(self, chars, encoder: list, products: dict, precision: str) -> None:
+        """Compute the character LSTM and the encoder's layers with ``chars`` and ``encoder`` (called
+        as :class:`BiLSTMLayer` is) and the linear layers ``products`` names with its functions
+        (``x -> x @ W.T + b``): :mod:`hetdep.neural.int8`'s, the float32 ones their reference."""
+        self._chars, self._encoder, self.products, self.precision = chars, encoder, products, precision
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        product = self.products.get(name)
+        return _linear(x, self.arrays, name) if product is None else product(x)
 
     def encode(self, batch: Batch) -> np.ndarray:
         """(batch, 1 + longest sentence, 2 hidden), 0 past each sentence; position 0 is the root."""
         a = self.arrays
         lengths = np.maximum(batch.char_lengths, 1)
         _, last = self._chars(a["chars.embedding.weight"][batch.chars], lengths)
-        spelled = _linear(last, a, "chars.out")[batch.types]
+        spelled = self._linear(last, "chars.out")[batch.types]
         read = [a["words.weight"][batch.words], spelled]
         if "pretrained.weight" in a:
             read.append(a["pretrained.weight"][batch.pretrained])
@@ -143,7 +149,7 @@ class NumpyNetwork:
 
     def tags(self, encoded: np.ndarray) -> list[np.ndarray]:
         """Per tag head, (batch, position, tag) log-probabilities, as float64."""
-        return [_log_probabilities(_linear(encoded, self.arrays, f"taggers.{k}").astype(np.float64)) for k in range(self.tag_heads)]
+        return [_log_probabilities(self._linear(encoded, f"taggers.{k}").astype(np.float64)) for k in range(self.tag_heads)]
 
     def arc_scores(self, encoded: np.ndarray, scheme: int) -> np.ndarray:
         """(batch, dependent, head) log-probabilities of each head, as float64 for the decoders."""
@@ -152,16 +158,16 @@ class NumpyNetwork:
     def _biaffine_arcs(self, encoded: np.ndarray, name: str) -> np.ndarray:
         """(batch, dependent, head) arc scores of the scorer ``name`` (a scheme head's, the graph head's)."""
         a = self.arrays
-        dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_dependent.0")))
-        head = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.arc_head.0")))
+        dependent = _with_ones(_leaky_relu(self._linear(encoded, f"{name}.arc_dependent.0")))
+        head = _with_ones(_leaky_relu(self._linear(encoded, f"{name}.arc_head.0")))
         return _matmul(dependent, a[f"{name}.arcs.weight"][0]) @ head.transpose(0, 2, 1)
 
     def labels(self, encoded: np.ndarray, scheme: int, heads: np.ndarray, root: int | None = None) -> np.ndarray:
         """(batch, dependent): the best label of each word's arc to its given head; ``root``: the
         label that a word on the root takes, and no other word (UD's and SUD's ``root``)."""
         a, name = self.arrays, f"schemes.{scheme}"
-        dependent = _with_ones(_leaky_relu(_linear(encoded, a, f"{name}.label_dependent.0")))
-        head = _leaky_relu(_linear(encoded, a, f"{name}.label_head.0"))
+        dependent = _with_ones(_leaky_relu(self._linear(encoded, f"{name}.label_dependent.0")))
+        head = _leaky_relu(self._linear(encoded, f"{name}.label_head.0"))
         chosen = _with_ones(np.take_along_axis(head, heads[:, :, None], axis=1))
         weight = a[f"{name}.labels.weight"]  # (labels, size + 1, size + 1)
         flat, chosen = dependent.reshape(-1, dependent.shape[-1]), chosen.reshape(-1, chosen.shape[-1])
@@ -180,8 +186,8 @@ class NumpyNetwork:
     def edge_labels(self, encoded: np.ndarray, rows: np.ndarray, dependents: np.ndarray, heads: np.ndarray) -> np.ndarray:
         """The best label of each enhanced edge given by its sentence row, dependent and head."""
         a = self.arrays
-        dependent = _with_ones(_leaky_relu(_linear(encoded[rows, dependents], a, "graph.label_dependent.0")))
-        head = _with_ones(_leaky_relu(_linear(encoded[rows, heads], a, "graph.label_head.0")))
+        dependent = _with_ones(_leaky_relu(self._linear(encoded[rows, dependents], "graph.label_dependent.0")))
+        head = _with_ones(_leaky_relu(self._linear(encoded[rows, heads], "graph.label_head.0")))
         labels, size, _ = a["graph.labels.weight"].shape
         projected = _matmul(dependent, self._graph_labels_flat).reshape(len(dependent), labels, size)  # one product
         return np.einsum("eoy,ey->eo", projected, head).argmax(-1)

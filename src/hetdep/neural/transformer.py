@@ -134,6 +134,7 @@ class TransformerEncoder:
     def __init__(self, architecture: Architecture, weights: dict[str, np.ndarray], tokenizer, folder: Path):
         self.architecture, self.weights, self.tokenizer, self.folder = architecture, weights, tokenizer, folder
         self.tuned = False  # weights fine-tuned since they were read (hetdep.neural.fine_tune): the folder's are not theirs
+        self.products: dict = {}  # a linear layer's name -> its product in int8 (hetdep.neural.int8); others in float32
         vocabulary = tokenizer.get_vocab()
         special = SPECIAL[architecture.kind]
         if not all(piece in vocabulary for piece in special):
@@ -292,8 +293,15 @@ class TransformerEncoder:
             states.append(x)
         return np.stack(states)
 
+    def linear_names(self) -> list[str]:
+        """Each layer's linear layers, by the names of their weights without ``.weight``."""
+        return [self._name(layer, part) for layer in range(self.architecture.layers)
+                for part in ("query", "key", "value", "out", "up", "down")]
+
     def _linear(self, x: np.ndarray, layer: int, part: str) -> np.ndarray:
         name = self._name(layer, part)
+        if name in self.products:
+            return self.products[name](x)
         shaped = x.reshape(-1, x.shape[-1]) @ self.weights[f"{name}.weight"].T + self.weights[f"{name}.bias"]
         return shaped.reshape(x.shape[:-1] + shaped.shape[-1:])
 

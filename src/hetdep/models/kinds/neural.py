@@ -277,7 +277,7 @@ def _precision(parser, model_dir: Path, precision: str) -> str | None:
         return None
     if (reason := int8.unavailable()) is not None:
         return f"{model_dir} parses in float32, not int8: {reason}"
-    int8.run_in_int8(parser.network, model_dir)
+    int8.run_in_int8(parser, model_dir)
     return None
 
 

@@ -2,7 +2,7 @@
 with ``--dependency`` both trees from one network against each trained alone.
 
     python bench/neural_constituency.py --out OUT [--variants phrases joint dependency] [--seeds 1 2 3] [--embeddings FILE]
-        [--encoder FOLDER] [--epochs N] [--final-epochs N]
+        [--encoder FOLDER [--fine-tune]] [--epochs N] [--final-epochs N]
 
 Splits as ``hetdep experiment constituency`` (train wsj_0001-0159, dev 0160-0179, test 0180-0199),
 written as bracketed trees and their Penn2Malt conversion. Each variant and seed is
@@ -23,7 +23,8 @@ converted test trees). Variants:
 English model's); its models are named after the file (``phrases-glove-6b-50d-seed1``).
 ``--encoder FOLDER`` trains each variant on that pretrained transformer too (``hetdep train
 --encoder``; bench/encoder_check.py extracts all-MiniLM-L6-v2), its models named after the folder
-(``joint-all-MiniLM-L6-v2-seed1``).
+(``joint-all-MiniLM-L6-v2-seed1``); with ``--fine-tune`` the transformer is trained too (``hetdep
+train --fine-tune``; ``joint-all-MiniLM-L6-v2-tuned-seed1``).
 
 Prints each model's dev score, test F1 / UAS / LAS, tagging accuracy, training minutes and the
 whole process's words/s for the test split, then per variant the mean and range over the seeds.
@@ -88,9 +89,10 @@ def ewt_part(data: Path, out: Path, sentences: int | None) -> Path:
 
 def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int | None,
             embeddings: Path | None = None, ewt: Path | None = None, encoder: Path | None = None,
-            final_epochs: int | None = None) -> Path:
+            final_epochs: int | None = None, fine_tune: bool = False) -> Path:
     name = variant + (ewt.name.removeprefix("ewt") if variant == "joint-ewt" and ewt and ewt.parent == out else "")
-    name += "".join(f"-{part}" for part in (embeddings.stem if embeddings else "", encoder.name if encoder else "") if part)
+    name += "".join(f"-{part}" for part in (embeddings.stem if embeddings else "", encoder.name if encoder else "",
+                                            "tuned" if fine_tune else "") if part)
     model = out / f"{name}-seed{seed}"
     if (model / STATE / "run.json").is_file():  # an interrupted training: it goes on where it stopped
         hetdep("train", "--resume", str(model))
@@ -102,7 +104,7 @@ def trained(out: Path, variant: str, seed: int, epochs: int | None, threads: int
            "--model", str(model), "--seed", str(seed), *(["--iterations", str(epochs)] if epochs else []),
            *(["--final-epochs", str(final_epochs)] if final_epochs is not None else []),
            *(["--threads", str(threads)] if threads else []), *(["--embeddings", str(embeddings)] if embeddings else []),
-           *(["--encoder", str(encoder)] if encoder else []))
+           *(["--encoder", str(encoder)] if encoder else []), *(["--fine-tune"] if fine_tune else []))
     return model
 
 
@@ -142,14 +144,18 @@ def main() -> None:
                         help="hetdep train --embeddings (default: its own, the shipped English model's vectors)")
     parser.add_argument("--encoder", type=Path, default=None, help="hetdep train --encoder: a pretrained transformer's folder")
     parser.add_argument("--final-epochs", type=int, default=None, help="hetdep train --final-epochs (default: its own)")
+    parser.add_argument("--fine-tune", action="store_true", help="hetdep train --fine-tune: the --encoder trained too")
     args = parser.parse_args()
+    if args.fine_tune and not args.encoder:
+        parser.error("--fine-tune trains the transformer of --encoder: give --encoder")
     args.out.mkdir(parents=True, exist_ok=True)
     words = write_splits(args.data, args.out)
     results: dict[str, list[dict]] = {}
     ewt = ewt_part(args.data.parent / "en-ewt", args.out, args.ewt_sentences)
     for variant in args.variants:
         for seed in args.seeds:
-            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, ewt, args.encoder, args.final_epochs)
+            model = trained(args.out, variant, seed, args.epochs, args.threads, args.embeddings, ewt, args.encoder,
+                            args.final_epochs, args.fine_tune)
             found = scored(args.out, model, variant, words["test"])
             results.setdefault(variant, []).append(found)
             print(json.dumps({"variant": variant, "seed": seed, **found}), flush=True)

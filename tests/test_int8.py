@@ -128,6 +128,8 @@ def test_the_command_line_parses_in_either_precision_and_compacts_for_one(compac
     result = runner.invoke(main, ["compact", str(compacted), "--output", str(back), "--precision", "float32"])
     assert result.exit_code == 0, result.output
     assert not (back / int8.GRAPHS).exists() and json.loads((back / "config.json").read_text())["precision"] == "float32"
+    assert "arithmetic: int8 products through onnxruntime" in runner.invoke(main, ["info", str(compacted)]).output
+    assert "arithmetic: float32 (NumPy)" in runner.invoke(main, ["info", str(back)]).output
 
 
 def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):

@@ -320,3 +320,28 @@ def test_the_command_line_refuses_fine_tune_without_an_encoder_before_any_work(t
                                         str(SAMPLES / "dev.ud.conllu"), "--model", str(model), "--fine-tune"])
     assert refused.exit_code == 2 and "--fine-tune trains the pretrained transformer of --encoder" in refused.output
     assert not model.exists()
+
+
+def test_a_model_on_an_encoder_compacted_for_int8_runs_the_transformer_in_int8_too(tmp_path):
+    """hetdep compact --precision int8: the transformer's linear layers go through the runtime too,
+    their states within 8-bit rounding of the float32 ones."""
+    pytest.importorskip("onnx", reason="compact --precision int8 writes its graphs with onnx ('hetdep[int8]')")
+    from hetdep.models.compact import compact_model
+    from hetdep.models.opening import open_models
+    from hetdep.models.parsing import ParseChoice
+    from hetdep.neural import int8
+    from hetdep.neural.training import NeuralOptions, train_neural
+
+    if int8.unavailable():
+        pytest.skip(f"int8 cannot run here: {int8.unavailable()}")
+    folder, _ = _model(tmp_path, "bert")
+    train = [list(read_conllu(SAMPLES / "train.ud.conllu"))[:40]]
+    options = NeuralOptions(epochs=1, final_epochs=0, hidden=16, layers=1, threads=1, batch_words=300, encoder=str(folder))
+    train_neural(train, [[]], options).parser.save(tmp_path / "model")
+    small = compact_model(tmp_path / "model", tmp_path / "small", precision="int8")
+    eight, exact = (open_models(small, ParseChoice(precision=precision), tag_input=False).parser for precision in ("int8", "float32"))
+    assert len(eight.encoder.transformer.products) == 2 * 6 and not exact.encoder.transformer.products
+    words = [SENTENCES[3][:12]]
+    got, want = eight.encoder.transformer.word_layers(words)[0], exact.encoder.transformer.word_layers(words)[0]
+    assert np.abs(got - want).max() < 0.05 * np.abs(want).max()
+    assert len(list(eight.parse(train[0][:5]))) == 5

@@ -51,6 +51,22 @@ def test_the_encoder_in_int8_is_the_float32_one_within_8_bit_rounding(compacted)
 
 
 @needs_int8
+def test_the_runtime_s_float32_lstm_is_numpy_s_within_float32_rounding(compacted):
+    """The encoder's first layer runs in the runtime's float32 LSTM: the gates reordered, the biases
+    paired, the padded steps and the backward direction as NumPy's (and PyTorch's packed sequences)."""
+    from hetdep.neural.parser import NeuralParser
+
+    parser = NeuralParser.load(compacted)
+    _, arrays = parser.network.lstm_arrays()
+    [session] = int8.sessions(compacted, {"lstm32-400"}).values()
+    batch = parser.encoder.batch([SENTENCES])
+    x = np.random.default_rng(2).standard_normal(batch.words.shape + (parser.shape.input_dim,)).astype(np.float32)
+    (out, last), (want, want_last) = int8.RuntimeLSTM(session, arrays, 0, False)(x, batch.lengths), parser.network._encoder[0](x, batch.lengths)
+    np.testing.assert_allclose(out, want, atol=2e-5)
+    np.testing.assert_allclose(last, want_last, atol=2e-5)
+
+
+@needs_int8
 def test_each_int8_lstm_layer_keeps_padding_and_last_states_as_numpy_s(compacted):
     from hetdep.neural.parser import NeuralParser
 
@@ -73,7 +89,8 @@ def test_each_int8_lstm_layer_keeps_padding_and_last_states_as_numpy_s(compacted
 def test_a_model_compacted_for_int8_parses_in_int8_by_default_and_in_float32_on_request(compacted):
     config = json.loads((compacted / "config.json").read_text(encoding="utf-8"))
     assert config["precision"] == "int8"
-    assert sorted(path.name for path in (compacted / int8.GRAPHS).iterdir()) == ["lstm-100.onnx", "lstm-400.onnx", "matmul.onnx"]
+    assert sorted(path.name for path in (compacted / int8.GRAPHS).iterdir()) == ["lstm32-100.onnx", "lstm32-400.onnx", "lstm8-100.onnx",
+                                                                            "lstm8-400.onnx", "matmul.onnx"]
     eight = hetdep.load(str(compacted))
     assert eight.precision == "int8" and not eight.warnings
     exact = hetdep.load(str(compacted), precision="float32")
@@ -95,10 +112,10 @@ def test_where_int8_cannot_run_the_model_parses_in_float32_and_says_why(compacte
 
 @needs_int8
 @pytest.mark.parametrize("damage, message", [
-    (lambda folder: (folder / int8.GRAPHS / "lstm-400.onnx").unlink(), "lstm-400.onnx: missing"),
-    (lambda folder: (folder / int8.GRAPHS / "lstm-400.onnx").write_bytes(b"\x08\x07garbage"), "lstm-400.onnx: not a graph"),
-    (lambda folder: (folder / int8.GRAPHS / "lstm-100.onnx").write_bytes(
-        (folder / int8.GRAPHS / "lstm-400.onnx").read_bytes()), "lstm-100.onnx: not hetdep's graph of an LSTM of 100 units"),
+    (lambda folder: (folder / int8.GRAPHS / "lstm8-400.onnx").unlink(), "lstm8-400.onnx: missing"),
+    (lambda folder: (folder / int8.GRAPHS / "lstm32-400.onnx").write_bytes(b"\x08\x07garbage"), "lstm32-400.onnx: not a graph"),
+    (lambda folder: (folder / int8.GRAPHS / "lstm8-100.onnx").write_bytes(
+        (folder / int8.GRAPHS / "lstm8-400.onnx").read_bytes()), "lstm8-100.onnx: not hetdep's graph lstm8-100"),
 ])
 def test_a_damaged_graph_is_refused_in_one_line_naming_the_file(compacted, tmp_path, damage, message):
     import shutil

@@ -178,6 +178,8 @@ def main() -> None:
     parser.add_argument("--recipe", choices=sorted(ALL_RECIPES),
                         help="the recipe to build it from (default: the language's own)")
     parser.add_argument("--encoder", type=Path, help="the recipe's variant on this pretrained transformer, made a wheel")
+    parser.add_argument("--precision", choices=["int8", "float32"], default="int8",
+                        help="the compact model's arithmetic (hetdep compact --precision; int8: docs/speed.md)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -196,7 +198,7 @@ def main() -> None:
     compact = args.out / f"{full.name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
-    compact_model(full, compact, prune=args.prune, unpruned=args.unpruned)
+    compact_model(full, compact, prune=args.prune, unpruned=args.unpruned, precision=args.precision)
     without_tag_helpers(compact)
     for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):
@@ -210,7 +212,7 @@ def main() -> None:
         print(f"{which}: LAS {las[which]}")
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
                + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else "")
-               + (f" --encoder {args.encoder.name}" if args.encoder else ""))
+               + (f" --encoder {args.encoder.name}" if args.encoder else "") + f" --precision {args.precision}")
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     if args.encoder:
         packaged(compact, f"{name}-{args.encoder.name}".lower().replace("_", "-"), lost, args.out)

@@ -9,7 +9,10 @@ never a dependency of hetdep itself); the trained model is kept in ``--out`` and
 
     python bench/udpipe1_speed.py --train ../shared/data/fr-sequoia/train.ud.conllu \
         --dev ../shared/data/fr-sequoia/dev.ud.conllu --gold ../shared/data/fr-sequoia/test.ud.conllu \
-        --out OUT [--model fr] [--threads 2] [--rounds 3]
+        --out OUT [--model fr] [--threads 2] [--rounds 3] [--precisions int8 float32]
+
+``--precisions`` times hetdep in each arithmetic of a neural model (``hetdep parse --precision``),
+all in turns with UDPipe 1 in the same run.
 """
 
 from __future__ import annotations
@@ -79,6 +82,8 @@ def main() -> None:
                         help="which of hetdep's two trees is in --gold's scheme (b: UD for the shipped fr)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--precisions", nargs="+", choices=["int8", "float32"], default=[],
+                        help="time hetdep in each of these (default: the model's own, once a round)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     model_path = args.out / "udpipe1.model"
@@ -91,25 +96,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         raw = Path(work) / "raw.txt"
         raw.write_text(document_text(gold), encoding="utf-8")
-        ours = {scheme: args.out / f"hetdep.{scheme}.conllu" for scheme in "ab"}
         theirs = args.out / "udpipe1.conllu"
-        commands = {  # hetdep makes both trees of each sentence, as issue 58's target counts it
-            "hetdep": ["hetdep", "parse", "--model", args.model, "--input", str(raw), "--output", str(ours["a"]),
-                       "--output-b", str(ours["b"]), "--threads", str(args.threads), "--quiet"],
-            "UDPipe 1": [sys.executable, "-c", UDPIPE1_RUN, str(model_path), str(raw), str(theirs)],
-        }
+        ours, commands = {}, {}
+        for precision in args.precisions or [None]:  # hetdep makes both trees of each sentence, as issue 58's target counts it
+            name = f"hetdep {precision}" if precision else "hetdep"
+            ours[name] = {scheme: args.out / f"{name.replace(' ', '.')}.{scheme}.conllu" for scheme in "ab"}
+            commands[name] = ["hetdep", "parse", "--model", args.model, "--input", str(raw), "--output", str(ours[name]["a"]),
+                              "--output-b", str(ours[name]["b"]), "--threads", str(args.threads), "--quiet",
+                              *(["--precision", precision] if precision else [])]
+        commands["UDPipe 1"] = [sys.executable, "-c", UDPIPE1_RUN, str(model_path), str(raw), str(theirs)]
         seconds = {name: [] for name in commands}
         for _ in range(args.rounds):
             for name, command in commands.items():
                 seconds[name].append(timed(command))
-    for name, output in (("hetdep", ours[args.gold_is]), ("UDPipe 1", theirs)):
+    for name, output in [*((name, files[args.gold_is]) for name, files in ours.items()), ("UDPipe 1", theirs)]:
         scores = evaluate_conll18(args.gold, output)
         rates = sorted(words / s for s in seconds[name])
-        print(f"{name:9} {rates[0]:,.0f}-{rates[-1]:,.0f} words/s (median {statistics.median(rates):,.0f}), "
+        print(f"{name:15} {rates[0]:,.0f}-{rates[-1]:,.0f} words/s (median {statistics.median(rates):,.0f}), "
               f"LAS {scores['LAS'].f1:.2f} (against {args.gold.name})")
-    ratio = statistics.median(seconds["UDPipe 1"]) / statistics.median(seconds["hetdep"])
-    print(f"hetdep / UDPipe 1: {ratio:.2f}x (medians of {args.rounds} rounds in turns, {words:,} words; "
-          f"NumPy's BLAS: {blas_kernels()})")
+    for name in ours:
+        ratio = statistics.median(seconds["UDPipe 1"]) / statistics.median(seconds[name])
+        print(f"{name} / UDPipe 1: {ratio:.2f}x (medians of {args.rounds} rounds in turns, {words:,} words; "
+              f"NumPy's BLAS: {blas_kernels()})")
 
 
 if __name__ == "__main__":

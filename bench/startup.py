@@ -2,12 +2,14 @@
 model loading, parsing), against a baseline version of hetdep timed in turns in the same run.
 
     python bench/startup.py [--model MODEL] [--a OLD/src] [--runs 5] [--text-of en-ewt/test.ud.conllu]
+        [--precisions int8 float32]
 
 Each run is ``python -m hetdep parse --input one.txt --output out.conllu`` on one sentence
 of fr-sequoia test (``--text-of``: of that file of ../shared/data, for a model of another
 language; a new sentence each run, its ``# text``); the first run of each version is not
 timed (it fills numba's and the user cache's files). Prints each version's least and median
-seconds and peak memory, and, with ``--a``, the ratio of the medians.
+seconds and peak memory, and, with ``--a``, the ratio of the medians. ``--precisions`` times
+each version in each arithmetic of a neural model (``hetdep parse --precision``), in turns.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 
-def timed(src: Path, model: str | None, text: str, work: Path) -> tuple[float, float]:
+def timed(src: Path, model: str | None, text: str, work: Path, precision: str | None = None) -> tuple[float, float]:
     """Seconds and peak memory (MB) of one parse of ``text`` by the hetdep in ``src``."""
     (work / "one.txt").write_text(text, encoding="utf-8")
     words = [sys.executable, "-m", "hetdep", "parse", "--input", "one.txt", "--output", "out.conllu"]
-    words += ["--model", model] if model else []
+    words += (["--model", model] if model else []) + (["--precision", precision] if precision else [])
     start = time.perf_counter()
     child = subprocess.Popen(words, env=dict(os.environ, PYTHONPATH=str(src)), cwd=work, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
@@ -51,8 +53,12 @@ def main() -> None:
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--data", type=Path, default=DATA)
     options.add_argument("--text-of", default="fr-sequoia/test.ud.conllu", help="the file under --data whose sentences are parsed")
+    options.add_argument("--precisions", nargs="+", choices=["int8", "float32"], default=[None],
+                         help="time each version in each of these arithmetics (default: the model's own)")
     args = options.parse_args()
-    versions = {"this": SOURCE} | ({"baseline": Path(args.a).resolve()} if args.a else {})
+    sources = {"this": SOURCE} | ({"baseline": Path(args.a).resolve()} if args.a else {})
+    versions = {" ".join(filter(None, (name, precision))): (src, precision)
+                for name, src in sources.items() for precision in args.precisions}
     texts = [text for text in map(sentence_text, read_conllu(args.data / args.text_of)) if text]
     texts = texts[:args.runs + 1]
     seconds: dict[str, list[float]] = {name: [] for name in versions}
@@ -61,14 +67,15 @@ def main() -> None:
         for run, text in enumerate(texts):
             names = list(versions) if run % 2 == 0 else list(reversed(versions))  # turns, so drift falls on both
             for name in names:
-                spent, peak = timed(versions[name], args.model, text, Path(work))
+                src, precision = versions[name]
+                spent, peak = timed(src, args.model, text, Path(work), precision)
                 if run:  # the first run fills the caches
                     seconds[name].append(spent)
                     peaks[name] = max(peaks.get(name, 0.0), peak)
     for name, values in seconds.items():
         print(f"{name}: least {min(values):.2f} s, median {statistics.median(values):.2f} s over {len(values)} runs "
               f"({', '.join(f'{v:.2f}' for v in values)}); peak memory {peaks[name]:.0f} MB")
-    if args.a:
+    if args.a and args.precisions == [None]:
         ratio = statistics.median(seconds["baseline"]) / statistics.median(seconds["this"])
         print(f"this version is {ratio:.2f}x as fast as the baseline (median against median)")
 

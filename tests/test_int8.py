@@ -101,6 +101,17 @@ def test_a_model_compacted_for_int8_parses_in_int8_by_default_and_in_float32_on_
     assert len(eight(text).sentences) == len(shipped(text).sentences)
 
 
+@needs_int8
+def test_a_short_input_of_a_command_is_parsed_in_float32_unless_int8_is_asked_for(compacted):
+    """The runtime's start-up costs more than int8 saves on one sentence (hetdep parse of a short file)."""
+    from hetdep.models.opening import open_models
+    from hetdep.models.parsing import ParseChoice
+
+    assert open_models(compacted, ParseChoice(short=True)).parser.network.precision == "float32"
+    assert open_models(compacted, ParseChoice(short=True, precision="int8")).parser.network.precision == "int8"
+    assert open_models(compacted, ParseChoice()).parser.network.precision == "int8"
+
+
 def test_where_int8_cannot_run_the_model_parses_in_float32_and_says_why(compacted, monkeypatch):
     monkeypatch.setattr(int8, "unavailable", lambda: "this CPU has no dense 8-bit products (avx512vnni or avxvnni)")
     with pytest.warns(ModelWarning) as said:

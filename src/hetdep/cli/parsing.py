@@ -125,7 +125,7 @@ def _is_pipe(path: str) -> bool:
 @click.option("--treebank", "treebank", help="A model trained on several treebanks: parse as this one. A neural model ('train --treebank'): its schemes, scorers and conventions ('hetdep info' lists them; default, auto: the one whose conventions fit the input best, judged on its first 100 sentences, and said; the first treebank unless another fits clearly better). A graph-based model trained with --concatenate: its scheme and labels (without it, any label of either, written with its treebank's prefix).")
 @cluster_options
 @click.option("--to-dependency", "to_dependency", help="A constituency model: write CoNLL-U dependency trees derived from its phrase-structure trees by these head rules (penn2malt, collins, zhang-clark-2008 or a table file) instead of brackets.")
-@click.option("--precision", type=click.Choice(["int8", "float32"]), default=None, help="A neural model's arithmetic: int8 runs its LSTMs' products in 8-bit integers through onnxruntime (a model compacted with 'hetdep compact --precision int8' carries what it needs), float32 in NumPy, the reference; the trees may differ in a few sentences (docs/speed.md). A machine that cannot run int8 parses in float32 and says so  [default: the model's own]")
+@click.option("--precision", type=click.Choice(["int8", "float32"]), default=None, help="A neural model's arithmetic: int8 runs its LSTMs' products in 8-bit integers through onnxruntime (a model compacted with 'hetdep compact --precision int8' carries what it needs), float32 in NumPy, the reference; the trees may differ in a few sentences (docs/speed.md). A machine that cannot run int8 parses in float32 and says so  [default: the model's own; an input file of at most 1,000 bytes in float32, the runtime's start-up costing more than int8 saves on it]")
 def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path, gold_b_path, beam, with_model, edge, root,
                   sibling, grand, consensus_k, consensus_iterations, temperature, input_format, lattice_k, lattice_weight,
                   treebank, threads, workers, scheduler, to_dependency, precision, scheme, quiet):
@@ -160,7 +160,8 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     choice = ParseChoice(given=given, helper=Path(with_model) if with_model else None, consensus=consensus,
                          treebank=None if treebank == "auto" else treebank,
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
-                         to_dependency=to_dependency, precision=precision)
+                         to_dependency=to_dependency, precision=precision,
+                         short=bool(input_path) and workers is None and scheduler is None and is_short_file(input_path))
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     if named.suffix:  # fr-parisstories-sud: the treebank and scheme the name asks for
         asked, scheme_asked = named.choose(models.treebanks, lambda treebank: (

@@ -31,7 +31,8 @@ class ParseChoice:
     ``threads``: sentences parsed at once (:mod:`hetdep.threads`; the output is the same);
     ``to_dependency``: head rules that turn a constituency model's trees into dependency trees;
     ``precision``: a neural model's arithmetic, int8 or float32 (None: the model's own,
-    :mod:`hetdep.neural.int8`)."""
+    :mod:`hetdep.neural.int8`); ``short``: the one short input of a command that then ends, for
+    which a neural model's own int8 is float32 (the runtime's start costs more than it saves)."""
 
     given: int | None = None
     helper: Path | None = None
@@ -43,6 +44,7 @@ class ParseChoice:
     threads: int = 1
     to_dependency: str | None = None
     precision: str | None = None
+    short: bool = False
 
 
 @dataclass

@@ -73,7 +73,8 @@ class NeuralModels(OpenModels):
         bundled = bundled_parts(config, model_dir, tag_input)
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
                      feats_b=bundled.feats_b)
-        refused = _precision(parser, model_dir, choice.precision or config.get("precision", "float32"))
+        own = "float32" if choice.short else config.get("precision", "float32")
+        refused = _precision(parser, model_dir, choice.precision or own)
         if refused:
             opened.warnings.append(refused)
         if choice.to_dependency:

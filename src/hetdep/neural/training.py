@@ -144,7 +144,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
     rates = [options.learning_rate]  # each group of parameters' rate (the final epochs' a share of it)
     groups = [{"params": list(network.parameters())}]
     if options.fine_tune:
-        from hetdep.neural.fine_tune import ENCODER_RATE, TunedTransformer
+        from hetdep.neural.fine_tune import ENCODER_RATE, TunedTransformer, warmed_rate
 
         network.tuned = TunedTransformer(transformer)
         batching = Encoder(vocabularies)
@@ -187,8 +187,6 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                                        phrases=[phrases[k][i] for i in chosen] if phrases[k] else None,
                                        graphs=[graphs[k][i] for i in chosen] if graphs[k] else None).tensors()
                 if options.fine_tune:
-                    from hetdep.neural.fine_tune import warmed_rate
-
                     optimizer.param_groups[1]["lr"] = rates[1] * warmed_rate(epoch, step, len(drawn)) * (
                         1.0 if final_from is None else FINAL_RATE)
                     batch.transformer = network.tuned([tuple(treebanks[k].train[0][i].forms) for i in chosen],

@@ -112,6 +112,18 @@ def test_a_short_input_of_a_command_is_parsed_in_float32_unless_int8_is_asked_fo
     assert open_models(compacted, ParseChoice()).parser.network.precision == "int8"
 
 
+@needs_int8
+def test_a_dask_worker_opens_the_model_in_int8_its_threads_sharing_the_runtime(compacted):
+    from hetdep.models.opening import ParseJob
+    from hetdep.models.parsing import ParseChoice
+
+    worker = ParseJob(str(compacted), ParseChoice()).open(threads=2)
+    assert worker.parser.network.precision == "int8" and worker.parser.threads == 2
+    sentences = SENTENCES[:6]
+    assert [tree.to_text() for tree, _ in worker.parser.parse(sentences)] == [
+        tree.to_text() for tree, _ in ParseJob(str(compacted), ParseChoice()).open(threads=1).parser.parse(sentences)]
+
+
 def test_where_int8_cannot_run_the_model_parses_in_float32_and_says_why(compacted, monkeypatch):
     monkeypatch.setattr(int8, "unavailable", lambda: "this CPU has no dense 8-bit products (avx512vnni or avxvnni)")
     with pytest.warns(ModelWarning) as said:

@@ -15,7 +15,7 @@ EXTRAS = {
     "stats": ("scipy",),
     "experiments": ("scipy", "matplotlib"),
     "transformer": ("tokenizers", "safetensors"),
-    "int8": ("onnxruntime", "onnx"),
+    "int8": ("onnx",),
 }
 
 

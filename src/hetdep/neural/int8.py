@@ -11,8 +11,8 @@ without).
 The weights are the compact model's own 8-bit rows (:mod:`hetdep.neural.quantized`: one scale
 per output row, zero at zero), given to the runtime as inputs of graphs that hold none: a graph
 (one node) depends on an LSTM's hidden size alone, so a model carries a few small files, written
-by ``hetdep compact --precision int8`` with the ``onnx`` library, and parsing needs onnxruntime
-only. The float32 forward pass (:class:`hetdep.neural.inference.BiLSTMLayer`) is their reference."""
+by ``hetdep compact --precision int8`` with the ``onnx`` library (``hetdep[int8]``), and parsing
+needs onnxruntime only. The float32 forward pass (:class:`hetdep.neural.inference.BiLSTMLayer`) is their reference."""
 
 from __future__ import annotations
 
@@ -138,7 +138,7 @@ def unavailable() -> str | None:
     """Why this machine parses in float32 whatever the model asks (None: it can run int8): the
     runtime not installed, or a CPU without dense 8-bit products, on which int8 gains nothing."""
     if importlib.util.find_spec("onnxruntime") is None:
-        return "onnxruntime is not installed (pip install 'hetdep[int8]')"
+        return "onnxruntime, a dependency of hetdep's, is not installed (pip install onnxruntime)"
     from llvmlite import binding  # numba's: the host CPU's features, on every system
 
     features = binding.get_host_cpu_features()

@@ -173,6 +173,9 @@ def test_the_command_line_parses_in_either_precision_and_compacts_for_one(compac
 
 
 def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):
+    refused = CliRunner().invoke(main, ["compact", str(saved / "arc"), "--output", str(tmp_path / "c"), "--precision", "int8"])
+    assert refused.exit_code == 2 and f"{saved / 'arc'} has no neural network: --precision is for neural models" in refused.output
+    assert not (tmp_path / "c").exists()
     result = CliRunner().invoke(main, ["parse", "--model", str(saved / "arc"), "--precision", "int8",
                                        "--input", str(SAMPLES / "dev.ud.conllu"), "--output", str(tmp_path / "o")])
     assert result.exit_code == 2 and "--precision is for neural models" in result.output

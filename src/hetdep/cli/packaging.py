@@ -15,7 +15,7 @@ from hetdep.cli.app import MODEL, FiniteFloat
 @click.option("--unpruned", multiple=True, metavar="PART",
               help="A tagger's folder inside MODEL that --prune leaves whole (e.g. tagger/feats); repeat for several.")
 @click.option("--precision", type=click.Choice(["int8", "float32"]), default=None,
-              help="A neural model's arithmetic when parsing: int8 runs its LSTMs' products in 8-bit integers through onnxruntime (faster where the CPU has dense 8-bit products; the model carries the runtime's graphs; 'hetdep parse --precision' still chooses), float32 in NumPy  [default: as MODEL has it; float32 for a model never compacted so]")
+              help="A neural model's arithmetic when parsing: int8 runs its LSTMs' and linear layers' products in 8-bit integers through onnxruntime (faster where the CPU has dense 8-bit products; the model carries the runtime's graphs, written with onnx: pip install 'hetdep[int8]'; 'hetdep parse --precision' still chooses), float32 in NumPy  [default: as MODEL has it; float32 for a model never compacted so]")
 def compact_command(model_dir, output_dir, prune, unpruned, precision):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), the taggers' weights stored small, every other part's compressed: about a

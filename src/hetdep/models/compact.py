@@ -43,6 +43,7 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
     with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as staging:
         copy = Path(staging) / "model"
         shutil.copytree(source, copy, ignore=shutil.ignore_patterns(STATE))
+        networks = 0
         try:
             for config in sorted(copy.rglob("config.json")):
                 part = config.parent
@@ -52,6 +53,7 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                     from hetdep.neural.parser import NeuralParser
 
                     parser = NeuralParser.load(part)
+                    networks += 1
                     if precision is not None:  # else as the source has it, its graphs copied with it
                         parser.record["precision"] = precision
                         _runtime_graphs(part, parser)
@@ -61,6 +63,8 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                     shrink_weights(part, TAGGER, 0.0 if whole else prune)
                 else:
                     compress_weights(part)
+            if precision is not None and not networks:
+                raise HetdepError(f"{copy} has no neural network: --precision is for neural models")
             summary(copy)
         except HetdepError as error:  # named by the model given, not by the copy being made
             raise HetdepError(str(error).replace(str(copy), str(source))) from None

@@ -40,38 +40,27 @@ class TunedTransformer(nn.Module):
             raise EncoderFolderError(f"{encoder.folder}: transformers' {config.model_type} model wants weights the folder "
                                      f"lacks ({', '.join(missing[:3])})")
         self.model.load_state_dict(found, strict=False)
-        self.pieces: dict[tuple[str, ...], tuple[list[int], np.ndarray]] = {}  # each sentence's, read once
-
-    def _pieces(self, words: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
-        if words not in self.pieces:
-            ids, owner = self.encoder.pieces(list(words))
-            self.pieces[words] = ids, np.array(owner, dtype=np.int64)
-        return self.pieces[words]
 
     def forward(self, sentences: list[tuple[str, ...]], longest: int) -> torch.Tensor:
         """(batch, longest, layers + 1, hidden): the words' states from position 1 (0 is the root's, zeros)."""
         a = self.encoder.architecture
-        units = []  # (sentence, start, first kept, end kept, ids with the special pieces)
-        for number, words in enumerate(sentences):
-            ids, _ = self._pieces(words)
-            for start, end, first, last in self.encoder.windows(len(ids)):
-                units.append((number, start, first, last, [self.encoder.first, *ids[start:end], self.encoder.last]))
-        width = max(len(unit[4]) for unit in units)
+        units, owners = self.encoder.reading(sentences)
+        width = max(len(unit.ids) for unit in units)
         ids = torch.zeros((len(units), width), dtype=torch.long)
         mask = torch.zeros((len(units), width), dtype=torch.long)
         for row, unit in enumerate(units):
-            ids[row, :len(unit[4])], mask[row, :len(unit[4])] = torch.tensor(unit[4]), 1
+            ids[row, :len(unit.ids)], mask[row, :len(unit.ids)] = torch.tensor(unit.ids), 1
         given = {"input_ids": ids, "attention_mask": mask, "output_hidden_states": True}
         if a.kind != "distilbert":  # positions counted as the NumPy encoder counts them, padding aside
             given["position_ids"] = (torch.cumsum(mask, 1) * mask + a.offset - 1 if a.offset
                                      else torch.arange(width).expand(len(units), -1))
         states = torch.stack(self.model(**given).hidden_states, 2)  # (windows, width, layers + 1, hidden)
         kept: list[list[torch.Tensor]] = [[] for _ in sentences]
-        for row, (number, start, first, last, _) in enumerate(units):
-            kept[number].append(states[row, 1 + first - start:1 + last - start])
+        for row, unit in enumerate(units):
+            kept[unit.sentence].append(states[row, unit.kept])
         out = states.new_zeros((len(sentences), longest, a.layers + 1, a.hidden))
-        for number, words in enumerate(sentences):
-            pieces, owner = torch.cat(kept[number]), torch.from_numpy(self._pieces(words)[1])
+        for number, (words, owner) in enumerate(zip(sentences, owners)):
+            pieces, owner = torch.cat(kept[number]), torch.from_numpy(owner)
             summed = pieces.new_zeros((len(words),) + pieces.shape[1:]).index_add(0, owner, pieces)
             counts = torch.bincount(owner, minlength=len(words)).to(pieces.dtype)
             out[number, 1:len(words) + 1] = summed / counts[:, None, None]

@@ -127,6 +127,23 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return x / x.sum(-1, keepdims=True)
 
 
+@dataclass(frozen=True)
+class Window:
+    """Pieces of one sentence the transformer reads at once: ``ids`` (the special pieces around
+    those from ``start``), of which the states of pieces ``first`` to ``last`` are kept."""
+
+    sentence: int
+    start: int
+    first: int
+    last: int
+    ids: list[int]
+
+    @property
+    def kept(self) -> slice:
+        """The kept pieces' positions in ``ids``."""
+        return slice(1 + self.first - self.start, 1 + self.last - self.start)
+
+
 class TransformerEncoder:
     """The encoder's weights (name -> float32 array, without the checkpoint's prefix) and its
     forward pass, with the pieces of its tokenizer."""
@@ -321,28 +338,33 @@ class TransformerEncoder:
         up = _activation(self._linear(x, layer, "up"), a.activation)
         return _layer_norm(x + self._linear(up, layer, "down"), w[f"{norm2}.weight"], w[f"{norm2}.bias"], a.eps)
 
+    def reading(self, sentences: list[list[str]]) -> tuple[list[Window], list[np.ndarray]]:
+        """Each sentence's windows, as the transformer reads them, and each sentence's pieces' words."""
+        units, owners = [], []
+        for number, words in enumerate(sentences):
+            ids, owner = self.pieces(list(words))
+            owners.append(np.array(owner, dtype=np.int64))
+            for start, end, first, last in self.windows(len(ids)):
+                units.append(Window(number, start, first, last, [self.first, *ids[start:end], self.last]))
+        return units, owners
+
     def word_layers(self, sentences: list[list[str]]) -> list[np.ndarray]:
         """Per sentence, (layers + 1, words, hidden): each word's vector at every layer, the mean of
         its pieces' (read in windows when the sentence has more pieces than the encoder's positions)."""
-        units, owners = [], []  # each window of each sentence: its pieces with the special ones
-        for number, words in enumerate(sentences):
-            ids, owner = self.pieces(words)
-            owners.append(np.array(owner, dtype=np.int64))
-            for start, end, first, last in self.windows(len(ids)):
-                units.append((number, start, first, last, [self.first, *ids[start:end], self.last]))
+        units, owners = self.reading(sentences)
         layers = self.architecture.layers + 1
         pieces = [np.zeros((layers, len(owner), self.architecture.hidden), dtype=np.float32) for owner in owners]
-        units.sort(key=lambda unit: len(unit[4]))  # batches of like lengths: little padding to compute
-        for chosen in _batches([len(unit[4]) for unit in units]):
-            longest = len(units[chosen[-1]][4])
+        units.sort(key=lambda unit: len(unit.ids))  # batches of like lengths: little padding to compute
+        for chosen in _batches([len(unit.ids) for unit in units]):
+            longest = len(units[chosen[-1]].ids)
             ids = np.zeros((len(chosen), longest), dtype=np.int64)
             mask = np.zeros((len(chosen), longest), dtype=np.int64)
             for row, k in enumerate(chosen):
-                ids[row, :len(units[k][4])], mask[row, :len(units[k][4])] = units[k][4], 1
+                ids[row, :len(units[k].ids)], mask[row, :len(units[k].ids)] = units[k].ids, 1
             states = self.hidden_states(ids, mask)
             for row, k in enumerate(chosen):
-                number, start, first, last, _ = units[k]
-                pieces[number][:, first:last] = states[:, row, 1 + first - start:1 + last - start]
+                unit = units[k]
+                pieces[unit.sentence][:, unit.first:unit.last] = states[:, row, unit.kept]
         out = []
         for owner, vectors, words in zip(owners, pieces, sentences):  # each word's pieces follow one another
             if not words:

@@ -39,3 +39,14 @@ def test_the_command_says_which_treebank_it_chose_and_a_given_one_wins(tmp_path)
         result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(tmp_path / "o.conllu"), *extra])
         assert result.exit_code == 0 and len(list(read_conllu(tmp_path / "o.conllu"))) == 1, result.output
         assert (said in result.output) if said else "parsing as" not in result.output
+
+
+def test_the_treebanks_fits_read_at_once_are_those_read_one_by_one():
+    """fits() encodes each batch's rows once per treebank in one encoding: each treebank's fit
+    is what reading the sentences as that treebank alone gives (float32, within rounding)."""
+    parser = hetdep.load("fr", precision="float32")._models.parser
+    sentences = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:30]
+    together = parser.fits(sentences, parser.treebank_names)
+    assert len(set(together.values())) == len(together)  # the treebanks' conventions differ
+    for name in parser.treebank_names:
+        assert abs(parser.fits(sentences, [name])[name] - together[name]) < 1e-5, name

@@ -150,6 +150,16 @@ class Batch:
     # sentence without a graph); (0,) without a graph to learn
     graph: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
+    def read_as(self, treebanks: Sequence[int]) -> "Batch":
+        """The sentences of this batch (for parsing: no gold) once per treebank of ``treebanks``, in
+        that order, each copy read as its treebank; the spellings computed once for all."""
+        def repeated(array: np.ndarray) -> np.ndarray:
+            return np.concatenate([array] * len(treebanks)) if array.size else array
+
+        return replace(self, words=repeated(self.words), types=repeated(self.types), lengths=repeated(self.lengths),
+                       pretrained=repeated(self.pretrained), transformer=repeated(self.transformer),
+                       treebank=np.repeat(np.asarray(treebanks, dtype=self.treebank.dtype), len(self.words)))
+
     def tensors(self) -> "Batch":
         """The same batch as PyTorch tensors, for training."""
         import torch

@@ -93,21 +93,27 @@ class NeuralParser:
         chosen.tag_helpers = dict(self.tag_helpers)
         return chosen
 
-    def fit(self, sentences: list[Sentence]) -> float:
-        """How well the conventions of the treebank it parses as fit ``sentences``: the mean over
-        their words of the log-probability of each word's likeliest head in its first scheme."""
+    def fits(self, sentences: list[Sentence], names: list[str]) -> dict[str, float]:
+        """How well the conventions of each treebank ``names`` names fit ``sentences``: the mean over
+        their words of the log-probability of each word's likeliest head in the treebank's first
+        scheme. The sentences are read once: each batch's spellings (and a transformer's states)
+        computed once, its rows repeated as each treebank in one encoding."""
         nonempty = sorted((sentence for sentence in sentences if len(sentence)), key=len)
-        if not nonempty or not self.heads:
-            return 0.0
-        total = 0.0
+        treebanks = [self.treebank_names.index(name) for name in names]
+        total = np.zeros(len(names))
+        if not nonempty:
+            return dict(zip(names, total.tolist()))
         for chosen in _batches(list(range(len(nonempty))), [len(sentence) + 1 for sentence in nonempty]):  # like lengths
-            batch = self.encoder.batch([[nonempty[k] for k in chosen]], treebank=self.treebank_index)
-            scores = self.network.arc_scores(self.network.encode(batch), self.heads[0])
-            for row, length in enumerate(batch.lengths):  # over the sentence's own heads, not the batch's padding
-                words = scores[row, 1:length, :length]
-                top = words.max(-1)
-                total += float((top - top - np.log(np.exp(words - top[:, None]).sum(-1))).sum())
-        return total / sum(map(len, nonempty))
+            batch = self.encoder.batch([[nonempty[k] for k in chosen]])
+            encoded = self.network.encode(batch.read_as(treebanks))
+            for k, treebank in enumerate(treebanks):
+                head = self.vocabularies.treebanks[treebank]["heads"][0]
+                scores = self.network.arc_scores(encoded[k * len(chosen):(k + 1) * len(chosen)], head)
+                for row, length in enumerate(batch.lengths):  # over the sentence's own heads, not the batch's padding
+                    words = scores[row, 1:length, :length]
+                    top = words.max(-1)
+                    total[k] -= float(np.log(np.exp(words - top[:, None]).sum(-1)).sum())
+        return dict(zip(names, (total / sum(map(len, nonempty))).tolist()))
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,

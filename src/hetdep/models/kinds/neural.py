@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from hetdep.models.training import TrainingRun
 
 
-# --treebank auto: the lead (mean log-probability of a word's likeliest head, NeuralParser.fit) another
+# --treebank auto: the lead (mean log-probability of a word's likeliest head, NeuralParser.fits) another
 # treebank needs over the default, and how many sentences of the input it is judged on. The shipped
 # fr on the first 50 sentences of each dev file from raw text: fr-gsd's conventions led fr-sequoia's on
 # both written treebanks' text (by 0.0064 on fr-gsd's, by 0.0030 on fr-sequoia's: the measure does not
@@ -114,11 +114,11 @@ class NeuralModels(OpenModels):
     def fitting(self, sentences: list[Sentence]) -> "NeuralModels":
         """The same model parsing as the treebank whose conventions fit ``sentences`` best (``--treebank
         auto``; ``choice.treebank`` names it): the one under which the network is surest of the heads
-        (:meth:`NeuralParser.fit`), among those of the default's schemes; the default unless another
+        (:meth:`NeuralParser.fits`), among those of the default's schemes; the default unless another
         leads it by AUTO_MARGIN."""
         default = self.treebanks[0]
         same = [name for name in self.treebanks if sorted(self.for_treebank(name).schemes) == sorted(self.schemes)]
-        fits = {name: self.parser.for_treebank(name).fit(sentences) for name in same}
+        fits = self.parser.fits(sentences, same)
         best = max(fits, key=fits.get)
         return self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
 

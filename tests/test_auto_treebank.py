@@ -50,3 +50,38 @@ def test_the_treebanks_fits_read_at_once_are_those_read_one_by_one():
     assert len(set(together.values())) == len(together)  # the treebanks' conventions differ
     for name in parser.treebank_names:
         assert abs(parser.fits(sentences, [name])[name] - together[name]) < 1e-5, name
+
+
+def test_text_the_default_treebank_fits_is_parsed_as_when_it_is_named(tmp_path):
+    """The chosen default reads on from the sentences it was judged on: the output is byte for
+    byte that of --treebank sequoia."""
+    from hetdep.tokenizer.text import document_text
+
+    source = tmp_path / "t.txt"
+    source.write_text(document_text(list(read_conllu(SAMPLES / "dev.ud.conllu"))[:80]) + "\n", encoding="utf-8")
+    outputs = []
+    for extra in ([], ["--treebank", "sequoia"]):
+        out = tmp_path / f"o{len(outputs)}.conllu"
+        result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(out), "--threads", "2", *extra])
+        assert result.exit_code == 0, result.output
+        assert ("parsing as sequoia" in result.output) == (not extra)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] and outputs[0].count(b"# sent_id") >= 70
+
+
+@needs_shared
+def test_spoken_text_is_read_again_by_the_chosen_treebanks_tokenizer(tmp_path):
+    from hetdep.tokenizer.text import document_text
+
+    source = tmp_path / "t.txt"
+    source.write_text(document_text(list(read_conllu(SHARED_DATA / "fr-parisstories" / "test.ud.conllu"))[:80]) + "\n",
+                      encoding="utf-8")
+    outputs = []
+    for extra in ([], ["--treebank", "parisstories"]):
+        out = tmp_path / f"o{len(outputs)}.conllu"
+        result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        outputs.append(out.read_bytes())
+        if not extra:
+            assert "parsing as parisstories" in result.output
+    assert outputs[0] == outputs[1]

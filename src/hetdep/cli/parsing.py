@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from dataclasses import replace
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Iterator
 
@@ -188,14 +188,20 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         raise click.UsageError("--output and --output-b cannot both be standard output ('-')")
     if input_path:
         input_path, shown_input = local_input(input_path)
-    sentences = (read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path) if input_path
+    auto = (treebank in (None, "auto") and not (named.suffix and choice.treebank) and len(models.treebanks) > 1
+            and input_path and hasattr(models, "fitting"))
+    # --treebank auto judges the input's first sentences as the default treebank's tokenizer reads
+    # them: the default chosen, the input is read on from there, else read again by the chosen one's.
+    default = models.for_treebank(models.treebanks[0]) if auto else models
+    sentences = (read_input(input_path, input_format, default.tokenizer, model_dir, shown_input or input_path) if input_path
                  else read_conllu(sources[0], require_heads=True))  # --gold-a/--gold-b: CoNLL-U trees
-    if (treebank in (None, "auto") and not (named.suffix and choice.treebank) and len(models.treebanks) > 1
-            and input_path and hasattr(models, "fitting")):
-        models = models.fitting(list(islice(sentences, AUTO_SENTENCES)))
+    if auto:
+        first = list(islice(sentences, AUTO_SENTENCES))
+        models = models.fitting(first)
         chosen = models.choice.treebank
-        choice = replace(choice, treebank=chosen)  # its tokenizer too: the input read again
-        sentences = read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path)
+        choice = replace(choice, treebank=chosen)
+        sentences = (chain(first, sentences) if chosen == default.choice.treebank
+                     else read_input(input_path, input_format, models.tokenizer, model_dir, shown_input or input_path))
         click.echo(f"parsing as {chosen}, the treebank whose conventions fit this text best (--treebank NAME chooses "
                    "one)", err=True)
     if cluster.wanted:

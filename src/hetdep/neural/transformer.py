@@ -351,6 +351,19 @@ class TransformerEncoder:
     def word_layers(self, sentences: list[list[str]]) -> list[np.ndarray]:
         """Per sentence, (layers + 1, words, hidden): each word's vector at every layer, the mean of
         its pieces' (read in windows when the sentence has more pieces than the encoder's positions)."""
+        out = []
+        for (vectors, owner), words in zip(self.piece_layers(sentences), sentences):  # a word's pieces follow one another
+            if not words:
+                out.append(vectors)  # (layers, 0, hidden)
+                continue
+            counts = np.bincount(owner, minlength=len(words))
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            out.append(np.add.reduceat(vectors, starts, axis=1) / counts.astype(np.float32)[None, :, None])
+        return out
+
+    def piece_layers(self, sentences: list[list[str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per sentence, its pieces' states at every layer (layers + 1, pieces, hidden) and each
+        piece's word."""
         units, owners = self.reading(sentences)
         layers = self.architecture.layers + 1
         pieces = [np.zeros((layers, len(owner), self.architecture.hidden), dtype=np.float32) for owner in owners]
@@ -365,15 +378,7 @@ class TransformerEncoder:
             for row, k in enumerate(chosen):
                 unit = units[k]
                 pieces[unit.sentence][:, unit.first:unit.last] = states[:, row, unit.kept]
-        out = []
-        for owner, vectors, words in zip(owners, pieces, sentences):  # each word's pieces follow one another
-            if not words:
-                out.append(vectors)  # (layers, 0, hidden)
-                continue
-            counts = np.bincount(owner, minlength=len(words))
-            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            out.append(np.add.reduceat(vectors, starts, axis=1) / counts.astype(np.float32)[None, :, None])
-        return out
+        return list(zip(pieces, owners))
 
 
 def _widened(arrays: dict[str, np.ndarray], path: Path) -> dict[str, np.ndarray]:

@@ -341,7 +341,27 @@ def test_a_model_on_an_encoder_compacted_for_int8_runs_the_transformer_in_int8_t
     small = compact_model(tmp_path / "model", tmp_path / "small", precision="int8")
     eight, exact = (open_models(small, ParseChoice(precision=precision), tag_input=False).parser for precision in ("int8", "float32"))
     assert len(eight.encoder.transformer.products) == 2 * 6 and not exact.encoder.transformer.products
+    assert eight.encoder.transformer.activate is not None and exact.encoder.transformer.activate is None  # GELU too
     words = [SENTENCES[3][:12]]
     got, want = eight.encoder.transformer.word_layers(words)[0], exact.encoder.transformer.word_layers(words)[0]
     assert np.abs(got - want).max() < 0.05 * np.abs(want).max()
     assert len(list(eight.parse(train[0][:5]))) == 5
+
+
+def test_the_gelu_is_the_exact_one_within_float32_rounding(tmp_path):
+    """The NumPy GELU (its error function a polynomial, in place) against PyTorch's exact one, and
+    the runtime's (int8 models' transformers) against the NumPy one, over the range and at extremes."""
+    from hetdep.neural.transformer import _gelu
+
+    torch = pytest.importorskip("torch")
+    x = np.concatenate([np.linspace(-12, 12, 20001), [0.0, -0.0, 1e-30, -1e-30, 88.0, -88.0, 1e30, -1e30]]).astype(np.float32)
+    want = torch.nn.functional.gelu(torch.from_numpy(x)).numpy()
+    got = _gelu(x.reshape(1, -1))[0]
+    assert np.abs(got - want).max() <= 1e-6 * np.maximum(1.0, np.abs(want)).max() and np.isfinite(got).all()
+    pytest.importorskip("onnx", reason="the runtime's graph is written with onnx ('hetdep[int8]')")
+    from hetdep.neural import int8
+
+    int8.write_graphs(tmp_path, set())
+    runtime = int8.RuntimeGelu(int8.sessions(tmp_path, {"gelu"})["gelu"])
+    rows = x[:20000].reshape(100, 200)
+    assert np.abs(runtime(rows) - _gelu(rows)).max() < 1e-6

@@ -101,19 +101,17 @@ class NeuralParser:
         nonempty = sorted((sentence for sentence in sentences if len(sentence)), key=len)
         treebanks = [self.treebank_names.index(name) for name in names]
         total = np.zeros(len(names))
-        if not nonempty:
-            return dict(zip(names, total.tolist()))
         for chosen in _batches(list(range(len(nonempty))), [len(sentence) + 1 for sentence in nonempty]):  # like lengths
             batch = self.encoder.batch([[nonempty[k] for k in chosen]])
             encoded = self.network.encode(batch.read_as(treebanks))
             for k, treebank in enumerate(treebanks):
-                head = self.vocabularies.treebanks[treebank]["heads"][0]
-                scores = self.network.arc_scores(encoded[k * len(chosen):(k + 1) * len(chosen)], head)
+                scores = self.network.arc_scores(encoded[k * len(chosen):(k + 1) * len(chosen)],
+                                                 self.vocabularies.treebanks[treebank]["heads"][0])
                 for row, length in enumerate(batch.lengths):  # over the sentence's own heads, not the batch's padding
                     words = scores[row, 1:length, :length]
                     top = words.max(-1)
                     total[k] -= float(np.log(np.exp(words - top[:, None]).sum(-1)).sum())
-        return dict(zip(names, (total / sum(map(len, nonempty))).tolist()))
+        return dict(zip(names, (total / max(1, sum(map(len, nonempty)))).tolist()))
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,

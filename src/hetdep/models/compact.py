@@ -79,7 +79,7 @@ def _runtime_graphs(folder: Path, parser) -> None:
 
     shutil.rmtree(folder / int8.GRAPHS, ignore_errors=True)
     if parser.record.get("precision") == "int8":
-        int8.write_graphs(folder, {parser.shape.hidden, parser.shape.char_hidden})
+        int8.write_graphs(folder, {parser.shape.hidden, parser.shape.char_hidden}, gelu=int8.runs_gelu(parser))
 
 
 def _tagger_folder(model: Path, folder: str) -> Path:

@@ -52,10 +52,11 @@ def graph_path(folder: Path, name: str) -> Path:
     return folder / GRAPHS / f"{name}.onnx"
 
 
-def write_graphs(folder: Path, sizes: set[int]) -> None:
+def write_graphs(folder: Path, sizes: set[int], gelu: bool = False) -> None:
     """The runtime's graphs a model in ``folder`` parses with, every weight an input: both kinds of
-    bidirectional LSTM for each hidden size in ``sizes``, and the linear layers' product. Built with
-    ``onnx`` (at compact time only: importing it takes a second)."""
+    bidirectional LSTM for each hidden size in ``sizes``, the linear layers' product and, with
+    ``gelu`` (a transformer's activation), the GELU. Built with ``onnx`` (at compact time only:
+    importing it takes a second)."""
     from onnx import TensorProto, helper
 
     def write(node, kind: str, name: str) -> None:
@@ -78,7 +79,8 @@ def write_graphs(folder: Path, sizes: set[int]) -> None:
         node = helper.make_node("LSTM", list(SIGNATURES["lstm32"]), ["Y", "Y_h"], direction="bidirectional", hidden_size=hidden)
         write(node, "lstm32", graph_name("lstm32", hidden))
     write(helper.make_node("DynamicQuantizeMatMul", list(SIGNATURES["matmul"]), ["Y"], domain="com.microsoft"), "matmul", "matmul")
-    write(helper.make_node("Gelu", ["X"], ["Y"], domain="com.microsoft"), "gelu", "gelu")
+    if gelu:
+        write(helper.make_node("Gelu", ["X"], ["Y"], domain="com.microsoft"), "gelu", "gelu")
 
 
 def _gates(array: np.ndarray) -> np.ndarray:
@@ -187,6 +189,12 @@ def sessions(folder: Path, names: set[str]) -> dict[str, object]:
     return opened
 
 
+def runs_gelu(parser) -> bool:
+    """Whether the parser's network reads a transformer whose activation is BERT's exact GELU."""
+    transformer = parser.encoder.transformer
+    return transformer is not None and transformer.architecture.activation == "gelu"
+
+
 def run_in_int8(parser, folder: Path) -> None:
     """Set the NumPy network of ``parser`` (a :class:`hetdep.neural.parser.NeuralParser` of the
     model in ``folder``) and the transformer it reads to run their products in the runtime, in
@@ -195,7 +203,7 @@ def run_in_int8(parser, folder: Path) -> None:
     chars, encoder = network.lstm_arrays()
     chars_size, size = chars["weight_hh_l0"].shape[1], encoder["weight_hh_l0"].shape[1]
     transformer = parser.encoder.transformer
-    gelu = transformer is not None and transformer.architecture.activation == "gelu"
+    gelu = runs_gelu(parser)
     opened = sessions(folder, {graph_name("lstm8", chars_size), graph_name("lstm32", size), "matmul"}
                       | ({graph_name("lstm8", size)} if network.layers > 1 else set()) | ({"gelu"} if gelu else set()))
     layers = [RuntimeLSTM(opened[graph_name("lstm32" if number == 0 else "lstm8", size)], encoder, number, number > 0)

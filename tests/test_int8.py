@@ -172,6 +172,30 @@ def test_the_command_line_parses_in_either_precision_and_compacts_for_one(compac
     assert "arithmetic: float32 (NumPy)" in runner.invoke(main, ["info", str(back)]).output
 
 
+@needs_int8
+def test_int8_first_layer_runs_the_encoder_s_first_layer_in_8_bits_too(compacted, tmp_path):
+    """compact --int8-first-layer: every encoder layer in the runtime's 8-bit LSTM; its states
+    within 8-bit rounding of float32's; compacted again without the flag, the first layer float32."""
+    runner = CliRunner()
+    refused = runner.invoke(main, ["compact", str(compacted), "--output", str(tmp_path / "no"), "--int8-first-layer"])
+    assert refused.exit_code == 2 and "--int8-first-layer is for --precision int8" in refused.output
+    assert not (tmp_path / "no").exists()
+    every = tmp_path / "every"
+    result = runner.invoke(main, ["compact", str(compacted), "--output", str(every), "--precision", "int8", "--int8-first-layer"])
+    assert result.exit_code == 0, result.output
+    again = tmp_path / "again"
+    assert runner.invoke(main, ["compact", str(every), "--output", str(again), "--precision", "int8"]).exit_code == 0
+    parsers = {name: hetdep.load(str(folder), precision=precision)._models.parser
+               for name, folder, precision in [("every", every, "int8"), ("again", again, "int8"), ("exact", every, "float32")]}
+    assert ["W_scale" in layer.feeds for layer in parsers["every"].network._encoder] == [True, True]
+    assert ["W_scale" in layer.feeds for layer in parsers["again"].network._encoder] == [False, True]
+    batch = parsers["exact"].encoder.batch([SENTENCES[:8]])
+    want = parsers["exact"].network.encode(batch)
+    every, again = (np.abs(parsers[name].network.encode(batch) - want) for name in ("every", "again"))
+    assert every.max() < 0.1 and again.mean() < every.mean() < 2e-3  # one more layer's 8-bit rounding
+    assert len(list(parsers["every"].parse(SENTENCES[:5]))) == 5
+
+
 def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):
     refused = CliRunner().invoke(main, ["compact", str(saved / "arc"), "--output", str(tmp_path / "c"), "--precision", "int8"])
     assert refused.exit_code == 2 and f"{saved / 'arc'} has no neural network: --precision is for neural models" in refused.output

@@ -19,13 +19,14 @@ TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies t
 
 
 def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, unpruned: Sequence[str] = (),
-                  precision: str | None = None) -> Path:
+                  precision: str | None = None, int8_first_layer: bool = False) -> Path:
     """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
     written whole or not at all); returns ``target``. ``prune``: the share of each perceptron
     tagger's weights, the smallest, left out, but of the taggers under the model's folders named in
     ``unpruned`` (``tagger/feats``: a tagger whose scores matter more than its megabytes);
     ``precision``: a neural network's arithmetic when parsing (int8: with the runtime's graphs,
-    :mod:`hetdep.neural.int8`; None: as the source has it)."""
+    :mod:`hetdep.neural.int8`; None: as the source has it); ``int8_first_layer``: with int8, the
+    encoder's first LSTM layer in 8 bits too (else float32)."""
     if precision == "int8":
         from hetdep.extras import require
 
@@ -50,12 +51,16 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                 if part.name == "transformer":  # a pretrained transformer's own files (neural.parser.TRANSFORMER), as they are
                     continue
                 if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
+                    from hetdep.neural.int8 import INT8_FIRST_LAYER
                     from hetdep.neural.parser import NeuralParser
 
                     parser = NeuralParser.load(part)
                     networks += 1
                     if precision is not None:  # else as the source has it, its graphs copied with it
                         parser.record["precision"] = precision
+                        parser.record.pop(INT8_FIRST_LAYER, None)
+                        if int8_first_layer:
+                            parser.record[INT8_FIRST_LAYER] = True
                         _runtime_graphs(part, parser)
                     parser.save(part, quantize=True)
                 elif read_kind(part) == TAGGER:

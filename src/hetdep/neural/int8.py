@@ -27,6 +27,7 @@ from hetdep.learn.model_config import ModelFileError
 from hetdep.neural.quantized import quantizable, quantized
 
 GRAPHS = "int8"  # in a model's folder: the runtime's graphs
+INT8_FIRST_LAYER = "int8_first_layer"  # a model's record: its encoder's first LSTM layer in 8 bits too (compact --int8-first-layer)
 PRECISIONS = ("int8", "float32")
 # The CPU features of 8-bit products four times as dense as float32's (LLVM's names for them).
 EIGHT_BIT_FEATURES = ("avx512vnni", "avxvnni", "i8mm", "dotprod")
@@ -198,16 +199,18 @@ def runs_gelu(parser) -> bool:
 def run_in_int8(parser, folder: Path) -> None:
     """Set the NumPy network of ``parser`` (a :class:`hetdep.neural.parser.NeuralParser` of the
     model in ``folder``) and the transformer it reads to run their products in the runtime, in
-    int8 but for the encoder's first layer (:func:`unavailable` says whether it can)."""
+    int8 but for the encoder's first layer, unless its record asks for that too (:func:`unavailable`
+    says whether it can)."""
     network = parser.network
     chars, encoder = network.lstm_arrays()
     chars_size, size = chars["weight_hh_l0"].shape[1], encoder["weight_hh_l0"].shape[1]
     transformer = parser.encoder.transformer
     gelu = runs_gelu(parser)
-    opened = sessions(folder, {graph_name("lstm8", chars_size), graph_name("lstm32", size), "matmul"}
-                      | ({graph_name("lstm8", size)} if network.layers > 1 else set()) | ({"gelu"} if gelu else set()))
-    layers = [RuntimeLSTM(opened[graph_name("lstm32" if number == 0 else "lstm8", size)], encoder, number, number > 0)
-              for number in range(network.layers)]
+    eight_bit = [number > 0 or bool(parser.record.get(INT8_FIRST_LAYER)) for number in range(network.layers)]
+    kinds = {graph_name("lstm8" if eight else "lstm32", size) for eight in eight_bit}
+    opened = sessions(folder, {graph_name("lstm8", chars_size), "matmul"} | kinds | ({"gelu"} if gelu else set()))
+    layers = [RuntimeLSTM(opened[graph_name("lstm8" if eight else "lstm32", size)], encoder, number, eight)
+              for number, eight in enumerate(eight_bit)]
     linears = sorted(name.removesuffix(".weight") for name, array in network.arrays.items()
                      if name.endswith(".weight") and quantizable(array) and not name.startswith(LINEARS_SKIPPED))
     products = {name: Int8Linear(opened["matmul"], network.arrays[f"{name}.weight"], network.arrays.get(f"{name}.bias"))

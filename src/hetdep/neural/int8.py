@@ -140,8 +140,8 @@ class Int8Linear:
 
 
 class RuntimeGelu:
-    """BERT's exact GELU through the runtime's Gelu (its vectorized error function: 16 times the
-    speed of NumPy's twenty passes, :func:`hetdep.neural.transformer._gelu`, which is its reference)."""
+    """BERT's exact GELU through the runtime's Gelu (its vectorized error function: 8 times the
+    speed of NumPy's passes, :func:`hetdep.neural.transformer._gelu`, which is its reference)."""
 
     def __init__(self, session):
         self.session = session

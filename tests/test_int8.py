@@ -191,9 +191,11 @@ def test_int8_first_layer_runs_the_encoder_s_first_layer_in_8_bits_too(compacted
     assert ["W_scale" in layer.feeds for layer in parsers["again"].network._encoder] == [False, True]
     batch = parsers["exact"].encoder.batch([SENTENCES[:8]])
     want = parsers["exact"].network.encode(batch)
-    every, again = (np.abs(parsers[name].network.encode(batch) - want) for name in ("every", "again"))
-    assert every.max() < 0.1 and again.mean() < every.mean() < 2e-3  # one more layer's 8-bit rounding
+    off_every, off_again = (np.abs(parsers[name].network.encode(batch) - want) for name in ("every", "again"))
+    assert off_every.max() < 0.1 and off_again.mean() < off_every.mean() < 2e-3  # one more layer's 8-bit rounding
     assert len(list(parsers["every"].parse(SENTENCES[:5]))) == 5
+    assert "(every encoder layer in int8;" in runner.invoke(main, ["info", str(every)]).output
+    assert "(the encoder's first layer in float32;" in runner.invoke(main, ["info", str(again)]).output
 
 
 def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):

@@ -69,6 +69,7 @@ def summary(model_dir: str | Path) -> dict:
         "transformer": _transformer(directory, config) if neural else None,
         "enhanced": _enhanced(config) if neural else None,
         "precision": config.get("precision", "float32") if neural else None,
+        "int8_first_layer": bool(config.get("int8_first_layer")) if neural else None,
         "beam": config.get("beam"), "t": config.get("t"), "guide": config.get("guide"),
         "lattice": config.get("lattice"), "dp": config.get("dp"),
         "features": (f"{recorded_template_set(config)} templates ({config['templates']}); training trees binarized by "
@@ -175,8 +176,9 @@ def describe(model_dir: str | Path) -> list[str]:
     if facts.get("enhanced"):
         lines.append(f"enhanced graphs: {facts['enhanced']}")
     if facts.get("precision"):
-        lines.append("arithmetic: " + ("int8 products through onnxruntime (float32 where it cannot run; parse --precision "
-                                       "float32 for NumPy's)" if facts["precision"] == "int8" else "float32 (NumPy)"))
+        layers = "every encoder layer in int8" if facts.get("int8_first_layer") else "the encoder's first layer in float32"
+        lines.append("arithmetic: " + (f"int8 products through onnxruntime ({layers}; float32 where it cannot run; parse "
+                                       "--precision float32 for NumPy's)" if facts["precision"] == "int8" else "float32 (NumPy)"))
     search = [f"beam {facts['beam']}" if facts.get("beam") else "", f"t = {facts['t']}" if facts.get("t") else "",
               f"{facts['guide']} guide" if facts.get("guide") else "", "tag lattices" if facts.get("lattice") else "",
               "dynamic programming" if facts.get("dp") else ""]

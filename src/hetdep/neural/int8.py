@@ -207,10 +207,9 @@ def run_in_int8(parser, folder: Path) -> None:
     transformer = parser.encoder.transformer
     gelu = runs_gelu(parser)
     eight_bit = [number > 0 or bool(parser.record.get(INT8_FIRST_LAYER)) for number in range(network.layers)]
-    kinds = {graph_name("lstm8" if eight else "lstm32", size) for eight in eight_bit}
-    opened = sessions(folder, {graph_name("lstm8", chars_size), "matmul"} | kinds | ({"gelu"} if gelu else set()))
-    layers = [RuntimeLSTM(opened[graph_name("lstm8" if eight else "lstm32", size)], encoder, number, eight)
-              for number, eight in enumerate(eight_bit)]
+    kinds = [graph_name("lstm8" if eight else "lstm32", size) for eight in eight_bit]
+    opened = sessions(folder, {graph_name("lstm8", chars_size), "matmul", *kinds} | ({"gelu"} if gelu else set()))
+    layers = [RuntimeLSTM(opened[kind], encoder, number, eight) for number, (kind, eight) in enumerate(zip(kinds, eight_bit))]
     linears = sorted(name.removesuffix(".weight") for name, array in network.arrays.items()
                      if name.endswith(".weight") and quantizable(array) and not name.startswith(LINEARS_SKIPPED))
     products = {name: Int8Linear(opened["matmul"], network.arrays[f"{name}.weight"], network.arrays.get(f"{name}.bias"))

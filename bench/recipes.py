@@ -236,7 +236,7 @@ def train(name: str, out: Path, threads: int | None, vectors: Path | None = None
     model = model_folder(name, out, encoder, enhanced, fine_tune)
     if (model / STATE / "run.json").is_file():  # first: an interrupted training also wrote its best epoch so far
         started = time.perf_counter()
-        run(["hetdep", "train", "--resume", str(model)])
+        run(["hetdep", "train", "--resume", str(model), *(["--threads", str(threads)] if threads else [])])
         return model, time.perf_counter() - started
     if (model / "config.json").is_file():
         return model, None

@@ -227,6 +227,32 @@ def test_resume_needs_an_interrupted_training_and_no_other_option(tmp_path):
     assert result.exit_code == 2 and "give --train, --dev and --model" in result.output
 
 
+def test_a_resumed_training_may_go_on_with_other_threads(tmp_path, monkeypatch):
+    """--threads is how many cores go on with it (another machine's), not what is trained: the
+    kept options with that one changed."""
+    import json
+
+    from click.testing import CliRunner
+
+    from hetdep.cli import main
+    from hetdep.models import training
+
+    kept = {"parser_kind": "arc-standard", "beam": 8, "threads": 1, "train_path": str(SAMPLES / "train.ud.conllu"),
+            "dev_path": str(SAMPLES / "dev.ud.conllu")}
+    (tmp_path / ".training-state").mkdir()
+    (tmp_path / ".training-state" / "run.json").write_text(json.dumps(kept), encoding="utf-8")
+    seen = {}
+
+    def run_seen(**params):  # what the training would run with, then no training
+        seen.update(params)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(training, "TrainingRun", run_seen)
+    CliRunner().invoke(main, ["train", "--resume", str(tmp_path), "--threads", "2"])
+    assert seen["threads"] == 2 and seen["beam"] == 8 and seen["model_dir"] == str(tmp_path)
+    CliRunner().invoke(main, ["train", "--resume", str(tmp_path)])
+    assert seen["threads"] == 1
+
 
 def test_a_resumed_training_goes_on_in_the_folder_given_wherever_it_now_lies(tmp_path):
     """Found by the fuzzer: after ``cp -r A C``, ``--resume C`` wrote the model into A and took A's

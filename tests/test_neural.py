@@ -5,6 +5,7 @@ the real treebanks is bench/neural.py's."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import shutil
 import warnings
@@ -266,6 +267,8 @@ def test_an_interrupted_training_resumes_after_its_last_finished_epoch(tmp_path)
     torch.save(state, kept)
     with checkpoint.kept_in(tmp_path / "parser"):
         assert len(train_neural(train, dev, options).history) == 4
+    with checkpoint.kept_in(tmp_path / "parser"):  # another machine's cores: it goes on with them
+        assert len(train_neural(train, dev, dataclasses.replace(options, threads=2)).history) == 4
 
 
 def test_the_final_epochs_run_at_a_tenth_of_the_rate_once_dev_stops_rising():

@@ -68,7 +68,7 @@ def _default_parser(context: click.Context) -> str:
 @click.option("--embeddings", default=None, help="--parser neural: pretrained word vectors, read beside the trained embeddings and kept as they are, so a form the treebank never had still has its vector (the model keeps them; the tokenizer reads their words' clusters too): a word2vec or fastText text file (a word and its numbers a line; bench/vectors_from_spacy.py writes one from a spaCy package), or a neural model that carries such vectors (its directory or installed name), or 'none'  [default: the vectors of the shipped model of the training text's language (French: fastText, 200,000 forms; English: spaCy's en_core_web_md, 342,930 forms), else none]")
 @click.option("--decoder", type=click.Choice(["eisner", "mst"]), default=None, help="--parser neural: Eisner's algorithm (projective trees) or Chu-Liu-Edmonds (any tree), both exact with one word on the root  [default: eisner, better on fr-sequoia dev]")
 @click.option("--final-epochs", type=click.IntRange(0), default=None, help="--parser neural: epochs at a tenth of the learning rate once the dev score stops rising (--patience) or --iterations are done, from the best weights so far (0: none)  [default: 5]")
-@click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives.")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False), help="Go on with the training of this model directory that was interrupted (Ctrl-C, SIGTERM), with the options it was started with (give no other but --threads): finished stages are kept, and the parser goes on after its last finished iteration, so the model is the one an uninterrupted run gives (with another --threads, a neural network's the same but for its floats' rounding).")
 @click.option("--treebank", "treebanks", nargs=4, multiple=True, metavar="NAME SCHEME TRAIN DEV", help="--parser neural: one scheme of a named treebank, its training and dev file; repeat for more treebanks and for the second scheme of a pair (the same NAME, the same sentences). One encoder learns from all of them, the tokenizer and taggers from all their text; parse as any with 'hetdep parse --treebank NAME' (default: the one that fits the text, else the first). Instead of --train/--dev/--train-b/--dev-b; with --parser constituency-neural, dependency treebanks its encoder learns from beside the bracketed trees of --train/--dev (it parses as those).")
 @click.option("--tokenizer-treebank", "tokenizer_treebanks", nargs=3, multiple=True, metavar="NAME TRAIN DEV", help="With --treebank: the tokenizer learns treebank NAME's text from TRAIN and fits its sentence ends on DEV instead of that treebank's own files (when part of its dev file trains the parser, the tokenizer can still learn the training split alone and tune on all of the dev file); repeat for other treebanks.")
 @click.option("--sharing", type=click.Choice(["per-treebank", "per-scheme"]), default=None, help="With --treebank: arc and label scorers per treebank and scheme, or one per scheme name shared by the treebanks of that scheme (each sentence's input carries its treebank's embedding in both)  [default: per-scheme, measured better: docs/archive.md]")
@@ -183,8 +183,12 @@ def _kept_for_resume(context: click.Context, model_dir: str) -> Iterator[None]:
         raise
 
 
+RESUME_MAY_CHANGE = ("threads",)  # how many cores go on with it, not what is trained
+
+
 def _resumed(context: click.Context, model_dir: str) -> dict:
-    """The options an interrupted training of ``model_dir`` was started with (no other may be given)."""
+    """The options an interrupted training of ``model_dir`` was started with (no other may be
+    given but RESUME_MAY_CHANGE: a training stopped on one machine goes on on another)."""
     import json
 
     from click.core import ParameterSource
@@ -192,8 +196,10 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
     from hetdep.learn.checkpoint import STATE
 
     options = {param.name: param for param in context.command.params}
-    given = [options[name].opts[0] for name in context.params
-             if name != "resume_dir" and context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+    changed = {name: context.params[name] for name in RESUME_MAY_CHANGE
+               if context.get_parameter_source(name) == ParameterSource.COMMANDLINE}
+    given = [options[name].opts[0] for name in context.params if name not in ("resume_dir", *changed)
+             and context.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     if given:
         raise click.UsageError(f"--resume goes on with the options the training was started with: drop {', '.join(given)}")
     run = Path(model_dir) / STATE / "run.json"
@@ -211,6 +217,7 @@ def _resumed(context: click.Context, model_dir: str) -> dict:
     # The folder given, wherever the interrupted training's folder now lies (moved or copied): the
     # state kept there is what goes on, and nothing is written into the folder it was started in.
     params["model_dir"] = model_dir
+    params.update(changed)
     if params.get("workers") or params.get("scheduler"):
         raise HetdepError(f"{model_dir}: a training by parameter mixing on a cluster cannot be resumed: train it again")
     context.meta[RESUMING] = True

@@ -275,8 +275,10 @@ def _restore(path, options: NeuralOptions, network, optimizer, rng, generator) -
 
     try:
         state = torch.load(path, weights_only=True)
-        # An option added since the state was kept (--encoder, --enhanced) is at its default there.
-        if {**asdict(NeuralOptions()), **state["options"]} != asdict(options):
+        # An option added since the state was kept (--encoder, --enhanced) is at its default there;
+        # the threads may differ (a training stopped on one machine goes on on another).
+        kept = {**asdict(NeuralOptions()), **state["options"], "threads": options.threads}
+        if kept != asdict(options):
             raise ValueError("it was kept by a training with other options")
         network.load_state_dict(state["network"])
         optimizer.load_state_dict(state["optimizer"])

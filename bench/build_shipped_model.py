@@ -22,7 +22,8 @@ a change of code, not of model) and rewrites its card.
 ``--encoder`` variant: camembert-base for French, where such weights are on disk) into
 OUT/NAME+ENCODER and its compact copy, checked as above, and makes that a wheel (``hetdep
 package``, named NAME-ENCODER in lower case) in OUT instead of replacing the shipped model: a
-transformer's weights outweigh the box's whole budget.
+transformer's weights outweigh the box's whole budget. ``--enhanced`` builds it from the recipe's
+variant with a graph head (OUT/NAME+enhanced; en-ewt's enhanced graphs in the UD scheme's DEPS).
 """
 
 from __future__ import annotations
@@ -178,6 +179,8 @@ def main() -> None:
     parser.add_argument("--recipe", choices=sorted(ALL_RECIPES),
                         help="the recipe to build it from (default: the language's own)")
     parser.add_argument("--encoder", type=Path, help="the recipe's variant on this pretrained transformer, made a wheel")
+    parser.add_argument("--enhanced", action="store_true",
+                        help="the recipe's variant with a graph head for its files' enhanced graphs (hetdep train --enhanced)")
     parser.add_argument("--precision", choices=["int8", "float32"], default="int8",
                         help="the compact model's arithmetic (hetdep compact --precision; int8: docs/speed.md)")
     args = parser.parse_args()
@@ -193,7 +196,7 @@ def main() -> None:
         print((SHIPPED / name / CARD).read_text(encoding="utf-8"))
         return
     readme, licenses = SHIPPED_MODELS[name]
-    full, _ = train(recipe, args.out, args.threads, args.vectors, args.encoder)
+    full, _ = train(recipe, args.out, args.threads, args.vectors, args.encoder, args.enhanced)
     with_treebank_biases(recipe, full, args.out)
     compact = args.out / f"{full.name}-compact"
     if compact.exists():
@@ -212,7 +215,8 @@ def main() -> None:
         print(f"{which}: LAS {las[which]}")
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
                + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else "")
-               + (f" --encoder {args.encoder.name}" if args.encoder else "") + f" --precision {args.precision}")
+               + (f" --encoder {args.encoder.name}" if args.encoder else "") + (" --enhanced" if args.enhanced else "")
+               + f" --precision {args.precision}")
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     if args.encoder:
         packaged(compact, f"{name}-{args.encoder.name}".lower().replace("_", "-"), lost, args.out)

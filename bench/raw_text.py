@@ -7,11 +7,13 @@ gold file with ``hetdep eval --conll18``: every metric of the shared task, as F1
 The tokenizer's speed alone is measured in process, on the same text.
 
     python bench/raw_text.py --model MODEL --gold test.ud.conllu [--gold-b test.sud.conllu] [--threads 2] [--treebank NAME]
-        [--precision int8|float32 | --compare-precisions ROUNDS]
+        [--precision int8|float32 | --compare-precisions ROUNDS | --against OTHER_MODEL --rounds ROUNDS]
 
 A joint model needs --gold-b (scheme b's gold) and writes both schemes' trees; a model of several
 treebanks parses as --treebank (default: its first). ``--compare-precisions`` parses in int8 and in
 float32 in turns (issue 91): both figures, and how many sentences' trees or tags differ.
+``--against`` parses with another model in turns with --model (issue 90: a model with a graph head
+against the same recipe's without): both figures and --model's speed as a share of the other's.
 """
 
 from __future__ import annotations
@@ -45,21 +47,31 @@ def main() -> None:
     parser.add_argument("--compare-precisions", type=int, metavar="ROUNDS", default=0,
                         help="parse in int8 and in float32 in turns, ROUNDS times each: both figures (words/s the best "
                              "round's), and the sentences whose trees or tags differ between them")
+    parser.add_argument("--against", metavar="MODEL",
+                        help="parse with this model too, in turns with --model: both figures (words/s the best round's) "
+                             "and --model's speed as a share of this one's")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: parses of each model  [default: 3]")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+    if args.against and (args.compare_precisions or args.against == args.model):
+        parser.error("--against: another model than --model's, and not with --compare-precisions")
 
     text = document_text(read_conllu(args.gold))
-    precisions = PRECISIONS if args.compare_precisions else (args.precision,)
+    # Each run's name (a precision, or a model's path), its model and precision.
+    variants = ([(precision, args.model, precision) for precision in PRECISIONS] if args.compare_precisions else
+                [(model, model, args.precision) for model in (args.model, args.against)] if args.against else
+                [(args.precision, args.model, args.precision)])
+    rounds = args.compare_precisions or (args.rounds if args.against else 1)
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "raw.txt"
         raw.write_text(text + "\n", encoding="utf-8")
-        timed: dict = {precision: [] for precision in precisions}
-        for _ in range(max(args.compare_precisions, 1)):
-            for precision in precisions:
-                timed[precision].append(_parse(args, raw, Path(tmp) / str(precision), precision))
-        runs = {precision: (outputs, min(seconds for _, seconds, _ in found), said)
-                for precision, found in timed.items() for outputs, _, said in found[-1:]}
-        figures = {precision: _figures(args, text, outputs, seconds, said) for precision, (outputs, seconds, said) in runs.items()}
+        timed: dict = {name: [] for name, _, _ in variants}
+        for _ in range(rounds):
+            for k, (name, model, precision) in enumerate(variants):
+                timed[name].append(_parse(args, model, raw, Path(tmp) / str(k), precision))
+        runs = {name: (outputs, min(seconds for _, seconds, _ in found), said)
+                for name, found in timed.items() for outputs, _, said in found[-1:]}
+        figures = {name: _figures(args, model, text, *runs[name]) for name, model, _ in variants}
         if args.compare_precisions:
             int8, float32 = (runs[precision][0] for precision in PRECISIONS)
             figures["differing_sentences"] = {Path(gold).name: _differing(a, b)
@@ -72,23 +84,27 @@ def main() -> None:
     characters_per_second = round(runs_done * len(text) / (time.perf_counter() - started))
     print(f"{args.model}: {len(text):,} characters; tokenizer alone {characters_per_second:,} characters/s; "
           f"NumPy's BLAS: {blas_kernels()}")
-    for precision in precisions:
-        _show(figures[precision], precision)
-        figures[precision]["tokenizer_characters_per_second"] = characters_per_second
+    for name, _, precision in variants:
+        _show(figures[name], precision)
+        figures[name]["tokenizer_characters_per_second"] = characters_per_second
+    if args.against:
+        share = figures[args.model]["words_per_second"] / figures[args.against]["words_per_second"]
+        figures["speed_share"] = round(share, 3)
+        print(f"{args.model}: {share:.3f}x the words/s of {args.against} (best of {rounds} rounds each, in turns)")
     if args.compare_precisions:
         for name, (count, total) in figures["differing_sentences"].items():
             print(f"{name}: {count} of {total} sentences differ between int8 and float32 (a head, a label, a tag or a lemma)")
     if args.json:
-        written = figures if args.compare_precisions else figures[args.precision]
+        written = figures if args.compare_precisions or args.against else figures[args.precision]
         Path(args.json).write_text(json.dumps(written, indent=1), encoding="utf-8")
 
 
-def _parse(args, raw: Path, folder: Path, precision: str | None) -> tuple[list[Path], float, str]:
+def _parse(args, model: str, raw: Path, folder: Path, precision: str | None) -> tuple[list[Path], float, str]:
     """The model's output files for the raw text, the whole process's seconds, what it said."""
     folder.mkdir(exist_ok=True)
     outputs = [folder / "a.conllu"] + ([folder / "b.conllu"] if args.gold_b else [])
     named = [_named(gold, output) for gold, output in zip([args.gold, args.gold_b], outputs)]
-    command = [sys.executable, "-m", "hetdep", "parse", "--model", args.model, "--input", str(raw),
+    command = [sys.executable, "-m", "hetdep", "parse", "--model", model, "--input", str(raw),
                "--output", named[0]] + (["--output-b", named[1]] if args.gold_b else [])
     command += ["--beam", str(args.beam)] if args.beam else []
     command += ["--threads", str(args.threads)] if args.threads else []
@@ -99,10 +115,10 @@ def _parse(args, raw: Path, folder: Path, precision: str | None) -> tuple[list[P
     return outputs, time.perf_counter() - started, said
 
 
-def _figures(args, text: str, outputs: list[Path], seconds: float, said: str) -> dict:
+def _figures(args, model: str, text: str, outputs: list[Path], seconds: float, said: str) -> dict:
     chosen = next((line for line in said.splitlines() if line.startswith("parsing as ")), "")
     words = sum(len(s) for s in read_conllu(outputs[0]))
-    figures = {"model": args.model, "characters": len(text), "words": words, "seconds": round(seconds, 2),
+    figures = {"model": model, "characters": len(text), "words": words, "seconds": round(seconds, 2),
                "words_per_second": round(words / seconds), "schemes": {},
                **({"treebank": chosen.split()[2].rstrip(",")} if chosen else {})}
     for gold, output in zip([args.gold, args.gold_b], outputs):

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hetdep.evaluation.conll18 import METRICS
+from hetdep.evaluation.conll18 import ENHANCED_METRICS, METRICS
 from hetdep.learn.checkpoint import STATE
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -278,12 +278,14 @@ def score(name: str, model: Path, out: Path, threads: int | None) -> list[tuple[
 def table(rows: list[tuple[str, str, dict, float | None]]) -> str:
     shown = ["Sentences", "Words", "UPOS", "UFeats", "Lemmas", "UAS", "LAS", "MLAS"]
     assert set(shown) <= set(METRICS)
+    shown += [metric for metric in ENHANCED_METRICS  # where a gold file has enhanced graphs
+              if any(metric in scores for _, _, figures, _ in rows for scores in figures["schemes"].values())]
     lines = ["| recipe | test set | scheme | " + " | ".join(shown) + " | words/s | training |",
              "|---|---|---|" + "---|" * (len(shown) + 2)]
     for name, label, figures, seconds in rows:
         for gold, scores in figures["schemes"].items():
             scheme = gold.split(".")[1]
-            lines.append(f"| {name} | {label} | {scheme} | " + " | ".join(f"{scores[m]:.2f}" for m in shown)
+            lines.append(f"| {name} | {label} | {scheme} | " + " | ".join(f"{scores[m]:.2f}" if m in scores else "" for m in shown)
                          + f" | {figures['words_per_second']:,} | "
                          + (f"{seconds / 60:.0f} min" if seconds else "cached") + " |")
     return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hetdep.learn.model_config import ModelFileError
-from hetdep.learn.model_files import SMALL_FORMAT_VERSION, load_model, save_model, shrink_weights
+from hetdep.learn.model_files import ARCHIVED, SMALL_FORMAT_VERSION, load_model, read_config, save_model, shrink_weights
 from hetdep.learn.small_weights import from_small, to_small
 from hetdep.learn.weights import TrainedWeights, Weights
 
@@ -83,3 +83,67 @@ def test_a_damaged_small_form_is_refused_naming_the_file(tmp_path, damage):
     config_path.write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ModelFileError, match="weights.npz: damaged weights file"):
         load_model(tmp_path / "part", "tagger")
+
+
+def _vocabularies() -> dict:
+    """A tagger's large vocabularies (feature strings, a lexicon) and a small one, as its config holds them."""
+    strings = [f"w:{k}" for k in range(3000)] + ["s1:é", "", "a:\r\t", 'a:["l", 0, "", 0, ""]']
+    return {"kind": "tagger", "strings": strings, "lexicon": {f"form{k}": f"Number=Sing|{k}" for k in range(1500)},
+            "tags": ["NOUN", "VERB"]}
+
+
+def _shrunk(folder):
+    weights = Weights.trained(6, np.array([3, 3, 9], dtype=np.uint64), np.array([0, 2, 1]),
+                              np.array([1, -2, 3], dtype=np.float32))
+    save_model(folder, _vocabularies(), weights)
+    shrink_weights(folder, "tagger")
+    return folder
+
+
+def test_a_shrunk_part_keeps_its_large_vocabularies_in_its_archive_and_reads_them_back(tmp_path):
+    """Lists and objects of strings of ARCHIVED_SMALLEST entries or more leave config.json (a
+    tagger's feature strings: a megabyte of JSON there, a fifth of that deflated) and come back
+    as they were, whether the model is loaded or only its configuration read."""
+    folder = _shrunk(tmp_path / "part")
+    on_disk = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    assert on_disk[ARCHIVED] == {"lexicon": "object", "strings": "list"} and on_disk["tags"] == ["NOUN", "VERB"]
+    assert "strings" not in on_disk and "lexicon" not in on_disk
+    for config in (load_model(folder, "tagger")[0], read_config(folder)):
+        assert {key: config[key] for key in _vocabularies()} == _vocabularies() and ARCHIVED not in config
+    shrink_weights(folder, "tagger")  # made small again (hetdep compact of a compact model): the same
+    assert read_config(folder)["strings"] == _vocabularies()["strings"]
+
+
+def test_a_vocabulary_with_a_line_break_stays_in_config_json(tmp_path):
+    weights = Weights.trained(2, np.array([3], dtype=np.uint64), np.array([0]), np.array([1], dtype=np.float32))
+    strings = [f"w:{k}" for k in range(2000)] + ["two\nlines"]
+    save_model(tmp_path / "part", {"kind": "tagger", "strings": strings}, weights)
+    shrink_weights(tmp_path / "part", "tagger")
+    assert json.loads((tmp_path / "part" / "config.json").read_text(encoding="utf-8"))["strings"] == strings
+
+
+@pytest.mark.parametrize("damage", ["missing", "not_utf8", "odd_object", "shape", "not_an_object"])
+def test_a_damaged_archived_vocabulary_is_refused_naming_the_file(tmp_path, damage):
+    folder = _shrunk(tmp_path / "part")
+    config_path = folder / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    if damage in ("shape", "not_an_object"):
+        config[ARCHIVED] = {"strings": "set"} if damage == "shape" else 3
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        expected = "config.json: archived is not an object"
+    else:
+        with np.load(folder / "weights.npz") as archive:
+            arrays = {name: archive[name].copy() for name in archive.files}
+        if damage == "missing":
+            del arrays["config.lexicon"]
+        elif damage == "not_utf8":
+            arrays["config.strings"][0] = 0xFF
+        else:
+            arrays["config.lexicon"] = np.frombuffer(b"a\nb\nc", dtype=np.uint8)
+        np.savez_compressed(folder / "weights.npz", **arrays)
+        config.pop("weights_sha256")  # the digest would refuse it first: the damage itself must be named
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+        expected = "weights.npz: damaged weights file"
+    for read in (lambda: load_model(folder, "tagger"), lambda: read_config(folder)):
+        with pytest.raises(ModelFileError, match=expected):
+            read()

@@ -20,8 +20,8 @@ from hetdep.cli.app import MODEL, FiniteFloat
               help="With --precision int8: the encoder's first LSTM layer in 8 bits too (faster; by default float32, as its input joins vectors of unlike scales under one 8-bit scale: measure before shipping: against the first layer in float32, en-ewt test lost 0.01 UD LAS from gold tokens, fr-gsd 0.12 SUD LAS)")
 def compact_command(model_dir, output_dir, prune, unpruned, precision, int8_first_layer):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
-    (per-row scales), the taggers' weights stored small, every other part's compressed: about a
-    third of the size, the same trees within a few hundredths of LAS (docs/models.md)."""
+    (per-row scales), the taggers' weights stored small and their feature strings deflated, every
+    other part's compressed: about a third of the size, the same trees within a few hundredths of LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
     if int8_first_layer and precision != "int8":

@@ -21,8 +21,14 @@ from hetdep.learn.weight_layout import packed_up_to
 from hetdep.learn.weights import TrainedWeights
 
 FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries) is read and converted
-SMALL_FORMAT_VERSION = 3  # trained weights in their small stored form (hetdep.learn.small_weights): shipped models
-READABLE_VERSIONS = (1, 2, 3)
+# Trained weights in their small stored form (hetdep.learn.small_weights): shipped models. 4: also
+# the part's large vocabularies kept deflated in weights.npz (ARCHIVED); 3 (without) is read too.
+SMALL_FORMAT_VERSION = 4
+SMALL_VERSIONS = (3, 4)
+READABLE_VERSIONS = (1, 2, *SMALL_VERSIONS)
+ARCHIVED = "archived"  # config.json's list of its entries kept in weights.npz, each as ARCHIVED_MEMBER's array
+ARCHIVED_MEMBER = "config.{}"
+ARCHIVED_SMALLEST = 1000  # entries: a vocabulary smaller stays in config.json
 STORED_FIELDS = ("features", "packed", "dense")  # format 2's arrays (TrainedWeights.stored)
 CHAINED_FIELDS = ("table", "enext", "act", "w", "dense")  # format 1's arrays
 
@@ -106,11 +112,52 @@ def compress_weights(directory: Path) -> None:
 def shrink_weights(directory: Path, kind: str, prune: float = 0.0) -> None:
     """Rewrite a perceptron part's weights in their small stored form, compressed (the same
     numbers: :mod:`hetdep.learn.small_weights`), without the ``prune`` share of them smallest in
-    magnitude (:meth:`TrainedWeights.pruned`), and its config.json with the new version and sha256."""
+    magnitude (:meth:`TrainedWeights.pruned`), its large vocabularies moved from config.json into
+    the archive, deflated there (a tagger's feature strings: 1.3 MB of JSON, a fifth of that
+    deflated), and its config.json with the new version and sha256."""
     config, weights = load_model(directory, kind)
-    np.savez_compressed(directory / "weights.npz", **to_small(**weights.pruned(prune).stored()))
-    write_config(directory, {**config, "format_version": SMALL_FORMAT_VERSION,
+    kept, archived = _archived(config)
+    np.savez_compressed(directory / "weights.npz", **to_small(**weights.pruned(prune).stored()), **archived)
+    write_config(directory, {**kept, "format_version": SMALL_FORMAT_VERSION,
                              "weights_sha256": file_sha256(directory / "weights.npz")})
+
+
+def _archived(config: dict) -> tuple[dict, dict[str, np.ndarray]]:
+    """``config`` without its large vocabularies (lists of strings, or objects of strings, of at
+    least ARCHIVED_SMALLEST entries and no line break in any), naming each under ARCHIVED with
+    its shape ("list" or "object"); those vocabularies as arrays for the archive: their strings as
+    UTF-8 lines (an object's key, then its value)."""
+    def strings(value) -> list | None:
+        lines = value if isinstance(value, list) else [x for pair in value.items() for x in pair] if isinstance(value, dict) else None
+        return lines if lines is not None and len(value) >= ARCHIVED_SMALLEST and all(
+            isinstance(x, str) and "\n" not in x for x in lines) else None
+
+    moved = {key: lines for key, value in config.items() if key != ARCHIVED and (lines := strings(value)) is not None}
+    arrays = {ARCHIVED_MEMBER.format(key): np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
+              for key, lines in moved.items()}
+    kept = {key: value for key, value in config.items() if key not in moved and key != ARCHIVED}
+    shapes = {key: "object" if isinstance(config[key], dict) else "list" for key in sorted(moved)}
+    return ({**kept, ARCHIVED: shapes} if moved else kept), arrays
+
+
+def _restored(config: dict, path: Path, member) -> dict:
+    """``config`` with the entries it keeps in the archive ``path`` back in place (``member``: an
+    archive member's array by name), then checked as config.json's own entries are."""
+    shapes = config.get(ARCHIVED, {})
+    config_path = path.parent / "config.json"
+    if not isinstance(shapes, dict) or not all(shape in ("list", "object") for shape in shapes.values()):
+        raise ModelFileError(f"{config_path}: {ARCHIVED} is not an object of \"list\" or \"object\" entries")
+    restored = {key: value for key, value in config.items() if key != ARCHIVED}
+    for name, shape in shapes.items():
+        try:
+            array = member(ARCHIVED_MEMBER.format(name))
+            lines = array.tobytes().decode("utf-8").split("\n") if array.dtype == np.uint8 and array.ndim == 1 else None
+        except (KeyError, UnicodeDecodeError, zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError) as error:
+            raise ModelFileError(f"{path}: damaged weights file (its {name}: {error!r})") from None
+        if lines is None or (shape == "object" and len(lines) % 2):
+            raise ModelFileError(f"{path}: damaged weights file (its {name} is not {shape} of UTF-8 lines)")
+        restored[name] = dict(zip(lines[::2], lines[1::2])) if shape == "object" else lines
+    return check_fields(restored, config_path)
 
 
 def write_arrays(path: Path, arrays: dict[str, np.ndarray], stored: frozenset[str] = frozenset()) -> None:
@@ -173,8 +220,17 @@ def read_kind(directory: str | Path) -> str:
 
 
 def read_config(directory: str | Path) -> dict:
-    """A saved model's configuration (refusing a missing or damaged config.json)."""
-    return _read_config(Path(directory))
+    """A saved model's configuration (refusing a missing or damaged config.json), with the
+    entries it keeps in weights.npz (:func:`shrink_weights`) back in place."""
+    config = _read_config(Path(directory))
+    if ARCHIVED not in config:
+        return config
+    path = Path(directory) / "weights.npz"
+    try:
+        with np.load(path, allow_pickle=False) as arrays:
+            return _restored(config, path, arrays.__getitem__)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        raise ModelFileError(f"{path}: damaged or missing weights file ({error})") from None
 
 
 def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
@@ -197,7 +253,9 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         digest = pool.submit(sha256_hex, data)
         try:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-                if version == SMALL_FORMAT_VERSION:
+                shapes = config.get(ARCHIVED)
+                archived = {name: arrays[name] for name in map(ARCHIVED_MEMBER.format, shapes if isinstance(shapes, dict) else ())}
+                if version in SMALL_VERSIONS:
                     loaded = from_small({name: arrays[name] for name in SMALL_FIELDS})
                 else:
                     loaded = tuple(arrays[name] for name in (CHAINED_FIELDS if version == 1 else STORED_FIELDS))
@@ -210,6 +268,8 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
     del data  # before the table is spread: the file's bytes would add to the peak
     if damage is not None:
         raise ModelFileError(f"{path}: damaged weights file ({damage})")
+    if ARCHIVED in config:
+        config = _restored(config, path, archived.__getitem__)
     if not (_consistent_chains(loaded) if version == 1 else _consistent(loaded)):
         raise ModelFileError(f"{path}: weight arrays do not fit together")
     weights = TrainedWeights.from_chains(*loaded) if version == 1 else TrainedWeights.from_stored(*loaded)

@@ -194,3 +194,37 @@ def test_render_draws_a_tree_with_its_enhanced_graph_below(tmp_path):
     assert 'class="arc differs"' in picture  # that edge dashed
     refused = runner.invoke(main, ["render", str(SAMPLES / "dev.ud.conllu"), "--enhanced", "--output", str(tmp_path / "x.html")])
     assert refused.exit_code == 2 and "has no enhanced graph" in refused.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_detached_head_trains_its_own_scorers_and_not_the_shared_encoder():
+    """The control bench/treebank_variants.py compares the joint network with (the trees and the
+    graph helping each other or not): a detached head's loss gives its own scorers the gradient it
+    gives them attached, and the encoder none of it."""
+    from hetdep.neural.enhanced import learned_labels
+    from hetdep.neural.training import _loss
+
+    parser = _trained().parser
+    network = torch_network(parser)  # in evaluation mode: no dropout, the same pass each time
+    batch = parser.encoder.batch([TRAIN[:20]], graphs=[learned_labels(s) for s in TRAIN[:20]]).tensors()
+
+    def gradients(detached):
+        network.zero_grad()
+        _loss(network, batch, detached).backward()
+        return {name: parameter.grad.clone() for name, parameter in network.named_parameters() if parameter.grad is not None}
+
+    attached, trees, graph = gradients(None), gradients("trees"), gradients("graph")
+    for name in attached:
+        if name.startswith("schemes."):
+            torch.testing.assert_close(trees[name], attached[name])  # the trees' own scorers learn as before
+        if name.startswith("graph."):
+            torch.testing.assert_close(graph[name], attached[name])
+        if name.startswith("encoder."):
+            assert not torch.allclose(trees[name], attached[name]) and not torch.allclose(graph[name], attached[name])
+
+
+def test_only_the_trees_or_the_graph_can_be_detached():
+    from hetdep.errors import HetdepError
+    from hetdep.neural.training import NeuralOptions, train_neural
+
+    with pytest.raises(HetdepError, match="detached 'encoder'"):
+        train_neural([TRAIN[:5]], [], NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, detached="encoder"))

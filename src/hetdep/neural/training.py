@@ -63,6 +63,9 @@ class NeuralOptions:
     feats_head: bool = False  # a FEATS head beside UPOS and XPOS (the pipeline mixes it with its FEATS tagger)
     encoder: str | None = None  # a pretrained transformer's folder (Hugging Face's layout), read frozen beside the rest
     enhanced: bool = False  # a graph head learning the enhanced UD graphs of the training files' DEPS (hetdep.neural.enhanced)
+    # A measurement's control (bench/treebank_variants.py): the heads ("trees": the schemes', "graph": the
+    # graph head's) whose loss trains their own scorers only, not the encoder they share.
+    detached: str | None = None
     fine_tune: bool = False  # the encoder's transformer trained too, at its own rate (hetdep.neural.fine_tune)
 
 
@@ -89,6 +92,8 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
         check_treebanks(treebanks)
     if not treebanks or not treebanks[0].train or not treebanks[0].train[0]:
         raise HetdepError("no training sentences")
+    if options.detached not in (None, "trees", "graph"):
+        raise HetdepError(f"detached {options.detached!r}: the heads detached are 'trees' or 'graph'")
     if options.sharing not in SHARINGS or not options.temperature > 0:
         raise HetdepError(f"head sharing {options.sharing!r} / temperature {options.temperature}: choose "
                           f"{' or '.join(SHARINGS)} and a temperature above 0")
@@ -191,7 +196,7 @@ def train_treebanks(treebanks: Sequence[Treebank], options: NeuralOptions = Neur
                         1.0 if final_from is None else FINAL_RATE)
                     batch.transformer = network.tuned([tuple(treebanks[k].train[0][i].forms) for i in chosen],
                                                       batch.words.shape[1])
-                loss = _loss(network, batch)
+                loss = _loss(network, batch, options.detached)
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(network.parameters(), 5.0)
@@ -302,11 +307,14 @@ def _result(network, vocabularies: Vocabularies, best: tuple, history: list, opt
     return TrainResult(parser, best[1], history, interrupted=interrupted)
 
 
-def _loss(network, batch):
+def _loss(network, batch, detached: str | None = None):
+    """The batch's loss: every head's, summed; a ``detached`` head's ("trees", "graph") reaching its
+    own scorers only."""
     import torch
     from torch.nn.functional import cross_entropy
 
     encoded = network.encode(batch)
+    trees_read, graph_read = (encoded.detach() if detached == kind else encoded for kind in ("trees", "graph"))
     longest = batch.words.shape[1]
     padding = torch.arange(longest)[None, :] >= batch.lengths[:, None]  # (batch, head): no such word
     loss = encoded.new_zeros(())
@@ -314,9 +322,9 @@ def _loss(network, batch):
         loss = loss + cross_entropy(tagger(encoded).flatten(0, 1), gold.flatten(), ignore_index=IGNORE)
     for output, gold_heads, gold_labels in zip(batch.outputs.tolist(), batch.heads, batch.labels):
         head = network.schemes[output]
-        arcs = head.arc_scores(encoded).masked_fill(padding[:, None, :], -1e9)
+        arcs = head.arc_scores(trees_read).masked_fill(padding[:, None, :], -1e9)
         loss = loss + cross_entropy(arcs.flatten(0, 1), gold_heads.flatten(), ignore_index=IGNORE)
-        labels = head.label_scores(encoded, gold_heads.clamp(min=0))
+        labels = head.label_scores(trees_read, gold_heads.clamp(min=0))
         loss = loss + cross_entropy(labels.flatten(0, 1), gold_labels.flatten(), ignore_index=IGNORE)
     if batch.graph.dim() == 3:  # every pair's edge or none, summed per word; each gold edge's label
         from torch.nn.functional import binary_cross_entropy_with_logits
@@ -325,12 +333,12 @@ def _loss(network, batch):
 
         learned = batch.graph != IGNORE
         if learned.any():
-            edges = network.graph.arc_scores(encoded)
+            edges = network.graph.arc_scores(graph_read)
             loss = loss + binary_cross_entropy_with_logits(edges[learned], (batch.graph[learned] != NO_EDGE).float(),
                                                            reduction="sum") / learned.any(-1).sum()
             rows, dependents, heads = (batch.graph >= 0).nonzero(as_tuple=True)
             if len(rows):
-                labels = network.graph.edge_labels(encoded, rows, dependents, heads)
+                labels = network.graph.edge_labels(graph_read, rows, dependents, heads)
                 loss = loss + cross_entropy(labels, batch.graph[rows, dependents, heads])
     if batch.spans.dim() == 3:  # every span's label, summed per word (a sentence of n words has n(n+1)/2 spans)
         loss = loss + cross_entropy(network.spans(encoded).flatten(0, 2), batch.spans.flatten(), ignore_index=IGNORE,

@@ -228,3 +228,53 @@ def test_only_the_trees_or_the_graph_can_be_detached():
 
     with pytest.raises(HetdepError, match="detached 'encoder'"):
         train_neural([TRAIN[:5]], [], NeuralOptions(epochs=1, hidden=16, layers=1, threads=1, detached="encoder"))
+
+
+def test_label_families_group_the_enhanced_labels_by_relation():
+    from hetdep.neural.enhanced import label_families
+
+    family_of, families = label_families(["root", "obl", "nsubj", "obl:tmod", "dep"],
+                                         ["obl:{marker}", "nsubj", "obl", "root", "nsubj:xsubj", "ref"])
+    named = [sorted(["obl:{marker}", "nsubj", "obl", "root", "nsubj:xsubj", "ref"][k] for k in family)
+             for family in families]
+    assert [named[k] if k >= 0 else None for k in family_of] == [
+        ["root"], ["obl", "obl:{marker}"], ["nsubj", "nsubj:xsubj"], ["obl", "obl:{marker}"], None]
+
+
+def test_an_edge_s_label_within_its_family_is_the_best_of_that_family():
+    """edge_labels with groups: each edge's best label among its family's (all labels for -1), as
+    the scores of every label computed at once rank them."""
+    from hetdep.neural.inference import _leaky_relu, _with_ones
+
+    parser = _trained().parser
+    network = parser.network
+    encoded = network.encode(parser.encoder.batch([TRAIN[:12]]))
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 12, 300)
+    lengths = np.array([len(s) for s in TRAIN[:12]])
+    dependents, heads = rng.integers(1, lengths[rows] + 1), rng.integers(0, lengths[rows] + 1)
+    labels = len(parser.vocabularies.enhanced)
+    families = [np.array([0, 3, 5]), np.array([1]), rng.permutation(labels)[:9]]
+    groups = rng.integers(-1, 3, 300)
+    weight = network.arrays["graph.labels.weight"]
+    dependent = _with_ones(_leaky_relu(network._linear(encoded[rows, dependents], "graph.label_dependent.0")))
+    head = _with_ones(_leaky_relu(network._linear(encoded[rows, heads], "graph.label_head.0")))
+    scores = np.einsum("ex,oxy,ey->eo", dependent, weight, head)
+    found = network.edge_labels(encoded, rows, dependents, heads, groups, families)
+    for e, group in enumerate(groups):
+        allowed = np.arange(labels) if group < 0 else families[group]
+        assert found[e] in allowed and scores[e, found[e]] >= scores[e, allowed].max() - 1e-4
+    assert (network.edge_labels(encoded, rows, dependents, heads) == scores.argmax(-1)).mean() > 0.99
+
+
+def test_an_enhanced_edge_the_basic_tree_has_keeps_its_basic_relation():
+    """As the treebank's graphs do: obl -> obl:in, conj -> conj:and, never another relation."""
+    parsed = list(_trained().parser.parse(list(read_conllu(EN_SAMPLES / "dev.ud.conllu"))))
+    shared = 0
+    for tree in parsed:
+        for word, k in enumerate(tree.word_rows):
+            for head, relation in enhanced_edges(tree.rows[k][DEPS]):
+                if int(head) == tree.heads[word]:
+                    shared += 1
+                    assert relation.split(":")[0] == tree.deprels[word].split(":")[0], tree.describe()
+    assert shared > 1000

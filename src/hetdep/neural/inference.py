@@ -90,6 +90,21 @@ def _matmul(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[-1:])
 
 
+class _LabelWeights:
+    """A label scorer's weights (labels, x, y), and for any set of its labels those labels'
+    weights as one (x, labels * y) matrix (made once per set: a graph head's families)."""
+
+    def __init__(self, weight: np.ndarray):
+        self.weight, self.ids = weight, np.arange(len(weight))
+        self._flat: dict[bytes, np.ndarray] = {}
+
+    def flat(self, ids: np.ndarray) -> np.ndarray:
+        key = ids.tobytes()
+        if key not in self._flat:  # threads may make one twice: the same array
+            self._flat[key] = np.ascontiguousarray(self.weight[ids].transpose(1, 0, 2).reshape(self.weight.shape[1], -1))
+        return self._flat[key]
+
+
 def _linear(x: np.ndarray, arrays: dict, name: str) -> np.ndarray:
     return _matmul(x, arrays[name + ".weight"].T) + arrays[name + ".bias"]
 
@@ -183,20 +198,25 @@ class NumpyNetwork:
         """(batch, dependent, head): the graph head's probability of each enhanced edge."""
         return _sigmoid(self._biaffine_arcs(encoded, "graph"))
 
-    def edge_labels(self, encoded: np.ndarray, rows: np.ndarray, dependents: np.ndarray, heads: np.ndarray) -> np.ndarray:
-        """The best label of each enhanced edge given by its sentence row, dependent and head."""
-        a = self.arrays
+    def edge_labels(self, encoded: np.ndarray, rows: np.ndarray, dependents: np.ndarray, heads: np.ndarray,
+                    groups: np.ndarray | None = None, families: list[np.ndarray] = ()) -> np.ndarray:
+        """The best label of each enhanced edge given by its sentence row, dependent and head; with
+        ``groups``, of each edge's family of labels (``families[group]``: their ids; -1: all)."""
         dependent = _with_ones(_leaky_relu(self._linear(encoded[rows, dependents], "graph.label_dependent.0")))
         head = _with_ones(_leaky_relu(self._linear(encoded[rows, heads], "graph.label_head.0")))
-        labels, size, _ = a["graph.labels.weight"].shape
-        projected = _matmul(dependent, self._graph_labels_flat).reshape(len(dependent), labels, size)  # one product
-        return np.einsum("eoy,ey->eo", projected, head).argmax(-1)
+        groups = np.full(len(rows), -1) if groups is None else groups
+        best = np.empty(len(rows), dtype=np.int64)
+        for group in np.unique(groups).tolist():
+            at = np.flatnonzero(groups == group)
+            ids = self._graph_labels.ids if group < 0 else families[group]
+            flat = self._graph_labels.flat(ids)
+            projected = (dependent[at] @ flat).reshape(len(at), len(ids), -1)  # one product
+            best[at] = ids[np.einsum("eoy,ey->eo", projected, head[at]).argmax(-1)]
+        return best
 
     @cached_property
-    def _graph_labels_flat(self) -> np.ndarray:
-        """The graph head's label weights (labels, x, y) as one (x, labels * y) matrix."""
-        weight = self.arrays["graph.labels.weight"]
-        return np.ascontiguousarray(weight.transpose(1, 0, 2).reshape(weight.shape[1], -1))
+    def _graph_labels(self) -> "_LabelWeights":
+        return _LabelWeights(self.arrays["graph.labels.weight"])
 
 
     def span_scores(self, encoded: np.ndarray, n: int) -> np.ndarray:

@@ -108,8 +108,9 @@ def label_families(basic: Sequence[str], enhanced: Sequence[str]) -> tuple[np.nd
     family's enhanced label ids: those of one relation (``obl``: ``obl``, ``obl:{marker}``,
     ``obl:unmarked``, ...). An enhanced edge the basic tree has too is labelled within the family of
     its basic label, as the treebanks label them: each of en-ewt's 203,241 training edges the basic
-    tree has too (94% of them) has its basic label's relation. A parse keeps that rule (the graph
-    head then chooses among a few labels, not all: 6x less of its time in the label products)."""
+    tree has too (94% of them) has its basic label's relation. A parse keeps that rule, and the
+    graph head then chooses among a few labels, not all: on en-ewt dev (27,045 edges, 24,744 of
+    them the tree's) its label products took 0.43-0.56 s instead of 2.3-2.8 (one thread)."""
     base = {}
     for k, label in enumerate(enhanced):
         base.setdefault(label.split(":")[0], []).append(k)

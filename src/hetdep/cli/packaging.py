@@ -21,7 +21,8 @@ from hetdep.cli.app import MODEL, FiniteFloat
 def compact_command(model_dir, output_dir, prune, unpruned, precision, int8_first_layer):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), the taggers' weights stored small and their feature strings deflated, every
-    other part's compressed: about a third of the size, the same trees within a few hundredths of LAS (docs/models.md)."""
+    other part's compressed: about a third of the size, the same trees within a few hundredths of
+    LAS (docs/models.md)."""
     from hetdep.models.compact import compact_model, folder_bytes
 
     if int8_first_layer and precision != "int8":

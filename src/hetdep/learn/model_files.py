@@ -26,7 +26,7 @@ FORMAT_VERSION = 2  # 2: trained weights packed for reading; 1 (chained entries)
 SMALL_FORMAT_VERSION = 4
 SMALL_VERSIONS = (3, 4)
 READABLE_VERSIONS = (1, 2, *SMALL_VERSIONS)
-ARCHIVED = "archived"  # config.json's list of its entries kept in weights.npz, each as ARCHIVED_MEMBER's array
+ARCHIVED = "archived"  # config.json's entries kept in weights.npz (name -> "list" or "object"), as ARCHIVED_MEMBER arrays
 ARCHIVED_MEMBER = "config.{}"
 ARCHIVED_SMALLEST = 1000  # entries: a vocabulary smaller stays in config.json
 STORED_FIELDS = ("features", "packed", "dense")  # format 2's arrays (TrainedWeights.stored)
@@ -128,7 +128,8 @@ def _archived(config: dict) -> tuple[dict, dict[str, np.ndarray]]:
     its shape ("list" or "object"); those vocabularies as arrays for the archive: their strings as
     UTF-8 lines (an object's key, then its value)."""
     def strings(value) -> list | None:
-        lines = value if isinstance(value, list) else [x for pair in value.items() for x in pair] if isinstance(value, dict) else None
+        lines = (value if isinstance(value, list) else
+                 [x for pair in value.items() for x in pair] if isinstance(value, dict) else None)
         return lines if lines is not None and len(value) >= ARCHIVED_SMALLEST and all(
             isinstance(x, str) and "\n" not in x for x in lines) else None
 

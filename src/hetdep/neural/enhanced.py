@@ -136,6 +136,25 @@ def decoded_graph(probabilities: np.ndarray, heads: Sequence[int]) -> list[list[
     return chosen
 
 
+def parsed_graphs(network, encoded: np.ndarray, sentences: Sequence[Sentence], heads: np.ndarray, basic: np.ndarray,
+                  basic_labels: Sequence[str], enhanced: Sequence[str]) -> list[list[list[tuple[int, str]]]]:
+    """Each sentence's enhanced graph, as each word's (head, label of ``enhanced``) edges: the graph
+    head's (``network``, a :class:`hetdep.neural.inference.NumpyNetwork`, on the sentences'
+    ``encoded`` rows) made valid over the basic tree ``heads`` (:func:`decoded_graph`), an edge of
+    the tree labelled within the family of its ``basic`` label (ids of ``basic_labels``,
+    :func:`label_families`)."""
+    probabilities = network.edge_probabilities(encoded)
+    chosen = [decoded_graph(probabilities[row, :len(s) + 1, :len(s) + 1], heads[row, 1:len(s) + 1].tolist())
+              for row, s in enumerate(sentences)]
+    rows, dependents, edge_heads = np.array([(row, word + 1, head) for row, words in enumerate(chosen)
+                                             for word, found in enumerate(words) for head in found],
+                                            dtype=np.int64).reshape(-1, 3).T
+    family_of, families = label_families(basic_labels, enhanced)
+    groups = np.where(heads[rows, dependents] == edge_heads, family_of[basic[rows, dependents]], -1)
+    labels = iter(network.edge_labels(encoded, rows, dependents, edge_heads, groups, families).tolist())
+    return [[[(head, enhanced[next(labels)]) for head in found] for found in words] for words in chosen]
+
+
 def reached_from_root(chosen: list[list[int]]) -> list[bool]:
     """Which positions (0 the root) the root reaches along the edges (``chosen[i]``: word i + 1's heads)."""
     children: list[list[int]] = [[] for _ in range(len(chosen) + 1)]

@@ -19,7 +19,7 @@ from hetdep.learn.model_files import FORMAT_VERSION, file_sha256, read_arrays, r
 from hetdep.learn.vocab import ParseStats
 from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
-from hetdep.neural.enhanced import decoded_graph, label_families, with_graph
+from hetdep.neural.enhanced import parsed_graphs, with_graph
 from hetdep.neural.inference import NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.quantized import SCALE, dequantized, quantizable, quantized
@@ -199,7 +199,9 @@ class NeuralParser:
                     heads[slot][row, :n + 1] = found
             labels = [network.labels(encoded, head, found, self._root_labels[head]) for head, found in zip(self.heads, heads)]
             graph_slot = next((slot for slot, head in enumerate(self.heads) if head in self.vocabularies.graph_heads), None)
-            graphs = self._graphs(encoded, nonempty, heads[graph_slot], labels[graph_slot]) if graph_slot is not None else None
+            graphs = (parsed_graphs(network, encoded, nonempty, heads[graph_slot], labels[graph_slot],
+                                    self.vocabularies.labels[self.heads[graph_slot]], self.vocabularies.enhanced)
+                      if graph_slot is not None else None)
             if self.vocabularies.phrases:
                 phrases = [best_spans(network.span_scores(encoded[row], len(sentence)), len(sentence))[:2]
                            for row, sentence in enumerate(nonempty)]
@@ -232,29 +234,6 @@ class NeuralParser:
         """Per scheme head, its ``root`` label's id (None where it has none): the label of the word
         on the root, and of no other (a tree with another is invalid, ``hetdep validate`` says)."""
         return [labels.index(ROOT_LABEL) if ROOT_LABEL in labels else None for labels in self.vocabularies.labels]
-
-    def _graphs(self, encoded: np.ndarray, sentences: list[Sentence], heads: np.ndarray,
-                basic: np.ndarray) -> list[list[list[tuple[int, str]]]]:
-        """Each sentence's enhanced graph, as each word's (head, learned label) edges: the graph head's
-        edges made valid over the basic tree ``heads`` (:func:`hetdep.neural.enhanced.decoded_graph`),
-        an edge of the tree labelled within its ``basic`` label's family (:func:`label_families`)."""
-        probabilities = self.network.edge_probabilities(encoded)
-        chosen = [decoded_graph(probabilities[row, :len(s) + 1, :len(s) + 1], heads[row, 1:len(s) + 1].tolist())
-                  for row, s in enumerate(sentences)]
-        rows, dependents, edge_heads = np.array([(row, word + 1, head) for row, words in enumerate(chosen)
-                                                 for word, found in enumerate(words) for head in found],
-                                                dtype=np.int64).reshape(-1, 3).T
-        family_of, families = self._label_families
-        groups = np.where(heads[rows, dependents] == edge_heads, family_of[basic[rows, dependents]], -1)
-        labels = iter(self.network.edge_labels(encoded, rows, dependents, edge_heads, groups, families).tolist())
-        names = self.vocabularies.enhanced
-        return [[[(head, names[next(labels)]) for head in found] for found in words] for words in chosen]
-
-    @cached_property
-    def _label_families(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The graph head's label families by its scheme's basic labels (:func:`label_families`)."""
-        scheme = next(head for head in self.heads if head in self.vocabularies.graph_heads)
-        return label_families(self.vocabularies.labels[scheme], self.vocabularies.enhanced)
 
     def _tags(self, heads: list[np.ndarray], sentences: list[Sentence]) -> list[np.ndarray]:
         """Each tag column's (batch, position) tag ids, column by column: a helper of a later column

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from recipes import ALL_RECIPES, DATA, TreebanksRecipe, score, train
 
+from hetdep.evaluation.conll18 import ENHANCED_METRICS
 from hetdep.learn.model_files import write_config
 from hetdep.models.compact import compact_model, folder_bytes
 from hetdep.tokenizer.tokenizer import TREEBANK_BIASES, Tokenizer
@@ -124,12 +125,13 @@ CARD_METRICS = ("Sentences", "Words", "UPOS", "UFeats", "Lemmas", "LAS")
 
 def write_card(model: Path, name: str, scored: list[tuple[str, dict]], built_by: str, network: dict | None = None) -> None:
     """The model's card: its scores on each test set from raw text (bench/raw_text.py's, rounded as
-    the scorer prints them), how it was built and its network's training; its size is the folder's,
+    the scorer prints them; ELAS and EULAS where the gold file has enhanced graphs), how it was built and its network's training; its size is the folder's,
     measured by the test. (Speed is not here: the build shares the machine; docs/models.md gives
     bench/raw_text.py's figures on an idle one.)"""
     card = {"name": name, "built_by": built_by,
             "network": network or network_training(model),
-            "from_raw_text": {label: {gold.split(".")[1]: {metric: round(scores[metric], 2) for metric in CARD_METRICS}
+            "from_raw_text": {label: {gold.split(".")[1]: {metric: round(scores[metric], 2)
+                                                           for metric in CARD_METRICS + ENHANCED_METRICS if metric in scores}
                                       for gold, scores in figures["schemes"].items()} for label, figures in scored}}
     (model / CARD).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
 

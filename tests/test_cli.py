@@ -142,18 +142,22 @@ def test_quick_trains_a_small_model_that_parses_raw_text(tmp_path):
 
 
 def test_a_parse_writes_no_enhanced_graph_its_model_does_not_predict(tmp_path):
-    """CoNLL-U input with gold DEPS and empty nodes, parsed by a model without a graph head: DEPS
-    '_' and no empty nodes out (the gold graph is not passed off as the parse's), one tree a sentence."""
+    """CoNLL-U input with gold DEPS and empty nodes, parsed by a model without a graph head (the
+    shipped fr): DEPS '_' and no empty nodes out (the gold graph is not passed off as the parse's),
+    one tree a sentence; by the shipped en, which has one: its own graph in every word's DEPS."""
     import hetdep
     from hetdep.treebank.conllu import DEPS, ID, read_conllu
 
-    out = tmp_path / "out.conllu"
-    result = CliRunner().invoke(main, ["parse", "--model", "en", "--input", str(EN_SAMPLES / "dev.ud.conllu"),
-                                       "--format", "conllu", "--output", str(out)])
-    assert result.exit_code == 0, result.output
-    parsed, given = list(read_conllu(out)), list(read_conllu(EN_SAMPLES / "dev.ud.conllu"))
-    assert [s.forms for s in parsed] == [s.forms for s in given]
-    assert all(row[DEPS] == "_" and "." not in row[ID] for s in parsed for row in s.rows)
-    document = hetdep.load("en").parse_sentences(given[:5])
+    given = list(read_conllu(EN_SAMPLES / "dev.ud.conllu"))
+    for model in ("fr", "en"):
+        out = tmp_path / f"{model}.conllu"
+        result = CliRunner().invoke(main, ["parse", "--model", model, "--input", str(EN_SAMPLES / "dev.ud.conllu"),
+                                           "--format", "conllu", "--output", f"ud={out}"])
+        assert result.exit_code == 0, result.output
+        parsed = list(read_conllu(out))
+        assert [s.forms for s in parsed] == [s.forms for s in given]
+        assert not any("." in row[ID] for s in parsed for row in s.rows)
+        assert all((s.rows[k][DEPS] == "_") == (model == "fr") for s in parsed for k in s.word_rows)
+    document = hetdep.load("fr").parse_sentences(given[:5])
     rows = [line.split("\t") for line in document.to_conllu().splitlines() if line and not line.startswith("#")]
     assert len(rows) >= 5 and all(row[DEPS] == "_" and "." not in row[ID] for row in rows)  # hetdep.load's too

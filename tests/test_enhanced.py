@@ -233,8 +233,8 @@ def test_only_the_trees_or_the_graph_can_be_detached():
 def test_label_families_group_the_enhanced_labels_by_relation():
     from hetdep.neural.enhanced import label_families
 
-    family_of, families = label_families(["root", "obl", "nsubj", "obl:tmod", "dep"],
-                                         ["obl:{marker}", "nsubj", "obl", "root", "nsubj:xsubj", "ref"])
+    family_of, families = label_families(("root", "obl", "nsubj", "obl:tmod", "dep"),
+                                         ("obl:{marker}", "nsubj", "obl", "root", "nsubj:xsubj", "ref"))
     named = [sorted(["obl:{marker}", "nsubj", "obl", "root", "nsubj:xsubj", "ref"][k] for k in family)
              for family in families]
     assert [named[k] if k >= 0 else None for k in family_of] == [

@@ -18,6 +18,7 @@ and not written, as the IWPT scorer leaves them when they are not collapsed firs
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -103,20 +104,25 @@ def written_label(label: str, forms: Sequence[str], heads: Sequence[int], deprel
     return f"{base}:{marker}" if marker else base
 
 
-def label_families(basic: Sequence[str], enhanced: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+@lru_cache(maxsize=8)
+def label_families(basic: tuple[str, ...], enhanced: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Per basic label id, its family's id (-1: no enhanced label of its relation), and each
     family's enhanced label ids: those of one relation (``obl``: ``obl``, ``obl:{marker}``,
     ``obl:unmarked``, ...). An enhanced edge the basic tree has too is labelled within the family of
     its basic label, as the treebanks label them: each of en-ewt's 203,241 training edges the basic
     tree has too (94% of them) has its basic label's relation. A parse keeps that rule, and the
     graph head then chooses among a few labels, not all: on en-ewt dev (27,045 edges, 24,744 of
-    them the tree's) its label products took 0.43-0.56 s instead of 2.3-2.8 (one thread)."""
+    them the tree's) its label products took 0.43-0.56 s instead of 2.3-2.8 (one thread). Cached
+    per model's label lists (each batch of a parse asks again); the arrays read-only."""
     base = {}
     for k, label in enumerate(enhanced):
         base.setdefault(label.split(":")[0], []).append(k)
     relations = sorted(base)
     family_of = np.array([relations.index(r) if (r := label.split(":")[0]) in base else -1 for label in basic], dtype=np.int64)
-    return family_of, [np.array(base[relation], dtype=np.int64) for relation in relations]
+    families = [np.array(base[relation], dtype=np.int64) for relation in relations]
+    for array in (family_of, *families):
+        array.setflags(write=False)
+    return family_of, families
 
 
 def decoded_graph(probabilities: np.ndarray, heads: Sequence[int]) -> list[list[int]]:
@@ -149,7 +155,7 @@ def parsed_graphs(network, encoded: np.ndarray, sentences: Sequence[Sentence], h
     rows, dependents, edge_heads = np.array([(row, word + 1, head) for row, words in enumerate(chosen)
                                              for word, found in enumerate(words) for head in found],
                                             dtype=np.int64).reshape(-1, 3).T
-    family_of, families = label_families(basic_labels, enhanced)
+    family_of, families = label_families(tuple(basic_labels), tuple(enhanced))
     groups = np.where(heads[rows, dependents] == edge_heads, family_of[basic[rows, dependents]], -1)
     labels = iter(network.edge_labels(encoded, rows, dependents, edge_heads, groups, families).tolist())
     return [[[(head, enhanced[next(labels)]) for head in found] for found in words] for words in chosen]

@@ -185,7 +185,11 @@ def main() -> None:
                         help="the recipe's variant with a graph head for its files' enhanced graphs (hetdep train --enhanced)")
     parser.add_argument("--precision", choices=["int8", "float32"], default="int8",
                         help="the compact model's arithmetic (hetdep compact --precision; int8: docs/speed.md)")
+    parser.add_argument("--int8-first-layer", action="store_true",
+                        help="with int8: the encoder's first LSTM layer in 8 bits too (hetdep compact --int8-first-layer)")
     args = parser.parse_args()
+    if args.int8_first_layer and args.precision != "int8":
+        parser.error("--int8-first-layer is a choice of int8 arithmetic: drop --precision float32")
     args.out.mkdir(parents=True, exist_ok=True)
 
     name = args.language
@@ -203,7 +207,8 @@ def main() -> None:
     compact = args.out / f"{full.name}-compact"
     if compact.exists():
         shutil.rmtree(compact)
-    compact_model(full, compact, prune=args.prune, unpruned=args.unpruned, precision=args.precision)
+    compact_model(full, compact, prune=args.prune, unpruned=args.unpruned, precision=args.precision,
+                  int8_first_layer=args.int8_first_layer)
     without_tag_helpers(compact)
     for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):
@@ -218,7 +223,7 @@ def main() -> None:
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
                + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else "")
                + (f" --encoder {args.encoder.name}" if args.encoder else "") + (" --enhanced" if args.enhanced else "")
-               + f" --precision {args.precision}")
+               + f" --precision {args.precision}" + (" --int8-first-layer" if args.int8_first_layer else ""))
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     if args.encoder:
         packaged(compact, f"{name}-{args.encoder.name}".lower().replace("_", "-"), lost, args.out)

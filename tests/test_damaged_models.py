@@ -3,6 +3,7 @@ in one line by parse and info; models of an older format still read."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -186,6 +187,13 @@ def _truncated(path):
     path.write_bytes(path.read_bytes()[:100])
 
 
+def _without_digest(folder):
+    """A tagger saved before config.json held its weights' sha256: read whole when its model opens."""
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    del config["weights_sha256"]
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+
+
 @pytest.mark.parametrize("part, damage, message", [
     ("tagger/feats", lambda folder: (folder / "config.json").unlink(), "no config.json"),
     ("tagger/upos", lambda folder: __import__("shutil").rmtree(folder), "the UPOS tagger the model was trained with is missing"),
@@ -265,6 +273,7 @@ def shipped_fr_copy(tmp_path_factory):
     (lambda folder: __import__("json").dump({**__import__("json").loads((folder / "config.json").read_text(encoding="utf-8")),
                                             "reads_tree": "no"}, (folder / "config.json").open("w", encoding="utf-8")),
      "reads_tree 'no' is not true or false"),
+    (lambda folder: (_without_digest(folder / "backward"), _truncated(folder / "backward" / "weights.npz")), "weights"),
 ])
 def test_damage_in_another_treebank_s_own_tagger_is_refused_by_every_command_that_opens_the_model(
         shipped_fr_copy, tmp_path, damage, message):

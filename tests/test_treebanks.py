@@ -171,7 +171,8 @@ def test_the_command_line_trains_on_several_treebanks_and_parses_as_each(tmp_pat
     other, first = hetdep.load(model).for_treebank("other")._models, hetdep.load(model)._models
     own = next(tagger for tagger in other.taggers if tagger.column == "feats")
     assert own is other.own_taggers["other"]["feats"] and own not in first.taggers  # parsed as "other", its own FEATS tagger tags
-    assert set(first.own_taggers) == {"other"}  # every treebank's own taggers read when the model opens
+    assert set(first.own_taggers) == {"other"} and first.own_taggers.read() == []  # checked at opening, read when parsed as
+    assert other.own_taggers.read() == ["other"]
     biases = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_BIASES]
     assert set(biases) == {"seq", "other"}  # each treebank's sentence ends, fitted on its dev text
     shares = json.loads((model / "tokenizer" / "config.json").read_text(encoding="utf-8"))[TREEBANK_SHARES]

@@ -234,9 +234,9 @@ def read_config(directory: str | Path) -> dict:
         raise ModelFileError(f"{path}: damaged or missing weights file ({error})") from None
 
 
-def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
-    """Config and arrays of a saved model, refusing missing, foreign, newer or damaged files."""
-    directory = Path(directory)
+def _model_files(directory: Path, kind: str) -> tuple[dict, Path]:
+    """A saved model's config.json (its own entries checked) and weights.npz, refusing a missing,
+    foreign or newer configuration and a missing weights archive."""
     config = _read_config(directory)
     if config["kind"] != kind:
         raise ModelFileError(f"{directory}: this is a '{config['kind']}' model, not a '{kind}' model")
@@ -249,6 +249,32 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{directory}: weights.npz is missing")
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a weights archive (numpy's .npz, a zip file)")
+    return config, path
+
+
+def _unlike_weights(path: Path) -> ModelFileError:
+    return ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
+                          "the model directory mixes two models, or the file is damaged")
+
+
+def checked_config(directory: str | Path, kind: str) -> dict | None:
+    """A saved model's config.json once its files are found to be those it was saved with, without
+    reading it whole (the configuration's own entries checked, the weights' sha256 against the one
+    it holds), so that a part read only when needed is refused with the rest of its model; None
+    where config.json holds no digest (a model saved before them: read it whole to check it)."""
+    config, path = _model_files(Path(directory), kind)
+    if "weights_sha256" not in config:
+        return None
+    if config["weights_sha256"] != file_sha256(path):
+        raise _unlike_weights(path)
+    return config
+
+
+def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
+    """Config and arrays of a saved model, refusing missing, foreign, newer or damaged files."""
+    directory = Path(directory)
+    config, path = _model_files(directory, kind)
+    version = config["format_version"]
     data = path.read_bytes()
     with ThreadPoolExecutor(1) as pool:  # hashing releases the GIL: the digest is made while the arrays are read
         digest = pool.submit(sha256_hex, data)
@@ -264,8 +290,7 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         except (zipfile.BadZipFile, zlib.error, KeyError, IndexError, ValueError, OSError, EOFError) as error:
             loaded, damage = None, error
         if "weights_sha256" in config and config["weights_sha256"] != digest.result():
-            raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs): "
-                                 "the model directory mixes two models, or the file is damaged")
+            raise _unlike_weights(path)
     del data  # before the table is spread: the file's bytes would add to the peak
     if damage is not None:
         raise ModelFileError(f"{path}: damaged weights file ({damage})")

@@ -6,7 +6,7 @@ first, or that tree by head rules (``to_dependency``)."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -16,11 +16,11 @@ from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError
 from hetdep.models import NEURAL, NEURAL_CONSTITUENCY, TREEBANK_TAGGERS
 from hetdep.models.kinds.constituency import refuse_conllu
+from hetdep.models.own_taggers import OwnTaggers
 from hetdep.models.parsing import (
     OpenModels,
     ParseChoice,
     bundled_parts,
-    recorded_taggers,
     recorded_treebanks,
 )
 from hetdep.models.tag_mixing import helper
@@ -50,10 +50,9 @@ class NeuralModels(OpenModels):
     """A neural model: its network tags (UPOS, and others its training file had) as it parses,
     ``choice.threads`` batches at once; the bundled taggers of other columns tag after it, on as many threads."""
 
-    # A model of several treebanks: name -> its own taggers by column, every treebank's read when the
-    # model opens (a damaged one is refused by any command, not only when parsed as), shared by the
-    # copies :meth:`for_treebank` makes.
-    own_taggers: dict = field(default_factory=dict)
+    # A model of several treebanks: name -> its own taggers by column (hetdep.models.own_taggers:
+    # checked when the model opens, read when first parsed as), shared by the copies :meth:`for_treebank` makes.
+    own_taggers: Mapping = field(default_factory=dict)
     feats_b: FeatureMap | None = None  # scheme a's FEATS (its FEATS tagger's) to scheme b's, learned from the training pairs
 
     table: object = None  # a phrase-structure model's: head rules its trees are converted by (``to_dependency``)
@@ -83,7 +82,7 @@ class NeuralModels(OpenModels):
             opened.table = load_table(choice.to_dependency)
         if tag_input:
             opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
-            opened.own_taggers = _own_taggers(config, model_dir)
+            opened.own_taggers = OwnTaggers(config, model_dir)
             unknown = sorted(set(opened.own_taggers) - set(parser.treebank_names))
             if unknown:
                 raise ModelFileError(f"{model_dir / TREEBANK_TAGGERS / unknown[0]}: taggers of a treebank the model "
@@ -117,7 +116,7 @@ class NeuralModels(OpenModels):
         (:meth:`NeuralParser.fits`), among those of the default's schemes; the default unless another
         leads it by AUTO_MARGIN."""
         default = self.treebanks[0]
-        same = [name for name in self.treebanks if sorted(self.for_treebank(name).schemes) == sorted(self.schemes)]
+        same = [name for name in self.treebanks if sorted(self._schemes_as(name)) == sorted(self.schemes)]
         fits = self.parser.fits(sentences, same)
         best = max(fits, key=fits.get)
         return self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
@@ -138,6 +137,12 @@ class NeuralModels(OpenModels):
         treebanks = recorded_treebanks(self.config)
         first = tuple(treebanks[0].get("schemes", ["a"]))[:2] if treebanks else own
         return first if sorted(first) == sorted(own) else own
+
+    def _schemes_as(self, name: str) -> tuple[str, ...]:
+        """The schemes parsed as the treebank ``name``, without its own taggers read (:meth:`for_treebank`)."""
+        chosen = copy.copy(self)
+        chosen.choice = replace(self.choice, treebank=name)
+        return chosen.schemes
 
     @property
     def _network_schemes(self) -> tuple[str, ...]:
@@ -228,21 +233,6 @@ def _with_columns(sentence: Sentence, tagged: Sentence, columns: list[int]) -> S
 
 def _tag_names(parser, column: str) -> list[str]:
     return parser.vocabularies.tags[parser.vocabularies.tag_columns.index(column)]
-
-
-def _own_taggers(config: dict, model_dir: Path) -> dict:
-    """A model of several treebanks: each treebank's own taggers by column (``treebank-taggers/NAME/``;
-    the shipped model's two take 0.1 s to read), refused unless the folders are those its training
-    recorded (``pipeline.treebank_taggers``)."""
-    recorded = (config.get("pipeline") or {}).get("treebank_taggers") or {}
-    folder = Path(model_dir) / TREEBANK_TAGGERS
-    found = sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
-    if (not isinstance(recorded, dict) or sorted(recorded) != found
-            or not all(isinstance(columns, list) for columns in recorded.values())):
-        raise ModelFileError(f"{folder}: the treebanks' own taggers are not those the model was trained with "
-                             f"({', '.join(found) or 'none'} found, {', '.join(recorded) or 'none'} recorded; a damaged model directory)")
-    return {name: {tagger.column: tagger for tagger in (recorded_taggers(folder / name, set(columns), exactly=True)
-                                                         if columns else [])} for name, columns in recorded.items()}
 
 
 def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> list:

@@ -72,6 +72,28 @@ def test_a_model_stored_with_narrow_dense_rows_reads_them_as_packed_entries_and_
     assert TrainedWeights.from_stored(*loaded.stored().values()).dense_rows(n_actions).keys() == before.keys()
 
 
+def test_the_plain_reader_adds_what_the_compiled_scorer_adds_whatever_the_rows_order():
+    """PlainWeights finds keys by binary search: rows stored sorted (a compact model's) or in a
+    table's order (a trained one's, sorted first) give every feature's scores, and 0 for a key
+    without weights, as the compiled table does."""
+    from hetdep.learn import _weights
+    from hetdep.learn.weight_layout import PlainWeights
+
+    rng = np.random.default_rng(7)
+    keys = np.repeat(rng.integers(1, 2**64 - 1, size=300, dtype=np.uint64), 4)
+    weights = Weights.trained(12, keys, np.tile(np.array([0, 3, 5, 11]), 300), rng.normal(size=1200).astype(np.float32))
+    asked = [*rng.choice(np.unique(keys), 50).tolist(), 1, 2**64 - 1]  # two keys (most likely) without weights
+    rows = weights.rows
+    expected = np.zeros(12, dtype=np.float32)
+    for key in asked:
+        _weights.add_scores(_weights.lookup(weights.table, np.uint64(key)), rows, expected, True, -1)
+    stored = weights.used
+    for features in (stored[np.argsort(stored[:, 0])], stored[rng.permutation(len(stored))]):
+        plain = PlainWeights(features, weights.packed, weights.dense)
+        assert np.array_equal(plain.add_scores(asked, np.zeros(12, dtype=np.float32)), expected)
+    assert np.array_equal(PlainWeights(stored[:0], weights.packed, weights.dense).add_scores(asked, np.ones(2)), np.ones(2))
+
+
 def test_pruning_drops_the_smallest_weights_and_features_left_without_any():
     rng = np.random.default_rng(5)
     keys = np.repeat(np.arange(1, 201, dtype=np.uint64), 3)

@@ -88,8 +88,8 @@ def test_the_plain_reader_adds_what_the_compiled_scorer_adds_whatever_the_rows_o
     for key in asked:
         _weights.add_scores(_weights.lookup(weights.table, np.uint64(key)), rows, expected, True, -1)
     stored = weights.used
-    for features in (stored[np.argsort(stored[:, 0])], stored[rng.permutation(len(stored))]):
-        plain = PlainWeights(features, weights.packed, weights.dense)
+    for rows_in_order in (stored[np.argsort(stored[:, 0])], stored[rng.permutation(len(stored))]):
+        plain = PlainWeights(rows_in_order, weights.packed, weights.dense)
         assert np.array_equal(plain.add_scores(asked, np.zeros(12, dtype=np.float32)), expected)
     assert np.array_equal(PlainWeights(stored[:0], weights.packed, weights.dense).add_scores(asked, np.ones(2)), np.ones(2))
 

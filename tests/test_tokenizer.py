@@ -197,6 +197,8 @@ def test_word_clusters_are_read_saved_and_checked(clustered_tokenizer, sample_to
                 for i, char in enumerate(text)]
     assert arrays.clusters.tolist() == expected and expected[text.index("chat")] == clusters.codes["chat"]
     assert expected[text.index("?!")] == 0  # no letter: no word, though "?!" has a cluster
+    table, plain = reference.word_table(clusters.codes), tokenizer.words.plain_table  # the short run's, by binary search
+    assert all(plain.get(key) == code for key, code in table.items()) and plain.get(2**64 - 1) == plain.get(2) == 0
     assert tokenizer.words.templates == sample_tokenizer.words.templates + templates.N_CLUSTER_TEMPLATES == 41
     tokenizer.save(tmp_path / "tok")
     loaded = Tokenizer.load(tmp_path / "tok")

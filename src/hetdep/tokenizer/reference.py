@@ -5,6 +5,8 @@ Reads the text itself rather than arrays: each template is written out as what i
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 from hetdep.learn.clusters import COARSE_SHIFT
@@ -14,6 +16,13 @@ from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, OUTSIDE, SPACE_C
 from hetdep.tokenizer.templates import CHUNK_SPAN, LEFT_SPAN, LOOK_AHEAD, RIGHT_SPAN, SHAPE_SPAN, WORD_KEY
 
 WORD_CLASSES = (LOWER, UPPER, DIGIT, CASELESS)
+
+
+class Clusters(Protocol):
+    """Word key -> cluster code: :func:`word_table`'s dict, or a loaded tokenizer's
+    (:class:`hetdep.tokenizer.word_features.SortedClusters`)."""
+
+    def get(self, key: int, default: int = 0, /) -> int: ...
 
 
 def _key(template: int, *values: int) -> int:
@@ -79,11 +88,11 @@ def word_table(clusters: dict[str, int]) -> dict[int, int]:
     return table
 
 
-def _word_cluster(text: str, i: int | None, table: dict[int, int]) -> int:
+def _word_cluster(text: str, i: int | None, table: Clusters) -> int:
     return 0 if i is None else table.get(word_key(_word(text, i)), 0)
 
 
-def feature_rows(text: str, i: int, buckets: int, table: dict[int, int] | None = None) -> list[int]:
+def feature_rows(text: str, i: int, buckets: int, table: Clusters | None = None) -> list[int]:
     """The table rows of the boundary after ``text[i]``, template by template (``table``: a tokenizer's
     word clusters, by :func:`word_table`, read where a chunk ends)."""
     low = lambda j: _code(text, j, lower=True)  # noqa: E731
@@ -130,7 +139,7 @@ def feature_rows(text: str, i: int, buckets: int, table: dict[int, int] | None =
     return [key & (buckets - 1) for key in keys]
 
 
-def classify(text: str, weights: np.ndarray, table: dict[int, int] | None = None) -> tuple[list[int], list[list[float]]]:
+def classify(text: str, weights: np.ndarray, table: Clusters | None = None) -> tuple[list[int], list[list[float]]]:
     """Labels (-1 for white space) and scores, as :func:`hetdep.tokenizer._boundaries.classify` gives them."""
     labels, scores = [], []
     for i, char in enumerate(text):

@@ -36,9 +36,9 @@ class WordFeatures:
         return compiled().cluster_table(self.keys, self.codes) if self.keys is not None else None
 
     @functools.cached_property
-    def plain_table(self) -> dict[int, int] | None:
+    def plain_table(self) -> "SortedClusters | None":
         """The clusters by word key, as the reference reads them."""
-        return dict(zip(self.keys.tolist(), self.codes.tolist())) if self.keys is not None else None
+        return SortedClusters(self.keys, self.codes) if self.keys is not None else None
 
     @classmethod
     def of_clusters(cls, clusters: WordClusters | None) -> "WordFeatures":
@@ -64,3 +64,17 @@ class WordFeatures:
     def classify(self, arrays: CharArrays, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return compiled().classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
                                     arrays.clusters, weights, self.templates)
+
+
+class SortedClusters:
+    """Word key -> cluster code for the plain-Python classifier, found by binary search in the
+    sorted keys: a dict of the shipped fr's 99,017 clustered words took 0.06 s and 11 MB to make,
+    for the few words a short text has."""
+
+    def __init__(self, keys: np.ndarray, codes: np.ndarray):
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.codes = keys[order], codes[order]
+
+    def get(self, key: int, default: int = 0, /) -> int:
+        at = int(np.searchsorted(self.keys, np.uint64(key)))
+        return int(self.codes[at]) if at < len(self.keys) and int(self.keys[at]) == key else default

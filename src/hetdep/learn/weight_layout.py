@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hetdep.sorted_lines import SortedKeys
+
 DENSE_AFTER = 8  # a training table's chain longer than this moves to a dense row
 DENSE = np.uint64(1 << 63)
 INLINE = np.uint64(1 << 62)
@@ -56,26 +58,16 @@ class PlainWeights:
     and 40 MB to make, for the few hundred features a short text reads."""
 
     def __init__(self, features: np.ndarray, packed: np.ndarray, dense: np.ndarray):
-        keys = features[:, 0]
-        order = np.argsort(keys, kind="stable") if len(keys) > 1 and (keys[1:] < keys[:-1]).any() else slice(None)
-        self.keys, self.payloads = keys[order], features[order, 1]
+        self.payloads = SortedKeys(features[:, 0], features[:, 1])  # 0: a feature without weights
         self.packed, self.dense = packed, dense
         self._decoded: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-
-    def _payloads(self, keys: list[int]) -> list[int]:
-        """Each key's payload (0: a feature without weights)."""
-        if not len(self.keys):
-            return [0] * len(keys)
-        wanted = np.array(keys, dtype=np.uint64)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
-        return np.where(self.keys[at] == wanted, self.payloads[at], np.uint64(0)).tolist()
 
     def entries(self, key: int, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """A feature's (actions, weights) in the order :func:`hetdep.learn._weights.add_scores`
         adds them: its sparse weights as stored, or its dense row from column ``first`` on."""
         found = self._decoded.get((key, first))
         if found is None:
-            found = self._decoded[key, first] = self._decode(self._payloads([key])[0], first)
+            found = self._decoded[key, first] = self._decode(self.payloads.get(key), first)
         return found
 
     def _decode(self, payload: int, first: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +85,7 @@ class PlainWeights:
         """``acc`` (float32) with the features' weights added, one at a time in the scorer's order."""
         decoded = self._decoded
         unread = [key for key in dict.fromkeys(keys) if (key, first) not in decoded]
-        for key, payload in zip(unread, self._payloads(unread)):
+        for key, payload in zip(unread, self.payloads.get_all(unread)):
             decoded[key, first] = self._decode(payload, first)
         pairs = [decoded[key, first] for key in keys]
         np.add.at(acc, np.concatenate([actions for actions, _ in pairs]), np.concatenate([weights for _, weights in pairs]))

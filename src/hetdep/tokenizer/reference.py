@@ -20,7 +20,7 @@ WORD_CLASSES = (LOWER, UPPER, DIGIT, CASELESS)
 
 class Clusters(Protocol):
     """Word key -> cluster code: :func:`word_table`'s dict, or a loaded tokenizer's
-    (:class:`hetdep.tokenizer.word_features.SortedClusters`)."""
+    (:class:`hetdep.sorted_lines.SortedKeys`)."""
 
     def get(self, key: int, default: int = 0, /) -> int: ...
 

@@ -143,6 +143,7 @@ def _one_line_refusal(model, tmp_path, *command):
     (lambda a: {**a, "rows": a["rows"].astype(float)}, "array 'rows' is 1-d of float64"),
     (lambda a: {**a, "buckets": np.array(a["buckets"][0])}, "array 'buckets' is 0-d"),
     (lambda a: {**a, "buckets": np.array([3])}, "do not fit together"),
+    (lambda a: {**a, "rows": a["rows"][::-1].copy(), "values": a["values"][::-1].copy()}, "do not fit together"),
     (lambda a: {k: v for k, v in a.items() if k != "values"}, "damaged weights file"),
 ])
 def test_damaged_tokenizer_weights_with_a_matching_digest_are_refused_in_one_line(pipeline_model, tmp_path, change, message):

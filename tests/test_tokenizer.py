@@ -15,6 +15,7 @@ from hetdep.learn.clusters import COARSE_SHIFT, WordClusters
 from hetdep.learn.model_files import ModelFileError
 from hetdep.tokenizer import _boundaries, reference, templates
 from hetdep.tokenizer.addresses import address_spans
+from hetdep.tokenizer.boundary_weights import BoundaryWeights
 from hetdep.tokenizer.learning import SENTENCE_END_BIASES, TokenizerOptions
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
@@ -56,9 +57,9 @@ def test_compiled_classifier_equals_the_reference(sample_tokenizer, clustered_to
     labels, scores = tokenizer.words.classify(arrays, tokenizer.weights)
     out = np.empty(tokenizer.words.templates, np.int64)
     for i in (i for i, char in enumerate(text) if not char.isspace()):  # every boundary the classifier scores
-        expected = reference.feature_rows(text, i, tokenizer.weights.shape[0], clusters)
+        expected = reference.feature_rows(text, i, tokenizer.weights.buckets, clusters)
         count = _boundaries.features(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
-                                     arrays.clusters, i, np.uint64(tokenizer.weights.shape[0] - 1), out)
+                                     arrays.clusters, i, np.uint64(tokenizer.weights.buckets - 1), out)
         assert out[:count].tolist() == expected
     ref_labels, ref_scores = reference.classify(text, tokenizer.weights, clusters)
     assert labels.tolist() == ref_labels
@@ -197,7 +198,7 @@ def test_word_clusters_are_read_saved_and_checked(clustered_tokenizer, sample_to
                 for i, char in enumerate(text)]
     assert arrays.clusters.tolist() == expected and expected[text.index("chat")] == clusters.codes["chat"]
     assert expected[text.index("?!")] == 0  # no letter: no word, though "?!" has a cluster
-    table, plain = reference.word_table(clusters.codes), tokenizer.words.plain_table  # the short run's, by binary search
+    table, plain = reference.word_table(clusters.codes), tokenizer.words.table  # what both the compiled loop and the reference read
     assert all(plain.get(key) == code for key, code in table.items()) and plain.get(2**64 - 1) == plain.get(2) == 0
     assert tokenizer.words.templates == sample_tokenizer.words.templates + templates.N_CLUSTER_TEMPLATES == 41
     tokenizer.save(tmp_path / "tok")
@@ -249,18 +250,15 @@ def test_each_treebank_gets_the_table_best_on_its_dev_and_keeps_it_when_saved(sa
 
     tokenizer = copy.deepcopy(sample_tokenizer)
     trained = tokenizer.weights
-    tokenizer.weights, tokenizer.record["unpunctuated"] = np.zeros_like(trained), 0.0
+    tokenizer.weights, tokenizer.record["unpunctuated"] = BoundaryWeights.of_table(np.zeros((trained.buckets, templates.N_LABELS))), 0.0
     dev = list(read_conllu(SAMPLES / "dev.ud.conllu"))
     biases = tokenizer._choose_for_treebanks({0.0: tokenizer.weights, 0.3: trained}, {"a": dev[:100], "b": dev[100:]})
     assert tokenizer.record[TREEBANK_SHARES] == {"a": 0.3, "b": 0.3} and set(tokenizer.variants) == {0.3}
-    row = templates.constant_row(trained.shape[0])
     for name in ("a", "b"):
-        expected = trained.copy()
-        expected[row, templates.SENTENCE_END] += np.float32(biases[name])
-        assert np.array_equal(tokenizer.for_treebank(name).weights, expected)
+        _assert_moved(tokenizer.for_treebank(name).weights, trained, biases[name])
     tokenizer.save(tmp_path / "tok")
     loaded = Tokenizer.load(tmp_path / "tok")
-    assert not loaded.weights.any() and set(loaded.variants) == {0.3}
+    assert not len(loaded.weights.rows) and set(loaded.variants) == {0.3}
     text = _raw(SAMPLES / "dev.ud.conllu")[:2000]
     assert [s.to_text() for s in loaded.for_treebank("a").tokenize(text)] == [s.to_text() for s in tokenizer.for_treebank("a").tokenize(text)]
     config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
@@ -295,18 +293,36 @@ def test_each_treebank_s_sentence_end_bias_is_fitted_on_its_dev_and_a_damaged_on
         assert loaded.for_treebank(name).for_treebank("none") is loaded  # each move starts from the trained tokenizer
         assert ([s.to_text() for s in loaded.for_treebank(name).tokenize(text)]
                 == [s.to_text() for s in tokenizer.for_treebank(name).tokenize(text)])
-    moved_first = Tokenizer.load(tmp_path / "tok").for_treebank("a")  # made from the stored rows, the pooled table never made
-    assert "weights" not in moved_first.pooled.__dict__
-    row = templates.constant_row(tokenizer.weights.shape[0])
-    expected = tokenizer.weights.copy()
-    expected[row, templates.SENTENCE_END] += np.float32(biases["a"])
-    assert np.array_equal(moved_first.weights, expected) and np.array_equal(loaded.for_treebank("a").weights, expected)
-    assert "weights" not in moved_first.pooled.__dict__
+    _assert_moved(loaded.for_treebank("a").weights, tokenizer.weights, biases["a"])
     config = json.loads((tmp_path / "tok" / "config.json").read_text(encoding="utf-8"))
     config[TREEBANK_BIASES] = {"a": "high"}
     (tmp_path / "tok" / "config.json").write_text(json.dumps(config), encoding="utf-8")
     with pytest.raises(ModelFileError, match=TREEBANK_BIASES):
         Tokenizer.load(tmp_path / "tok")
+
+
+def test_boundary_weights_keep_a_dense_table_s_rows_and_move_the_bias_in_or_beside_them():
+    rng = np.random.default_rng(3)
+    table = np.where(rng.random((64, templates.N_LABELS)) < 0.05, rng.normal(size=(64, templates.N_LABELS)), 0).astype(np.float32)
+    row = int(templates.constant_row(64))
+    table[row] = 0.0
+    weights = BoundaryWeights.of_table(table)
+    assert np.array_equal(weights.lookup(range(64)), table) and len(weights.rows) == int(np.any(table != 0, axis=1).sum())
+    moved = weights.with_bias(2.5)  # its row was not used: it is put in its place
+    table[row, templates.SENTENCE_END] = 2.5
+    assert np.array_equal(moved.lookup(range(64)), table) and np.all(moved.rows[1:] > moved.rows[:-1])
+    assert moved.with_bias(-1.0).lookup([row])[0, templates.SENTENCE_END] == 1.5 and weights == BoundaryWeights.of_table(
+        np.where(np.arange(64)[:, None] == row, 0, table))
+
+
+def _assert_moved(moved: BoundaryWeights, base: BoundaryWeights, bias: float) -> None:
+    """``moved`` is ``base`` with its sentence-end bias moved by ``bias``, every other weight the same."""
+    row = int(templates.constant_row(base.buckets))
+    assert moved.lookup([row])[0, templates.SENTENCE_END] == base.lookup([row])[0, templates.SENTENCE_END] + np.float32(bias)
+    kept, base_kept = moved.rows != row, base.rows != row
+    assert np.array_equal(moved.rows[kept], base.rows[base_kept]) and np.array_equal(moved.values[kept], base.values[base_kept])
+    assert np.array_equal(np.delete(moved.values[~kept], templates.SENTENCE_END, axis=1),
+                          np.delete(base.lookup([row]), templates.SENTENCE_END, axis=1))
 
 
 def _sentences_f1(tokenizer: Tokenizer, gold) -> float:
@@ -325,12 +341,9 @@ def test_the_sentence_end_bias_is_the_best_of_its_grid_on_dev():
     bias = fitted.record["sentence_end_bias"]
     assert bias in SENTENCE_END_BIASES
     gold = gold_text(dev)
-    row = templates.constant_row(fitted.weights.shape[0])
     found = {}
     for other in SENTENCE_END_BIASES:
-        weights = fitted.weights.copy()
-        weights[row, templates.SENTENCE_END] += other - bias
-        found[other] = _sentences_f1(Tokenizer(weights, fitted.multiword), gold)
+        found[other] = _sentences_f1(Tokenizer(fitted.weights.with_bias(other - bias), fitted.multiword), gold)
     assert found[bias] == max(found.values())
 
 
@@ -349,10 +362,10 @@ def test_sentences_without_final_punctuation_are_made_and_learned_from():
     chosen = both.record["unpunctuated"]
     alone = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=(chosen,)))
     other = Tokenizer.train(train, dev, TokenizerOptions(iterations=3, unpunctuated=({0.0: 0.5, 0.5: 0.0}[chosen],)))
-    assert np.array_equal(both.weights, alone.weights)
+    assert both.weights == alone.weights
     gold = gold_text(dev)
     assert _sentences_f1(alone, gold) + _token_ends_f1(alone, gold) >= _sentences_f1(other, gold) + _token_ends_f1(other, gold)
-    assert not np.array_equal(alone.weights, other.weights)
+    assert alone.weights != other.weights
 
 
 def _token_ends_f1(tokenizer: Tokenizer, gold) -> float:
@@ -419,7 +432,7 @@ def test_real_test_sets_keep_their_text(sample_tokenizer):
 
 def test_a_fixed_seed_gives_the_same_tokenizer(sample_tokenizer):
     again = Tokenizer.train(list(read_conllu(SAMPLES / "train.ud.conllu")), options=TokenizerOptions(iterations=5))
-    assert np.array_equal(again.weights, sample_tokenizer.weights)
+    assert again.weights == sample_tokenizer.weights
     assert again.multiword.config() == sample_tokenizer.multiword.config()
 
 

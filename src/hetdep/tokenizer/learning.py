@@ -11,7 +11,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from hetdep.tokenizer.templates import N_LABELS, SENTENCE_END, TOKEN_END, constant_row
+from hetdep.tokenizer.boundary_weights import BoundaryWeights
+from hetdep.tokenizer.templates import N_LABELS, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.text import GoldText, gold_text, without_final_punctuation
 from hetdep.tokenizer.word_features import WordFeatures, compiled
 from hetdep.treebank.conllu import Sentence
@@ -68,7 +69,7 @@ def dev_score(scores: dict[str, float]) -> float:
 SENTENCE_END_BIASES = tuple(float(b) for b in range(-10, 31, 2))  # grid fitted on dev, in perceptron-score units
 
 
-def dev_scores(weights: np.ndarray, arrays, gold: GoldText, words: WordFeatures) -> dict[str, float]:
+def dev_scores(weights: BoundaryWeights, arrays, gold: GoldText, words: WordFeatures) -> dict[str, float]:
     """:func:`boundary_f1` of these weights on dev text whose paragraph breaks end sentences, as
     blank lines do in :meth:`Tokenizer.tokenize`."""
     labels = words.classify(arrays, weights)[0]
@@ -76,29 +77,20 @@ def dev_scores(weights: np.ndarray, arrays, gold: GoldText, words: WordFeatures)
     return boundary_f1(gold.labels, labels)
 
 
-def fit_sentence_end_bias(weights: np.ndarray, arrays, gold: GoldText,
-                           words: WordFeatures) -> tuple[np.ndarray, float, dict[str, float]]:
+def fit_sentence_end_bias(weights: BoundaryWeights, arrays, gold: GoldText,
+                           words: WordFeatures) -> tuple[BoundaryWeights, float, dict[str, float]]:
     """The weights with the bias of the sentence-end label (the weight of the feature every
     boundary has, template 0) moved by the grid value that gives the best dev F1 of sentences
     (the smallest move on ties), the move and the dev scores with it. The perceptron leaves that label, rare next
     to token ends and characters inside tokens, too shy or too eager for a treebank's sentence F1."""
-    row = int(constant_row(weights.shape[0]))
-    moved = weights.copy()
-    base = moved[row, SENTENCE_END]
-
-    def scored(bias: float) -> dict[str, float]:
-        moved[row, SENTENCE_END] = base + bias
-        return dev_scores(moved, arrays, gold, words)
-
-    scores = {bias: scored(bias) for bias in SENTENCE_END_BIASES}
+    scores = {bias: dev_scores(weights.with_bias(bias), arrays, gold, words) for bias in SENTENCE_END_BIASES}
     bias = max(SENTENCE_END_BIASES, key=lambda b: (scores[b]["sentences"], -abs(b)))
-    moved[row, SENTENCE_END] = base + bias
-    return moved, bias, scores[bias]
+    return weights.with_bias(bias), bias, scores[bias]
 
 
 def train_weights(train: Sequence[Sentence], gold: GoldText, share: float, options: TokenizerOptions,
                    dev_gold: GoldText | None, dev_arrays, log: Callable[[str], None],
-                   step: Callable[[], None], words: WordFeatures) -> tuple[np.ndarray, list[dict]]:
+                   step: Callable[[], None], words: WordFeatures) -> tuple[BoundaryWeights, list[dict]]:
     """The averaged weights of the last iteration and every iteration's record (with dev, its dev
     scores). With ``share``, each iteration reads a text of its own in which that share of the
     sentences, drawn anew, have lost their final punctuation.
@@ -124,7 +116,7 @@ def train_weights(train: Sequence[Sentence], gold: GoldText, share: float, optio
         mistakes = compiled().train_epoch(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start,
                                            arrays.chunk_end, arrays.clusters, gold.labels.astype(np.int64), order, weights,
                                            sums, clock, words.templates)
-        averaged = (weights - sums / clock[0]).astype(np.float32)
+        averaged = BoundaryWeights.of_table((weights - sums / clock[0]).astype(np.float32))
         entry = {"iteration": iteration, "mistakes": int(mistakes), "seconds": round(time.perf_counter() - started, 2)}
         if dev_arrays is not None:
             entry["dev"] = dev_scores(averaged, dev_arrays, dev_gold, words)

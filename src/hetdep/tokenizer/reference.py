@@ -12,6 +12,7 @@ import numpy as np
 from hetdep.learn.clusters import COARSE_SHIFT
 from hetdep.learn.keys import MASK64, MULTIPLIER, SEED
 from hetdep.tokenizer import templates
+from hetdep.tokenizer.boundary_weights import BoundaryWeights
 from hetdep.tokenizer.characters import CASELESS, DIGIT, LOWER, OUTSIDE, SPACE_CODE, UPPER, char_class
 from hetdep.tokenizer.templates import CHUNK_SPAN, LEFT_SPAN, LOOK_AHEAD, RIGHT_SPAN, SHAPE_SPAN, WORD_KEY
 
@@ -139,7 +140,7 @@ def feature_rows(text: str, i: int, buckets: int, table: Clusters | None = None)
     return [key & (buckets - 1) for key in keys]
 
 
-def classify(text: str, weights: np.ndarray, table: Clusters | None = None) -> tuple[list[int], list[list[float]]]:
+def classify(text: str, weights: BoundaryWeights, table: Clusters | None = None) -> tuple[list[int], list[list[float]]]:
     """Labels (-1 for white space) and scores, as :func:`hetdep.tokenizer._boundaries.classify` gives them."""
     labels, scores = [], []
     for i, char in enumerate(text):
@@ -147,8 +148,8 @@ def classify(text: str, weights: np.ndarray, table: Clusters | None = None) -> t
             labels.append(-1)
             scores.append([0.0] * templates.N_LABELS)
             continue
-        rows = feature_rows(text, i, weights.shape[0], table)
-        score = np.cumsum(weights[rows], axis=0, dtype=np.float32)[-1].tolist()  # float32 sums, template by template
+        rows = feature_rows(text, i, weights.buckets, table)
+        score = np.cumsum(weights.lookup(rows), axis=0, dtype=np.float32)[-1].tolist()  # float32 sums, template by template
         first = templates.TOKEN_END if i + 1 == len(text) or text[i + 1].isspace() else templates.INSIDE  # a chunk's last character ends a token
         allowed = range(first, templates.N_LABELS)
         labels.append(max(allowed, key=lambda label: (score[label], -label)))

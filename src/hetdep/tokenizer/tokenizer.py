@@ -17,7 +17,6 @@ sentence that would pass ``MAX_TOKENS`` tokens is cut at its likeliest sentence 
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import asdict
 from pathlib import Path
@@ -31,10 +30,11 @@ from hetdep.learn.model_files import FORMAT_VERSION, ModelFileError, file_sha256
 from hetdep.short_runs import use_references
 from hetdep.tokenizer import reference
 from hetdep.tokenizer.addresses import keep_addresses_whole
+from hetdep.tokenizer.boundary_weights import BoundaryWeights
 from hetdep.tokenizer.learning import TokenizerOptions, dev_score, fit_sentence_end_bias, train_weights
 from hetdep.tokenizer.multiword import MultiwordExpander
 from hetdep.tokenizer.spaced import SpacedTokens
-from hetdep.tokenizer.templates import N_CLUSTER_TEMPLATES, N_LABELS, N_TEMPLATES, SENTENCE_END, TOKEN_END, constant_row
+from hetdep.tokenizer.templates import N_CLUSTER_TEMPLATES, N_LABELS, N_TEMPLATES, SENTENCE_END, TOKEN_END
 from hetdep.tokenizer.text import escaped_space, gold_text
 from hetdep.tokenizer.word_features import WordFeatures
 from hetdep.treebank.conllu import NO_HEAD, Sentence
@@ -50,30 +50,18 @@ _LINE_END = re.compile(r"\n")  # presegmented text: every line one sentence
 
 
 class Tokenizer:
-    def __init__(self, weights: np.ndarray | Callable[[], np.ndarray], multiword: MultiwordExpander, record: dict | None = None,
+    def __init__(self, weights: BoundaryWeights, multiword: MultiwordExpander, record: dict | None = None,
                  words: WordFeatures | None = None, spaced: SpacedTokens | None = None):
-        """``weights``: the table (hashed feature -> each label's weight), or what makes it when it
-        is first used (a loaded tokenizer's 25 MB table is made once, for the treebank it tokenizes as)."""
-        if callable(weights):
-            self._make_table = weights
-        else:
-            self.weights = weights
-        # Several treebanks: the tables of other shares of unpunctuated sentences than the trained one's
-        # that a treebank chose (share -> what makes a fresh copy), see :meth:`train`.
-        self.variants: dict[float, Callable[[], np.ndarray]] = {}
+        """``weights``: each hashed feature's weight of each label."""
+        self.weights = weights
+        # Several treebanks: the weights of other shares of unpunctuated sentences than the trained
+        # one's that a treebank chose (share -> weights), see :meth:`train`.
+        self.variants: dict[float, BoundaryWeights] = {}
         self.multiword = multiword
         self.spaced = spaced or SpacedTokens()  # tokens with a space inside (none: a tokenizer made before them)
         self.record = record or {}
         self.words = words or WordFeatures()  # without word clusters unless given
         self.pooled = self  # the tokenizer as trained, whose bias :meth:`for_treebank` moves
-
-    @functools.cached_property
-    def weights(self) -> np.ndarray:
-        return self._make_table()
-
-    def _fresh_table(self) -> np.ndarray:
-        """A table of its own for a tokenizer made from this one (from the stored rows if this one never made its table)."""
-        return self._make_table() if "weights" not in self.__dict__ else self.weights.copy()
 
     # training
 
@@ -123,14 +111,13 @@ class Tokenizer:
     def save(self, directory: str | Path) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        rows, values = _stored(self.weights)
         clusters = {} if self.words.keys is None else {"cluster_keys": self.words.keys,
                                                        "cluster_codes": self.words.codes.astype(np.int32)}
         variants = {}
         for k, share in enumerate(sorted(self.variants)):
-            variants[f"variant_rows_{k}"], variants[f"variant_values_{k}"] = _stored(self.variants[share]())
-        np.savez_compressed(directory / "weights.npz", rows=rows, values=values,
-                            buckets=np.array([self.weights.shape[0]], np.int64), **clusters, **variants)
+            variants[f"variant_rows_{k}"], variants[f"variant_values_{k}"] = self.variants[share].rows, self.variants[share].values
+        np.savez_compressed(directory / "weights.npz", rows=self.weights.rows, values=self.weights.values,
+                            buckets=np.array([self.weights.buckets], np.int64), **clusters, **variants)
         config = {"kind": KIND, "format_version": FORMAT_VERSION, "weights_sha256": file_sha256(directory / "weights.npz"),
                   "templates": self.words.templates, **self.record, "multiword": self.multiword.config(),
                   **({"variants": sorted(self.variants)} if self.variants else {}),
@@ -160,8 +147,8 @@ class Tokenizer:
         tables = [(arrays["rows"], arrays["values"])] + [(arrays[f"variant_rows_{k}"], arrays[f"variant_values_{k}"])
                                                          for k in range(len(shares))]
         if not (buckets.shape == (1,) and 0 < buckets[0] <= 1 << MAX_BUCKETS_LOG2 and buckets[0] & (buckets[0] - 1) == 0
-                and all(values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows.min() <= rows.max() < buckets[0])
-                        and np.isfinite(values).all() for rows, values in tables)):
+                and all(values.shape == (len(rows), N_LABELS) and (len(rows) == 0 or 0 <= rows[0] and rows[-1] < buckets[0])
+                        and bool(np.all(rows[1:] > rows[:-1])) and np.isfinite(values).all() for rows, values in tables)):
             raise ModelFileError(f"{directory / 'weights.npz'}: weight arrays that do not fit together")
         words = WordFeatures()
         if clustered:
@@ -188,8 +175,9 @@ class Tokenizer:
         chosen = record.get(TREEBANK_SHARES, {})
         if not (isinstance(chosen, dict) and all(share in (*shares, record.get("unpunctuated")) for share in chosen.values())):
             raise ModelFileError(f"{directory / 'config.json'}: {TREEBANK_SHARES} names a share the tokenizer has no table of")
-        tokenizer = cls(functools.partial(_table, *tables[0], int(buckets[0])), multiword, record, words, spaced)
-        tokenizer.variants = {share: functools.partial(_table, *table, int(buckets[0])) for share, table in zip(shares, tables[1:])}
+        weights = [BoundaryWeights(rows.astype(np.int64), values.astype(np.float32), int(buckets[0])) for rows, values in tables]
+        tokenizer = cls(weights[0], multiword, record, words, spaced)
+        tokenizer.variants = dict(zip(shares, weights[1:]))
         return tokenizer
 
     # several treebanks
@@ -201,7 +189,7 @@ class Tokenizer:
         :meth:`for_treebank`; a treebank without dev text gets none."""
         return self._choose_for_treebanks({self.record.get("unpunctuated", 0.0): self.weights}, devs)
 
-    def _choose_for_treebanks(self, tables: dict[float, np.ndarray], devs: dict[str, Sequence[Sentence]]) -> dict[str, float]:
+    def _choose_for_treebanks(self, tables: dict[float, BoundaryWeights], devs: dict[str, Sequence[Sentence]]) -> dict[str, float]:
         """Each treebank's table among the trained shares' ``tables`` and its move of the sentence-end
         bias there, those with the best F1 of sentences on its dev text, as the bias is fitted (the
         trained share's on ties: fr-gsd's 147 dev sentences score the same with either): fr-sequoia's
@@ -225,7 +213,7 @@ class Tokenizer:
             self.record[TREEBANK_SHARES] = shares
         else:
             self.record.pop(TREEBANK_SHARES, None)
-        self.variants = {share: functools.partial(np.copy, tables[share]) for share in set(shares.values()) - {trained}}
+        self.variants = {share: tables[share] for share in set(shares.values()) - {trained}}
         return biases
 
     def for_treebank(self, name: str) -> "Tokenizer":
@@ -237,8 +225,8 @@ class Tokenizer:
         share = (pooled.record.get(TREEBANK_SHARES) or {}).get(name)
         if not bias and share not in pooled.variants:
             return pooled
-        fresh = pooled.variants.get(share, pooled._fresh_table)
-        moved = Tokenizer(functools.partial(_moved, fresh, bias), pooled.multiword, pooled.record, pooled.words, pooled.spaced)
+        moved = Tokenizer(pooled.variants.get(share, pooled.weights).with_bias(bias), pooled.multiword, pooled.record,
+                          pooled.words, pooled.spaced)
         moved.pooled = pooled
         return moved
 
@@ -258,7 +246,7 @@ class Tokenizer:
         # it would keep a final full stop on the last word.
         padded = text if text.endswith("\n") else text + "\n"
         if use_references():
-            labels, scores = reference.classify(padded, self.weights, self.words.plain_table)
+            labels, scores = reference.classify(padded, self.weights, self.words.table)
             labels, scores = np.array(labels[:n], dtype=np.int8), np.array(scores[:n], dtype=np.float32)
         else:
             labels, scores = self.words.classify(self.words.arrays(padded), self.weights)
@@ -332,26 +320,6 @@ class Tokenizer:
         sentence_text = " ".join(text[starts[0]:ends[-1]].split())
         comments = [f"# sent_id = {sent_id}", f"# text = {sentence_text}"]
         return Sentence(comments, rows, word_rows, [NO_HEAD] * len(word_rows))
-
-
-def _stored(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A table's used rows and their values, as the weights file keeps them (:func:`_table` makes it back)."""
-    rows = np.flatnonzero(np.any(table != 0, axis=1))
-    return rows.astype(np.int64), table[rows]
-
-
-def _table(rows: np.ndarray, values: np.ndarray, buckets: int) -> np.ndarray:
-    """The dense table of a stored tokenizer's rows (about 1% of its buckets are used)."""
-    table = np.zeros((buckets, N_LABELS), np.float32)
-    table[rows] = values
-    return table
-
-
-def _moved(fresh: Callable[[], np.ndarray], bias: float) -> np.ndarray:
-    """A fresh table with its sentence-end bias moved by ``bias`` (:meth:`Tokenizer.for_treebank`)."""
-    table = fresh()
-    table[int(constant_row(table.shape[0])), SENTENCE_END] += np.float32(bias)
-    return table
 
 
 def _repeats(keys: np.ndarray) -> bool:

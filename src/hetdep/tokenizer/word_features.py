@@ -10,6 +10,7 @@ import numpy as np
 
 from hetdep.learn.clusters import WordClusters
 from hetdep.sorted_lines import SortedKeys
+from hetdep.tokenizer.boundary_weights import BoundaryWeights
 from hetdep.tokenizer.characters import CharArrays, char_arrays
 from hetdep.tokenizer.templates import N_CLUSTER_TEMPLATES, N_TEMPLATES
 
@@ -32,13 +33,8 @@ class WordFeatures:
         self.templates = N_TEMPLATES + (N_CLUSTER_TEMPLATES if keys is not None else 0)
 
     @functools.cached_property
-    def table(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The compiled loop's open-addressing table of the clusters (built when first read)."""
-        return compiled().cluster_table(self.keys, self.codes) if self.keys is not None else None
-
-    @functools.cached_property
-    def plain_table(self) -> SortedKeys | None:
-        """The clusters by word key, as the reference reads them."""
+    def table(self) -> SortedKeys | None:
+        """The clusters by word key, found by binary search (by the compiled loop and the reference alike)."""
         return SortedKeys(self.keys, self.codes) if self.keys is not None else None
 
     @classmethod
@@ -60,9 +56,9 @@ class WordFeatures:
         if self.table is None:
             return arrays
         return replace(arrays, clusters=compiled().chunk_clusters(arrays.lower, arrays.classes, arrays.chunk_end,
-                                                                   *self.table))
+                                                                   self.table.keys, self.table.values))
 
-    def classify(self, arrays: CharArrays, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def classify(self, arrays: CharArrays, weights: BoundaryWeights) -> tuple[np.ndarray, np.ndarray]:
         return compiled().classify(arrays.codes, arrays.lower, arrays.classes, arrays.chunk_start, arrays.chunk_end,
-                                    arrays.clusters, weights, self.templates)
+                                    arrays.clusters, weights.rows, weights.values, weights.slots, weights.buckets, self.templates)
 

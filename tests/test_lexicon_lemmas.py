@@ -8,6 +8,7 @@ import gzip
 import pytest
 
 from hetdep.tagger.dictionary import lemma_dictionary
+from hetdep.tagger.lemmas import KnownLemmas
 from hetdep.tagger.lexicon_lemmas import LexiconLemmas, lemmas_blob, lexicon_lemmas
 from hetdep.treebank.lemma_scripts import edit_script
 from hetdep.treebank.tags import lemma_of
@@ -41,7 +42,7 @@ def test_an_unseen_word_s_real_lemma_of_another_part_of_speech_takes_the_lexicon
     french = lemma_dictionary("fr")
     forms = ["pleut", "pleut", "pleut", "Pleut", "Vitré"]
     scripts = [edit_script(form, "pleur") for form in forms[:4]] + [edit_script("Vitré", "Vitré")]
-    known = frozenset({"pleur", "Vitré"}) | french.lemmas
+    known = KnownLemmas(frozenset({"pleur", "Vitré"}), french.lemmas)
     unseen = french.fill_unseen(forms, scripts, lambda form: False, known, ["VERB", "NOUN", "ADJ", "VERB", "PROPN"])
     assert [lemma_of(f, s) for f, s in zip(forms, unseen)] == ["pleuvoir", "pleur", "pleur", "pleuvoir", "Vitré"]
     # the verb takes the lexicon's lemma, sentence-initial too; "pleut" is no noun the lexicon knows, so

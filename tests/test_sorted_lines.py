@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hetdep.sorted_lines import Lines, Table, find, table_blob
+from hetdep.sorted_lines import Lines, SortedStrings, Table, find, table_blob
 
 LINE = st.binary(max_size=6).filter(lambda line: b"\n" not in line)
 
@@ -33,6 +33,14 @@ def test_find_in_lines_finds_each_line_and_no_other(lines, asked):
 
 
 KEY = st.text(st.characters(blacklist_characters="\n\t", blacklist_categories=("Cs",)), min_size=1, max_size=6)
+
+
+@given(st.sets(KEY, max_size=30), st.lists(KEY, max_size=10))
+def test_sorted_strings_answer_as_the_set_they_were_made_from(strings, asked):
+    kept = SortedStrings(b"\n".join(sorted(text.encode("utf-8") for text in strings)))
+    assert len(kept) == len(strings) and set(kept) == strings
+    assert all(text in kept for text in strings) and all((text in kept) == (text in strings) for text in asked)
+    assert 3 not in kept
 
 
 @given(st.dictionaries(KEY, st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=6),

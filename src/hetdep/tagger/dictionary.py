@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from pathlib import Path
 
-from hetdep.sorted_lines import Lines, find
+from hetdep.sorted_lines import Lines, SortedStrings, find
 from hetdep.tagger.lemmas import edits
 from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
@@ -46,9 +46,9 @@ class LemmaDictionary:
         from importlib.metadata import version
 
         self.language = language
-        self._forms, self._lemmas = kept(f"simplemma-{version('simplemma')}-{language}-sorted", _read_lines,
-                                         functools.partial(_unpacked, language), _write_lines)
-        self.lemmas = frozenset(self._lemmas.decode("utf-8").split("\n"))
+        self._forms, self._lemmas, known = kept(f"simplemma-{version('simplemma')}-{language}-lines", _read_lines,
+                                                functools.partial(_unpacked, language), _write_lines)
+        self.lemmas = SortedStrings(known)
         self._made = threading.Lock()
 
     @functools.cached_property
@@ -82,7 +82,7 @@ class LemmaDictionary:
             return None
         return lemmatizer.lemmatize(form, lang=self.language)
 
-    def fill_unseen(self, forms: Sequence[str], scripts: list[str], seen: Callable[[str], bool], known: frozenset[str],
+    def fill_unseen(self, forms: Sequence[str], scripts: list[str], seen: Callable[[str], bool], known: Container[str],
                     upos: Sequence[str] | None = None) -> list[str]:
         """``scripts`` with the dictionary's lemma (as a script) for each unseen form it knows whose
         chosen script makes no known lemma or is not made from the form (proper nouns kept); where
@@ -125,27 +125,31 @@ class SortedPairs:
         return len(self._forms)
 
 
-def _unpacked(language: str) -> tuple[bytes, bytes]:
+def _unpacked(language: str) -> tuple[bytes, bytes, bytes]:
     """simplemma's dictionary of a language unpacked from its packed file (0.17 s for French), as
-    its forms, sorted as bytes, and their lemmas, a line each (UTF-8)."""
+    its forms, sorted as bytes, and their lemmas, a line each (UTF-8); and its lemmas once each, sorted."""
     from simplemma.strategies.dictionaries.dictionary_factory import DefaultDictionaryFactory
 
     pairs = sorted(DefaultDictionaryFactory().get_dictionary(language)._dict.items())  # bytes to bytes, as simplemma 2 keeps them
     if any(b"\n" in form or b"\n" in lemma for form, lemma in pairs):
         raise ValueError("a form or lemma with a line break")  # never yet in simplemma's dictionaries
-    return b"\n".join(form for form, _ in pairs), b"\n".join(lemma for _, lemma in pairs)
+    return (b"\n".join(form for form, _ in pairs), b"\n".join(lemma for _, lemma in pairs),
+            b"\n".join(sorted({lemma for _, lemma in pairs})))
 
 
-def _read_lines(folder: Path) -> tuple[bytes, bytes]:
-    forms, lemmas = ((folder / name).read_bytes() for name in ("forms", "lemmas"))
+KEPT_FILES = ("forms", "lemmas", "known")  # the kept folder's files, as :func:`_unpacked` gives them
+
+
+def _read_lines(folder: Path) -> tuple[bytes, bytes, bytes]:
+    forms, lemmas, known = ((folder / name).read_bytes() for name in KEPT_FILES)
     if forms.count(b"\n") != lemmas.count(b"\n"):
         raise ValueError(f"{folder}: as many forms as lemmas expected")
-    return forms, lemmas
+    return forms, lemmas, known
 
 
-def _write_lines(lines: tuple[bytes, bytes], folder: Path) -> None:
-    (folder / "forms").write_bytes(lines[0])
-    (folder / "lemmas").write_bytes(lines[1])
+def _write_lines(lines: tuple[bytes, bytes, bytes], folder: Path) -> None:
+    for name, blob in zip(KEPT_FILES, lines):
+        (folder / name).write_bytes(blob)
 
 
 @functools.cache

@@ -13,7 +13,7 @@ lemmas 98.19% before on test, 98.40% since; dev 98.29%, 98.46%).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Container, Iterable, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ def known_lemmas(sentences: Iterable[Sentence]) -> list[str]:
 
 
 def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, scripts: Sequence[str],
-                 known: frozenset[str], margin: float) -> list[int]:
+                 known: Container[str], margin: float) -> list[int]:
     """``best`` with each word whose lemma is unknown given the likeliest script within ``margin``
     that makes a known lemma (``scores``: per word and script, already divided by the temperature)."""
     chosen = [int(script) for script in best]
@@ -48,6 +48,17 @@ def prefer_known(forms: Sequence[str], best: Sequence[int], scores: np.ndarray, 
                 chosen[i] = int(other)
                 break
     return chosen
+
+
+class KnownLemmas:
+    """The lemmas of several sets (a treebank's, a dictionary's), asked of each in turn rather
+    than made into one: their union was a set of 250,000 strings made at every start."""
+
+    def __init__(self, *sets: Container[str]):
+        self.sets = sets
+
+    def __contains__(self, lemma: object) -> bool:
+        return any(lemma in known for known in self.sets)
 
 
 def edits(form: str, script: str) -> bool:

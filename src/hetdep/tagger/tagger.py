@@ -23,7 +23,7 @@ import threading
 import unicodedata
 from collections import Counter
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Container, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from hetdep.short_runs import use_references
 from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.inflections import NO_INFLECTIONS, InflectionLexicon, has_inflections, inflection_lexicon
-from hetdep.tagger.lemmas import DEFAULT_MARGIN, prefer_known
+from hetdep.tagger.lemmas import DEFAULT_MARGIN, KnownLemmas, prefer_known
 from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
@@ -258,15 +258,9 @@ class Tagger(SavedModel):
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
 
-    def _known_with(self, dictionary) -> frozenset[str]:
-        """The lemmas this tagger prefers: its treebank's, and its dictionary's (their union made
-        once: tagging calls come a sentence at a time)."""
-        if dictionary is None:
-            return self.known_lemmas
-        cached = self.__dict__.get("_known_cache")
-        if cached is None or cached[0] is not dictionary or cached[1] is not self.known_lemmas:
-            cached = self._known_cache = (dictionary, self.known_lemmas, self.known_lemmas | dictionary.lemmas)
-        return cached[2]
+    def _known_with(self, dictionary) -> Container[str]:
+        """The lemmas this tagger prefers: its treebank's, and its dictionary's."""
+        return self.known_lemmas if dictionary is None else KnownLemmas(self.known_lemmas, dictionary.lemmas)
 
     def has_seen(self, form: str) -> bool:
         """Whether training gave the form an atom of its own (else it is unseen to the tagger)."""

@@ -241,7 +241,7 @@ def _choose(scores, forced_end):
 def row_slots(used_rows):
     """An open-addressing table of a hashed table's used rows (each row's index + 1 in its slot, 0
     for none): the rows are hashes already, so their low bits place them. Twice as many slots as
-    rows; binary search among the rows instead made tokenizing 8x slower."""
+    rows; binary search among the rows instead took 0.12 s where this takes 0.02 (fr-sequoia test)."""
     size = 1
     while size < 2 * used_rows.shape[0] + 2:
         size *= 2

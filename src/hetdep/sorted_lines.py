@@ -88,6 +88,13 @@ class Table:
         return None if k is None else self._values[k].decode("utf-8")
 
 
+def positions(ordered: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``wanted`` is among the sorted, non-empty ``ordered`` (the last position for one
+    past them all), and whether it is there."""
+    at = np.minimum(np.searchsorted(ordered, wanted), len(ordered) - 1)
+    return at, ordered[at] == wanted
+
+
 class SortedKeys:
     """Unsigned 64-bit keys and a value each, found by binary search in the keys sorted (stably: of
     equal keys the first given): what a short run reads a few hundred of, where a dict of them
@@ -102,9 +109,8 @@ class SortedKeys:
         """Each key's value (``default`` for a key not there)."""
         if not len(self.keys):
             return [default] * len(keys)
-        wanted = np.array(keys, dtype=np.uint64)
-        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
-        return np.where(self.keys[at] == wanted, self.values[at], default).tolist()
+        at, found = positions(self.keys, np.array(keys, dtype=np.uint64))
+        return np.where(found, self.values[at], default).tolist()
 
     def get(self, key: int, default: int = 0, /) -> int:
         return self.get_all([key], default)[0]

@@ -22,6 +22,18 @@ def test_lines_are_the_blob_s_lines(lines):
         read[len(lines)]
 
 
+# Lines long enough to be told apart past their first 16 bytes, of bytes around the zeros the
+# comparison pads with (0, 1) and the line break's neighbours.
+LONG_LINE = st.binary(max_size=24).map(lambda line: bytes(byte % 4 for byte in line)).filter(lambda line: b"\n" not in line)
+
+
+@given(st.lists(LONG_LINE, min_size=1, max_size=40), st.booleans())
+def test_lines_are_in_order_exactly_when_sorting_leaves_them_so(lines, sort):
+    if sort:
+        lines.sort()
+    assert Lines(b"\n".join(lines)).in_order() == (lines == sorted(lines))
+
+
 @given(st.lists(LINE, min_size=1, max_size=40, unique=True), st.lists(LINE, max_size=10))
 def test_find_in_lines_finds_each_line_and_no_other(lines, asked):
     lines.sort()

@@ -19,17 +19,41 @@ def find(lines: Sequence[bytes], key: bytes) -> int | None:
     return k if k < len(lines) and lines[k] == key else None
 
 
+# The mask of a big-endian 64-bit number's first n bytes, for n from 0 to 8.
+_FIRST_BYTES = np.array([(1 << 64) - (1 << (64 - 8 * n)) for n in range(9)], dtype=np.uint64)
+
+
 class Lines(Sequence[bytes]):
     """The lines of a blob, each cut out when read (no list of them made: 200,000 short lines as
     bytes objects took 10 MB, their starts take 0.8). The starts are an ``array`` rather than NumPy's:
-    binary search reads a few of them per lookup, and NumPy's scalars made it 3.4x slower."""
+    binary search reads a few of them per lookup, and NumPy's scalars made it 3.4x slower; they are
+    found by NumPy and copied in as bytes (through a list of ints they took 8 ms of every start)."""
 
     def __init__(self, blob: bytes):
         self._blob = blob
+        self._starts = array("I" if len(blob) < 2**32 - 1 else "Q")  # each line's start, then the end + 1
         breaks = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == ord("\n"))
-        self._starts = array("I" if len(blob) < 2**32 - 1 else "Q", [0])  # each line's start, then the end + 1
-        self._starts.extend((breaks + 1).tolist())
-        self._starts.append(len(blob) + 1)
+        starts = np.concatenate([[0], breaks + 1, [len(blob) + 1]]).astype(f"u{self._starts.itemsize}")
+        self._starts.frombytes(starts.tobytes())
+
+    def in_order(self) -> bool:
+        """Whether every line sorts at or after the one before it, as bytes. The lines are compared
+        by their first 16 bytes at once, as two big-endian numbers each (read where the line starts,
+        the bytes past its end made zeros: a line's never pass a greater line's), and one pair at a
+        time only where those are equal: the shipped model's 200,000 pretrained forms in 4 ms
+        (578 pairs left), against 20 ms one pair at a time."""
+        if len(self) < 2:
+            return True
+        padded = self._blob + bytes(16)
+        eight_bytes = np.ndarray((len(padded) - 7,), dtype=">u8", buffer=padded, strides=(1,))  # at every byte
+        starts = np.frombuffer(self._starts, dtype=f"u{self._starts.itemsize}").astype(np.int64)
+        firsts, lengths = starts[:-1], np.diff(starts) - 1
+        high = eight_bytes[firsts] & _FIRST_BYTES[np.minimum(lengths, 8)]
+        low = eight_bytes[firsts + 8] & _FIRST_BYTES[np.clip(lengths - 8, 0, 8)]
+        same_high = high[:-1] == high[1:]
+        descending = (high[:-1] > high[1:]) | (same_high & (low[:-1] > low[1:]))
+        tied = np.flatnonzero(same_high & (low[:-1] == low[1:]))
+        return not descending.any() and all(self[k] <= self[k + 1] for k in tied.tolist())
 
     def __len__(self) -> int:
         return len(self._starts) - 1

@@ -9,7 +9,6 @@ search. Forms saved unsorted (a model of the first days of stored forms) go into
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import pairwise
 
 import numpy as np
 
@@ -19,11 +18,11 @@ from hetdep.sorted_lines import Lines, find
 def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
     """Form -> row, from the stored lines and rows; ValueError if they do not decode or do not pair up."""
     text = blob.decode("utf-8")
-    lines = blob.split(b"\n")
+    lines = Lines(blob)
     if len(lines) != len(rows):
         raise ValueError("the pretrained forms and their rows do not fit the vector table")
-    if all(a <= b for a, b in pairwise(lines)):  # UTF-8 bytes sort as their strings do
-        return SortedForms(Lines(blob), rows)  # the list let go: its bytes objects took 10 MB
+    if lines.in_order():  # UTF-8 bytes sort as their strings do
+        return SortedForms(lines, rows)
     return dict(zip(text.split("\n"), rows.tolist()))
 
 

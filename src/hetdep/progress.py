@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -39,6 +40,17 @@ class Stage:
     finished: bool = False
     rate: float | None = None
     extra: dict = field(default_factory=dict)
+
+
+def counted_on_terminal(sentences: Iterable) -> Iterable:
+    """``sentences`` counted by tqdm's bar on a terminal, as they are elsewhere (a pipe, a log), as
+    tqdm's ``disable=None`` leaves them, but without importing tqdm there: its import (with
+    importlib.metadata's) took 18 ms of a one-sentence parse."""
+    if not sys.stderr.isatty():
+        return sentences
+    from tqdm import tqdm
+
+    return tqdm(sentences, unit="sent", mininterval=1.0)
 
 
 def figure(value: float) -> str:

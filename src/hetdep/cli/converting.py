@@ -24,10 +24,7 @@ def convert_command(source, target, rules, labels, input_path, output_path):
     file and its SUD conversion side by side (NAME.ud.conllu, NAME.sud.conllu), a same-sentence
     pair ready for 'hetdep train --train-b' and 'hetdep experiment joint --treebank OUT'.
     """
-    from tqdm import tqdm
-
-    def progress(items):
-        return tqdm(items, unit="sent", mininterval=1.0, disable=None)
+    from hetdep.progress import counted_on_terminal as progress
 
     if source == "ptb":
         from hetdep.convert.headrules import convert_trees, load_table

@@ -15,6 +15,7 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, SectionedCommand, counted, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
+from hetdep.progress import counted_on_terminal
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
 from hetdep.threads import limit_blas_threads, limit_malloc_arenas
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
@@ -133,8 +134,6 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     input sentence (per scheme); raw text is split into sentences, tokens and words by the model's
     tokenizer and tagged by its tagger first. A constituency model writes one bracketed tree a
     line (or, with --to-dependency, CoNLL-U)."""
-    from tqdm import tqdm
-
     from hetdep.cluster.connect import ClusterChoice
     from hetdep.models.kinds.neural import AUTO_SENTENCES
     from hetdep.models.names import model_name
@@ -216,7 +215,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
         outputs = [output_path, output_b_path] if models.pairs else [output_path]
         count, stats = _on_cluster(ParseJob(str(model_dir), choice), sentences, outputs, cluster)
     else:
-        parsed = models.parse(tqdm(sentences, unit="sent", mininterval=1.0, disable=None))
+        parsed = models.parse(counted_on_terminal(sentences))
         if written is not None:
             count = write_conllu((_one_scheme(pair, written) for pair in parsed), output_path)
         else:
@@ -375,8 +374,6 @@ def _write_pairs(pairs, output_path: str, output_b_path: str | None) -> int:
 def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_format, threads, workers, scheduler):
     """Tag a file's words with the model's taggers (UPOS, XPOS, FEATS, LEMMA): one output sentence
     per input sentence (raw text: per sentence the model's tokenizer finds)."""
-    from tqdm import tqdm
-
     from hetdep.cluster.connect import ClusterChoice
     from hetdep.models.parsing import TagJob, load_tokenizer
 
@@ -390,8 +387,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
                                    [output_path], cluster)
         click.echo(f"tagged {counted(count, 'sentence')}, {counted(stats.words, 'word')} with {columns}", err=True)
         return
-    sentences = tqdm(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir), unit="sent",
-                     mininterval=1.0, disable=None)
+    sentences = counted_on_terminal(read_input(input_path, input_format, load_tokenizer(model_dir), model_dir))
     words = [0]
 
     def with_words_counted(tagged):

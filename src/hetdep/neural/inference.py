@@ -12,6 +12,10 @@ import numpy as np
 
 from hetdep.neural.data import Batch
 
+# The LSTMs' weights, by their names' starts: held transposed (a model's dequantized arrays come
+# laid out so, hetdep.neural.quantized), read by the runtime alone in int8.
+LSTM_WEIGHTS = ("chars.lstm.weight", "encoder.weight")
+
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
@@ -116,7 +120,9 @@ class NumpyNetwork:
     the shipped model's were 25 MB held twice."""
 
     def __init__(self, arrays: dict[str, np.ndarray], layers: int, tag_heads: int, schemes: int):
-        self.arrays = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
+        # float32 and contiguous, the LSTMs' weights maybe as their transposes (then not copied below)
+        self.arrays = {name: array if name.startswith(LSTM_WEIGHTS) and array.dtype == np.float32 and array.T.flags.c_contiguous
+                       else np.ascontiguousarray(array, dtype=np.float32) for name, array in arrays.items()}
         self.layers, self.tag_heads, self.schemes = layers, tag_heads, schemes
         self.precision = "float32"  # of the LSTMs' and linear layers' products (use_products)
         self.products: dict = {}
@@ -140,7 +146,7 @@ class NumpyNetwork:
         nothing else, are let go (20 MB of the shipped fr's 45)."""
         self._chars, self._encoder, self.products, self.precision = chars, encoder, products, precision
         if precision == "int8":
-            for name in [name for name in self.arrays if name.startswith(("chars.lstm.weight", "encoder.weight"))]:
+            for name in [name for name in self.arrays if name.startswith(LSTM_WEIGHTS)]:
                 del self.arrays[name]
 
     def _linear(self, x: np.ndarray, name: str) -> np.ndarray:

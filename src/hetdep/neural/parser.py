@@ -20,7 +20,7 @@ from hetdep.learn.vocab import ParseStats
 from hetdep.neural._chart import best_spans
 from hetdep.neural.data import PRETRAINED_FORMS, PRETRAINED_ROWS, UNKNOWN, WITH_FEATS, Encoder, Vocabularies
 from hetdep.neural.enhanced import parsed_graphs, with_graph
-from hetdep.neural.inference import NumpyNetwork
+from hetdep.neural.inference import LSTM_WEIGHTS, NumpyNetwork
 from hetdep.neural.phrases import tree_from_spans
 from hetdep.neural.quantized import SCALE, dequantized, quantizable, quantized
 from hetdep.neural.shape import Shape
@@ -356,12 +356,13 @@ class NeuralParser:
             except (UnicodeDecodeError, ValueError) as error:
                 raise ModelFileError(f"{directory / 'weights.npz'}: {error}") from None
         for name in quantized:
-            arrays[name] = dequantized(arrays[name], arrays.pop(name + SCALE), directory / "weights.npz")
+            arrays[name] = dequantized(arrays[name], arrays.pop(name + SCALE), directory / "weights.npz",
+                                       transposed=name.startswith(LSTM_WEIGHTS))
         for name, dims in expected.items():
             if tuple(arrays[name].shape) != dims:
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
                                      f"(its shape is {arrays[name].shape}, not {dims})")
-            if not np.isfinite(arrays[name]).all():
+            if name not in quantized and not np.isfinite(arrays[name]).all():  # dequantized ones are
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' holds values that are not finite numbers")
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",

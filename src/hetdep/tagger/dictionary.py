@@ -30,7 +30,7 @@ from hetdep.tagger.lemmas import edits
 from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
-from hetdep.user_cache import kept
+from hetdep.user_cache import kept, packed_file_name
 
 PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dictionary's sense
 
@@ -43,11 +43,10 @@ class LemmaDictionary:
     kept pairs where they lie (:class:`SortedPairs`)."""
 
     def __init__(self, language: str):
-        from importlib.metadata import version
-
         self.language = language
-        self._forms, self._lemmas, known = kept(f"simplemma-{version('simplemma')}-{language}-lines", _read_lines,
-                                                functools.partial(_unpacked, language), _write_lines)
+        packed = packed_file_name("simplemma", "strategies", "dictionaries", "data", f"{language}.plzma")
+        self._forms, self._lemmas, known = kept(f"{packed}-{language}-lines", _read_lines, functools.partial(_unpacked, language),
+                                                _write_lines)
         self.lemmas = SortedStrings(known)
         self._made = threading.Lock()
 

@@ -250,11 +250,24 @@ class Bundled:
     feats_b: FeatureMap | None = None
 
 
-def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool) -> Bundled:
-    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers)."""
+def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, read_lexicons: bool = False) -> Bundled:
+    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers, and
+    with ``read_lexicons`` the lexicons those read, read now)."""
     if not tag_input:
         return Bundled(feats_b=feats_b(config, model_dir))
-    return Bundled(load_tokenizer(model_dir, config), bundled_taggers(config, model_dir), feats_b(config, model_dir))
+    taggers = bundled_taggers(config, model_dir)
+    for tagger in taggers if read_lexicons else ():
+        tagger.read_lexicons()
+    return Bundled(load_tokenizer(model_dir, config), taggers, feats_b(config, model_dir))
+
+
+def import_bundled_modules() -> None:
+    """Import every module :func:`bundled_parts` reads with, so that it runs on a second thread
+    importing nothing (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
+    import encodings.cp437  # noqa: F401 -- zipfile's, for the names of NumPy's archives (not marked UTF-8)
+
+    import hetdep.tagger.tagger  # noqa: F401
+    import hetdep.tokenizer.tokenizer  # noqa: F401
 
 
 def feats_b(config: dict, model_dir: str | Path) -> FeatureMap | None:

@@ -35,6 +35,7 @@ from hetdep.tagger import reference
 from hetdep.tagger.dictionary import lemma_dictionary
 from hetdep.tagger.inflections import NO_INFLECTIONS, InflectionLexicon, has_inflections, inflection_lexicon
 from hetdep.tagger.lemmas import DEFAULT_MARGIN, KnownLemmas, prefer_known
+from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
 from hetdep.treebank.conllu import MISC, Sentence
@@ -257,6 +258,15 @@ class Tagger(SavedModel):
                 tagged = tagged.with_column(MISC, [_with_misc(misc, KBEST_KEY, _kbest_text(row / self.temperature, self.tags, k, threshold))
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
+
+    def read_lexicons(self) -> None:
+        """Read the lexicons this tagger consults (each once per process), so that tagging finds them
+        read: on a second thread while a neural model's network is read (:mod:`hetdep.models.kinds.neural`)."""
+        if self.inflections:
+            inflection_lexicon(self.inflections)
+        dictionary = lemma_dictionary(self.dictionary)
+        if dictionary is not None and self.reads == "upos":  # the lexicon of lemmas by UPOS (fill_unseen)
+            lexicon_lemmas(dictionary.language)
 
     def _known_with(self, dictionary) -> Container[str]:
         """The lemmas this tagger prefers: its treebank's, and its dictionary's."""

@@ -214,22 +214,22 @@ def load_tokenizer(model_dir: str | Path, config: dict | None = None):
     return None
 
 
-def bundled_taggers(config: dict, model_dir: str | Path) -> list:
+def bundled_taggers(config: dict, model_dir: str | Path, threads: int = 1) -> list:
     """The taggers bundled in ``tagger/``, refused unless they are those the training kept (its record
     ``pipeline.taggers``; a model from before it: at least the tag columns it was jackknifed on), so
     a model missing one of its taggers is not taken for a model that has none."""
     pipeline = config.get("pipeline") or {}
     kept = pipeline.get("taggers")
     return recorded_taggers(Path(model_dir) / "tagger", set(kept if kept is not None else pipeline.get("columns") or []),
-                             exactly=kept is not None)
+                             exactly=kept is not None, threads=threads)
 
 
-def recorded_taggers(folder: Path, wanted: set[str], exactly: bool) -> list:
-    """The taggers of ``folder``, refused unless they tag the ``wanted`` columns (``exactly``:
-    those and no other)."""
+def recorded_taggers(folder: Path, wanted: set[str], exactly: bool, threads: int = 1) -> list:
+    """The taggers of ``folder`` (read on ``threads``: :func:`hetdep.tagger.tagger.load_taggers`),
+    refused unless they tag the ``wanted`` columns (``exactly``: those and no other)."""
     from hetdep.tagger.tagger import load_taggers
 
-    taggers = load_taggers(folder) if folder.exists() else []
+    taggers = load_taggers(folder, threads) if folder.exists() else []
     found = {tagger.column for tagger in taggers}
     missing, extra = wanted - found, (found - wanted if exactly else set())
     if missing or extra:
@@ -250,20 +250,17 @@ class Bundled:
     feats_b: FeatureMap | None = None
 
 
-def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, read_lexicons: bool = False) -> Bundled:
-    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers, and
-    with ``read_lexicons`` the lexicons those read, read now)."""
+def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, threads: int = 1) -> Bundled:
+    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers, these
+    read on ``threads``: :func:`hetdep.tagger.tagger.load_taggers`)."""
     if not tag_input:
         return Bundled(feats_b=feats_b(config, model_dir))
-    taggers = bundled_taggers(config, model_dir)
-    for tagger in taggers if read_lexicons else ():
-        tagger.read_lexicons()
-    return Bundled(load_tokenizer(model_dir, config), taggers, feats_b(config, model_dir))
+    return Bundled(load_tokenizer(model_dir, config), bundled_taggers(config, model_dir, threads), feats_b(config, model_dir))
 
 
 def import_bundled_modules() -> None:
-    """Import every module :func:`bundled_parts` reads with, so that it runs on a second thread
-    importing nothing (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
+    """Import every module :func:`bundled_parts` reads with, so that it runs on threads beside the
+    network's importing nothing (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
     import encodings.cp437  # noqa: F401 -- zipfile's, for the names of NumPy's archives (not marked UTF-8)
 
     import hetdep.tagger.tagger  # noqa: F401

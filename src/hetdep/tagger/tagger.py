@@ -38,6 +38,7 @@ from hetdep.tagger.lemmas import DEFAULT_MARGIN, KnownLemmas, prefer_known
 from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.tagger.templates import CASING, FIRST_TAG_COLUMN, FIRST_TEMPLATES, GIVEN, N_ATOMS, NOMINAL, W, templates_for
 from hetdep.tagger.tree_context import NO_TREE, tree_strings
+from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import MISC, Sentence
 from hetdep.treebank.tags import KBEST_KEY, UNANNOTATED, WORD_COLUMNS, with_word_classes, word_classes
 
@@ -261,7 +262,7 @@ class Tagger(SavedModel):
 
     def read_lexicons(self) -> None:
         """Read the lexicons this tagger consults (each once per process), so that tagging finds them
-        read: on a second thread while a neural model's network is read (:mod:`hetdep.models.kinds.neural`)."""
+        read: on a thread of their own while a neural model's network is read (:func:`load_taggers`)."""
         if self.inflections:
             inflection_lexicon(self.inflections)
         dictionary = lemma_dictionary(self.dictionary)
@@ -361,10 +362,12 @@ def _with_misc(misc: str, key: str, value: str) -> str:
     return "|".join(kept + [f"{key}={value}"])
 
 
-def load_taggers(model_dir: str | Path) -> list[Tagger]:
+def load_taggers(model_dir: str | Path, threads: int = 1) -> list[Tagger]:
     """The taggers of a model directory: the directory itself, or its upos/, xpos/, feats/ and lemma/
     subdirectories, each of which must load (a column's folder without its tagger, or anything
-    else in the folder, is a damaged model rather than a column left untagged)."""
+    else in the folder, is a damaged model rather than a column left untagged). With ``threads``
+    above one, each is read on a thread of its own, with the lexicons it reads (most of it is
+    inflating and NumPy, which let go of Python's lock)."""
     directory = Path(model_dir)
     if (directory / "config.json").exists():
         return [Tagger.load(directory)]
@@ -373,9 +376,13 @@ def load_taggers(model_dir: str | Path) -> list[Tagger]:
     if strays or not entries:
         raise ModelFileError(f"{model_dir}: no tagger model here (" + (f"{strays[0]!r} is not one of " if strays else "neither config.json nor ")
                              + f"the subdirectories {', '.join(COLUMNS)})")
-    taggers = []
-    for column in (column for column in COLUMNS if column in entries):
-        taggers.append(Tagger.load(directory / column))
-        if taggers[-1].column != column:
-            raise ModelFileError(f"{directory / column}: a tagger of {taggers[-1].column}, not of {column}")
-    return taggers
+
+    def read(column: str) -> Tagger:
+        tagger = Tagger.load(directory / column)
+        if tagger.column != column:
+            raise ModelFileError(f"{directory / column}: a tagger of {tagger.column}, not of {column}")
+        if threads > 1:
+            tagger.read_lexicons()
+        return tagger
+
+    return list(ordered_map(read, [column for column in COLUMNS if column in entries], threads))

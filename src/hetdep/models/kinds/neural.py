@@ -67,17 +67,17 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        # The tokenizer, the taggers and the lexicons they read are read on a second thread while this
-        # one reads the network: most of either is inflating and NumPy, which let go of Python's lock
-        # (a one-sentence parse 0.1 s sooner, of 0.7). The second thread imports nothing, its modules
+        # With threads, the tokenizer, the taggers and the lexicons they read are read on others while
+        # this one reads the network: most of each is inflating and NumPy, which let go of Python's
+        # lock (a one-sentence parse 0.1 s sooner, of 0.7). Those threads import nothing, their modules
         # imported first: two threads compiling modules at once trip CPython 3.11's AST recursion
         # check ("AST constructor recursion depth mismatch"), as the treebanks' taggers read beside
         # the network once did in a fresh clone.
         import_bundled_modules()
         with ThreadPoolExecutor(1, thread_name_prefix="hetdep-open") as pool:
-            parts = pool.submit(bundled_parts, config, model_dir, tag_input, read_lexicons=True)
+            parts = pool.submit(bundled_parts, config, model_dir, tag_input, choice.threads) if choice.threads > 1 else None
             parser = NeuralParser.load(model_dir, config)
-            bundled = parts.result()
+            bundled = parts.result() if parts is not None else bundled_parts(config, model_dir, tag_input)
         parser.threads = choice.threads
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
                      feats_b=bundled.feats_b)

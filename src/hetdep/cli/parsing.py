@@ -15,7 +15,6 @@ import click
 from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, SectionedCommand, counted, shipped_or
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
-from hetdep.progress import counted_on_terminal
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
 from hetdep.threads import limit_blas_threads, limit_malloc_arenas
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
@@ -139,6 +138,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
     from hetdep.models.names import model_name
     from hetdep.models.opening import open_models
     from hetdep.models.parsing import ParseChoice
+    from hetdep.progress import counted_on_terminal
 
     cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()
@@ -276,7 +276,7 @@ def _on_cluster(job, sentences, outputs: list, cluster) -> tuple[int, object]:
 
 def _is_named(output: str | None) -> bool:
     """Whether an output is given as SCHEME=FILE (a scheme's name: letters, digits and . + - _)."""
-    from hetdep.models.training import PART_NAME
+    from hetdep.models.names import PART_NAME
 
     return output is not None and "=" in output and bool(PART_NAME.fullmatch(output.partition("=")[0]))
 
@@ -376,6 +376,7 @@ def tag_command(model_dir, input_path, output_path, k, threshold, beam, input_fo
     per input sentence (raw text: per sentence the model's tokenizer finds)."""
     from hetdep.cluster.connect import ClusterChoice
     from hetdep.models.parsing import TagJob, load_tokenizer
+    from hetdep.progress import counted_on_terminal
 
     cluster = ClusterChoice(workers or 0, scheduler, threads)
     cluster.check()

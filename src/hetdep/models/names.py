@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import hetdep
 from hetdep.errors import HetdepError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINTS = "hetdep.models"
 # The models bundled in the package (samples/models/NAME), by language; the first is the default.
@@ -26,6 +30,18 @@ SHIPPED_NAME = SHIPPED_NAMES[0]
 # fr-sequoia by default, what the model of that name did).
 SHIPPED_ALIASES = {"fr-sequoia": "fr"}
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")  # a model's name: also the package's (hetdep-model-NAME)
+
+
+# A treebank's or scheme's name as given: it names a folder (treebank-taggers/NAME), a file of the
+# model's and a part of the service's model names (fr-parisstories-ud), so no blank, space or slash.
+PART_NAME = re.compile(r"\w[\w.+-]*")
+
+
+def check_part_name(option: str, name: str) -> None:
+    """Refuse a treebank or scheme name that is blank, spaced or holds anything but letters, digits and . + - _."""
+    if not PART_NAME.fullmatch(name):
+        raise HetdepError(f"{option} {name!r}: a treebank or scheme name is letters, digits and . + - _, beginning with a "
+                          "letter or digit")
 
 
 @dataclass(frozen=True)
@@ -72,13 +88,15 @@ def shipped_model_of(language: str | None) -> NamedModel | None:
 
 def installed_models() -> list[NamedModel]:
     """Every model package installed, by name; a broken or foreign one is refused in one line."""
+    from importlib import metadata  # here: its import took 12 ms of every parse of the shipped model
+
     found = []
     for entry in sorted(metadata.entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
         found.append(_package_model(entry))
     return found
 
 
-def _package_model(entry: metadata.EntryPoint) -> NamedModel:
+def _package_model(entry: EntryPoint) -> NamedModel:
     where = f"model package '{entry.name}'" + (f" ({entry.dist.name} {entry.dist.version})" if entry.dist else "")
     try:
         module = entry.load()
@@ -118,6 +136,8 @@ def find_model(name_or_path: str | Path | None) -> Path:
     shipped = shipped_model(str(name_or_path)) if is_shipped_name(name_or_path) else None
     if shipped is not None:
         return shipped.path
+    from importlib import metadata
+
     for entry in metadata.entry_points(group=ENTRY_POINTS, name=str(name_or_path)):
         return _package_model(entry).path
     names = [model.name for model in available_models()]

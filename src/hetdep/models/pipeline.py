@@ -24,7 +24,8 @@ from hetdep.learn.clusters import WordClusters
 from hetdep.learn.model_files import read_config
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import NEURAL, TREEBANK_TAGGERS
-from hetdep.models.training import ModelChoice, check_part_name, train_model, training_record, treebanks_record
+from hetdep.models.names import check_part_name
+from hetdep.models.training import ModelChoice, train_model, training_record, treebanks_record
 from hetdep.models.vectors import DEFAULT_VECTORS, NO_VECTORS, default_vectors, read_vectors
 from hetdep.progress import RunDisplay, Stage
 from hetdep.treebank.conllu import Sentence, read_conllu

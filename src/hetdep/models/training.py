@@ -8,7 +8,6 @@ size for a graph-based parser, ...) before any file is read, and :func:`train_mo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -17,6 +16,7 @@ from hetdep.errors import HetdepError
 from hetdep.joint.schedule import INFINITE
 from hetdep.learn.perceptron import TrainOptions, TrainResult
 from hetdep.models import CONSTITUENCY, GRAPH_KINDS, NEURAL, NEURAL_CONSTITUENCY, PARSER_KINDS
+from hetdep.models.names import check_part_name
 from hetdep.transition.features import GUIDES
 from hetdep.treebank.conllu import Sentence, read_conllu
 from hetdep.treebank.pairs import pairs_of, read_pairs
@@ -117,18 +117,6 @@ class TrainingRun:
     rules: str | None
     dependency_rules: str | None
     template_set: str | None
-
-
-# A treebank's or scheme's name as given: it names a folder (treebank-taggers/NAME), a file of the
-# model's and a part of the service's model names (fr-parisstories-ud), so no blank, space or slash.
-PART_NAME = re.compile(r"\w[\w.+-]*")
-
-
-def check_part_name(option: str, name: str) -> None:
-    """Refuse a treebank or scheme name that is blank, spaced or holds anything but letters, digits and . + - _."""
-    if not PART_NAME.fullmatch(name):
-        raise HetdepError(f"{option} {name!r}: a treebank or scheme name is letters, digits and . + - _, beginning with a "
-                          "letter or digit")
 
 
 PERCEPTRON_DEFAULT = "arc-standard"  # the kind trained when an option only the perceptron parsers take is given

@@ -210,8 +210,8 @@ def run_in_int8(parser, folder: Path) -> None:
     kinds = [graph_name("lstm8" if eight else "lstm32", size) for eight in eight_bit]
     opened = sessions(folder, {graph_name("lstm8", chars_size), "matmul", *kinds} | ({"gelu"} if gelu else set()))
     layers = [RuntimeLSTM(opened[kind], encoder, number, eight) for number, (kind, eight) in enumerate(zip(kinds, eight_bit))]
-    linears = sorted(name.removesuffix(".weight") for name, array in network.arrays.items()
-                     if name.endswith(".weight") and quantizable(array) and not name.startswith(LINEARS_SKIPPED))
+    linears = sorted(name.removesuffix(".weight") for name, array in network.arrays.items()  # not the biaffine scorers' 3-d ones
+                     if name.endswith(".weight") and array.ndim == 2 and quantizable(array) and not name.startswith(LINEARS_SKIPPED))
     products = {name: Int8Linear(opened["matmul"], network.arrays[f"{name}.weight"], network.arrays.get(f"{name}.bias"))
                 for name in linears}
     network.use_products(RuntimeLSTM(opened[graph_name("lstm8", chars_size)], chars, 0, True), layers, products, "int8")

@@ -24,18 +24,29 @@ def _start(template: int) -> int:
     return (template * SEED) & MASK64
 
 
-def static_keys(atoms: list[list[int]], n: int, i: int, templates: np.ndarray) -> list[int]:
-    """Keys of the static templates at word i (0-based) of an n-word sentence."""
-    keys = []
-    for t, pairs in enumerate(templates.tolist()):
-        h = _start(1000 + t)
-        for offset, atom in pairs:
-            if offset == UNUSED:
-                continue
-            k = i + offset
-            h = _mix(_mix(h, offset + 3), atoms[k][atom] if 0 <= k < n else 0)
-        keys.append(h or 1)
-    return keys
+def static_keys(atoms: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """Keys of the static templates at every word of a sentence (``atoms``: a row of atom ids a
+    word): (words, templates), every word and template at once in NumPy's wrapping 64-bit
+    arithmetic, one pair of each template at a time (a word at a time in Python, they took 17 ms of
+    a one-sentence parse's 55 ms of tagging)."""
+    n = len(atoms)
+    offsets, columns = templates[:, :, 0].astype(np.int64), templates[:, :, 1].astype(np.int64)
+    keys = np.array([_start(1000 + t) for t in range(len(templates))], dtype=np.uint64)[None, :].repeat(n, 0)
+    words = np.arange(n)[:, None]
+    for pair in range(templates.shape[1]):
+        used = offsets[:, pair] != UNUSED
+        at = words + offsets[:, pair]  # (words, templates): the word each template reads
+        inside = (at >= 0) & (at < n)
+        values = np.where(inside, atoms[np.clip(at, 0, max(n - 1, 0)), columns[:, pair]], 0) if n else at
+        mixed = _mixed(_mixed(keys, (offsets[:, pair] + 3).astype(np.uint64)), values.astype(np.uint64))
+        keys = np.where(used, mixed, keys)
+    return np.where(keys == 0, np.uint64(1), keys)
+
+
+def _mixed(h: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """:func:`_mix` of arrays (uint64: their products wrap as ``& MASK64`` does)."""
+    h = (h ^ value) * np.uint64(MULTIPLIER)
+    return h ^ (h >> np.uint64(29))
 
 
 def tag_keys(atoms: list[list[int]], n: int, i: int, prev: int, prev2: int) -> list[int]:
@@ -55,8 +66,8 @@ def search(atoms: np.ndarray, beam: int, templates: np.ndarray, weights: PlainWe
     n = len(atoms)
     rows = atoms.tolist()
     n_columns = n_tags + FIRST_TAG_COLUMN
-    static = [weights.add_scores(static_keys(rows, n, i, templates), np.zeros(n_columns, dtype=np.float32), FIRST_TAG_COLUMN)
-              for i in range(n)]
+    static = [weights.add_scores(keys, np.zeros(n_columns, dtype=np.float32), FIRST_TAG_COLUMN)
+              for keys in static_keys(atoms, templates).tolist()]
 
     def tag_scores(i: int, prev: int, prev2: int) -> np.ndarray:
         return weights.add_scores(tag_keys(rows, n, i, prev, prev2), static[i].copy(), FIRST_TAG_COLUMN)[FIRST_TAG_COLUMN:]

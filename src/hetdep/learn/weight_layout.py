@@ -65,28 +65,37 @@ class PlainWeights:
     def entries(self, key: int, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """A feature's (actions, weights) in the order :func:`hetdep.learn._weights.add_scores`
         adds them: its sparse weights as stored, or its dense row from column ``first`` on."""
-        found = self._decoded.get((key, first))
-        if found is None:
-            found = self._decoded[key, first] = self._decode(self.payloads.get(key), first)
-        return found
+        self.read([key], first)
+        return self._decoded[key, first]
 
-    def _decode(self, payload: int, first: int) -> tuple[np.ndarray, np.ndarray]:
-        if payload & int(DENSE):
-            row = self.dense[payload & int(INDEX)]
-            return np.arange(first, len(row)), row[first:]
-        if payload & int(INLINE):
-            words = np.array([payload], dtype=np.uint64)
-        else:  # packed entries, or none (payload 0: count 0)
-            begin = payload & int(START)
-            words = self.packed[begin:begin + (payload >> int(COUNT_SHIFT))]
-        return entry_actions(words), entry_weights(words)
+    def read(self, keys: list[int], first: int = 0) -> None:
+        """Decode the features of ``keys`` not decoded yet, their sparse weights all at once: a
+        search asks for a sentence's static features first (one feature at a time, the shipped fr's
+        four taggers took 40 ms to decode one sentence's 5,000)."""
+        unread = [key for key in dict.fromkeys(keys) if (key, first) not in self._decoded]
+        if not unread:
+            return
+        payloads = np.array(self.payloads.get_all(unread), dtype=np.uint64)
+        dense = (payloads & DENSE) != 0
+        inline = ~dense & ((payloads & INLINE) != 0)
+        counts = np.where(dense, 0, np.where(inline, 1, payloads >> COUNT_SHIFT)).astype(np.int64)
+        starts = np.where(inline, len(self.packed) + np.arange(len(payloads)), (payloads & START).astype(np.int64))
+        ends = np.cumsum(counts)
+        at = np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]))  # each entry's word in ``words``
+        words = np.concatenate((self.packed.view(np.uint64), payloads))[at]
+        actions, weights = entry_actions(words), entry_weights(words)
+        for key, payload, dense_row, begin, end in zip(unread, payloads.tolist(), dense.tolist(), (ends - counts).tolist(),
+                                                         ends.tolist()):
+            if dense_row:
+                row = self.dense[payload & int(INDEX)]
+                self._decoded[key, first] = np.arange(first, len(row)), row[first:]
+            else:
+                self._decoded[key, first] = actions[begin:end], weights[begin:end]
 
     def add_scores(self, keys: list[int], acc: np.ndarray, first: int = 0) -> np.ndarray:
         """``acc`` (float32) with the features' weights added, one at a time in the scorer's order."""
+        self.read(keys, first)
         decoded = self._decoded
-        unread = [key for key in dict.fromkeys(keys) if (key, first) not in decoded]
-        for key, payload in zip(unread, self.payloads.get_all(unread)):
-            decoded[key, first] = self._decode(payload, first)
         pairs = [decoded[key, first] for key in keys]
         np.add.at(acc, np.concatenate([actions for actions, _ in pairs]), np.concatenate([weights for _, weights in pairs]))
         return acc

@@ -66,8 +66,9 @@ def search(atoms: np.ndarray, beam: int, templates: np.ndarray, weights: PlainWe
     n = len(atoms)
     rows = atoms.tolist()
     n_columns = n_tags + FIRST_TAG_COLUMN
-    static = [weights.add_scores(keys, np.zeros(n_columns, dtype=np.float32), FIRST_TAG_COLUMN)
-              for keys in static_keys(atoms, templates).tolist()]
+    static_rows = static_keys(atoms, templates).tolist()
+    weights.read([key for keys in static_rows for key in keys], FIRST_TAG_COLUMN)
+    static = [weights.add_scores(keys, np.zeros(n_columns, dtype=np.float32), FIRST_TAG_COLUMN) for keys in static_rows]
 
     def tag_scores(i: int, prev: int, prev2: int) -> np.ndarray:
         return weights.add_scores(tag_keys(rows, n, i, prev, prev2), static[i].copy(), FIRST_TAG_COLUMN)[FIRST_TAG_COLUMN:]

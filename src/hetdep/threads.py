@@ -21,7 +21,7 @@ Result = TypeVar("Result")
 AHEAD = 8  # items in flight per thread: enough to keep every thread busy, few enough to stream
 M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas there may be
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter: blocks from this size up are mapped on their own
-MAPPED_FROM = 4 << 20  # bytes (limit_malloc_arenas)
+MAPPED_FROM = 4 << 20  # bytes (tune_malloc)
 
 
 def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
@@ -70,9 +70,10 @@ def limit_blas_threads(threads: int) -> None:
     threadpool_limits(limits=max(1, threads), user_api="blas")
 
 
-def limit_malloc_arenas(arenas: int) -> None:
-    """At most ``arenas`` malloc arenas from now on, and every block of ``MAPPED_FROM`` bytes or more
-    mapped on its own, where the C library is glibc.
+def tune_malloc(threads: int) -> None:
+    """Where the C library is glibc, fit its malloc to a parse on ``threads`` threads: at most that
+    many arenas (two at least), and with more than one thread every block of ``MAPPED_FROM`` bytes
+    or more mapped on its own.
 
     glibc gives each thread that contends for an arena one of its own (up to eight per core), each
     keeping what its thread freed. A parse's threads (its own, the runtime's, the weights' digest)
@@ -81,19 +82,22 @@ def limit_malloc_arenas(arenas: int) -> None:
 
     glibc also maps a block on its own only above a threshold that rises to the largest block
     freed (up to 32 MB): once a model's files are read, each batch's 4-8 MB arrays (the runtime's
-    LSTM outputs and their copies) come from the arenas, whose free pieces the varying sizes leave
-    unused. With blocks from 4 MB mapped and unmapped whole, the same parse peaked at 380-407 MB
-    against 394-438 (eight rounds in turns, MALLOC_MMAP_THRESHOLD_), for 4% more time (3.45 against
-    3.31 s, medians: the pages of each mapped block are cleared anew); from 2 MB, 368-377 MB for
-    11% more. Another C library has no such calls, or none that does harm (musl's do nothing)."""
+    LSTM outputs and their copies) come from the arenas, where two threads' batches of varying
+    sizes leave free pieces unused. With blocks from 4 MB mapped and unmapped whole, the same parse
+    peaked at 380-407 MB against 394-438 (eight rounds in turns, MALLOC_MMAP_THRESHOLD_), in 3.45
+    against 3.31 s (medians: the pages of each mapped block are cleared anew); from 2 MB, 368-377 MB
+    for 11% more time. With one thread it gained little (355-362 MB against 363-382) for 10% more
+    time (4.63-4.87 s against 4.23-4.29), so one thread keeps glibc's threshold. Another C library
+    has no such calls, or none that does harm (musl's do nothing)."""
     if not sys.platform.startswith("linux"):
         return
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    mallopt(M_ARENA_MAX, max(1, arenas))
-    mallopt(M_MMAP_THRESHOLD, MAPPED_FROM)
+    mallopt(M_ARENA_MAX, max(2, threads))
+    if threads > 1:
+        mallopt(M_MMAP_THRESHOLD, MAPPED_FROM)
 
 
 def blas_kernels() -> str:

@@ -16,7 +16,7 @@ from hetdep.cli.app import MODEL, MODEL_HELP, NAMED_MODEL, FiniteFloat, Sectione
 from hetdep.errors import HetdepError
 from hetdep.learn import MAX_BEAM
 from hetdep.short_runs import is_short_file, prefer_arrays, prefer_references
-from hetdep.threads import limit_blas_threads, limit_malloc_arenas
+from hetdep.threads import limit_blas_threads, tune_malloc
 from hetdep.treebank.conllu import MISC, Sentence, read_conllu, write_conllu
 from hetdep.treebank.inputs import read_raw_text, read_tokenized_text, sniff_format
 from hetdep.treebank.outputs import output_files
@@ -161,7 +161,7 @@ def parse_command(model_dir, input_path, output_path, output_b_path, gold_a_path
                          lattice_weight=lattice_weight, beam=beam, lattice_k=lattice_k, threads=threads,
                          to_dependency=to_dependency, precision=precision,
                          short=bool(input_path) and workers is None and scheduler is None and is_short_file(input_path))
-    limit_malloc_arenas(max(2, threads))  # before the model's reading and the parse start threads
+    tune_malloc(threads)  # before the model's reading and the parse start threads
     models = open_models(model_dir, choice, tag_input=bool(input_path))
     if named.suffix:  # fr-parisstories-sud: the treebank and scheme the name asks for
         asked, scheme_asked = named.choose(models.treebanks, lambda treebank: (

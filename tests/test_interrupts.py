@@ -82,6 +82,22 @@ def test_sigterm_during_parsing_is_an_interrupt(tmp_path, url):
     assert not output.exists() and list(tmp_path.glob(".*.part")) == [] and list(spool.iterdir()) == []
 
 
+def test_a_command_that_ends_runs_its_exit_handlers_and_flushes_its_output(tmp_path):
+    """A finished command exits at once (no teardown of the interpreter), yet as it would have:
+    its status, its whole output on standard output, and the local copy of an input given as a
+    URL removed by its exit handler."""
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    gold = SAMPLES / "dev.ud.conllu"
+    done = subprocess.run([sys.executable, "-m", "hetdep", "parse", "--input", gold.as_uri(), "--output", "-",
+                           "--treebank", "sequoia"], capture_output=True, text=True, env={**os.environ, "TMPDIR": str(spool)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n\n") == gold.read_text(encoding="utf-8").count("\n\n")
+    assert list(spool.glob(".hetdep-input.*")) == []  # (onnxruntime leaves a file of its own there, exit or not)
+    refused = subprocess.run([sys.executable, "-m", "hetdep", "eval", str(gold)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "Missing argument" in refused.stderr
+
+
 @pytest.mark.parametrize("callback", ["_raw_object_cache_notify", "_on_type_disposal", "__del__"])
 def test_a_signal_in_llvms_callbacks_is_sent_again_until_it_comes_after(no_signal_yet, callback):
     """While numba compiles, LLVM calls Python back through ctypes, and while it frees a type the

@@ -1,7 +1,8 @@
 """The ``hetdep`` command as installed: the command line, with SIGINT and SIGTERM handled as
 interrupts from the first instant (:mod:`hetdep.interrupts`): whenever one arrives, during
 start-up or in compiled code, the command says so in one line, puts no unfinished output in
-place and exits with status 130."""
+place and exits with status 130. A command that ends exits at once too, its exit handlers run
+and its streams flushed (:func:`hetdep.interrupts.exit_now`)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def run() -> None:
             interrupts.hold()  # the command has ended: a signal now is ignored
     except SystemExit as done:
         if not interrupts.received():
-            raise
+            if isinstance(done.code, str):  # as the interpreter ends on it: the message, status 1
+                sys.stderr.write(done.code + "\n")
+            interrupts.exit_now(done.code if isinstance(done.code, int) else 0 if done.code is None else 1)
         if done.code in (0, None):  # the signal's exception was lost on its way
             sys.stderr.write(interrupts.message() + "\n")
         interrupts.exit_now(130)

@@ -127,10 +127,12 @@ def is_interrupt(error: BaseException) -> bool:
 
 
 def exit_now(status: int = 130) -> None:
-    """End an interrupted command at once, after the exit handlers ran (temporary files of URL
-    inputs and cluster chunks are removed by them): the interpreter's own ending would turn an
-    interrupt that a library's start-up code saw into death by SIGINT, and a second signal during
-    its teardown printed numba's tracebacks."""
+    """End the command at once, after the exit handlers ran (temporary files of URL inputs and
+    cluster chunks are removed by them) and the standard streams were flushed, without the
+    interpreter's own ending: after an interrupt, that would turn an interrupt a library's start-up
+    code saw into death by SIGINT, and a second signal during its teardown printed numba's
+    tracebacks; after a command that ended, it only frees every object one by one (a model's arrays
+    and vocabularies: 30 ms of a one-sentence parse's 0.59 s, medians of twelve in turns)."""
     import atexit
     import os
     import sys

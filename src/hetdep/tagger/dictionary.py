@@ -32,6 +32,7 @@ from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
 from hetdep.user_cache import kept, packed_file_name
 
+DATA = ("strategies", "dictionaries", "data")  # where in simplemma its packed dictionaries lie, a file a language
 PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dictionary's sense
 
 
@@ -44,7 +45,7 @@ class LemmaDictionary:
 
     def __init__(self, language: str):
         self.language = language
-        packed = packed_file_name("simplemma", "strategies", "dictionaries", "data", f"{language}.plzma")
+        packed = packed_file_name("simplemma", *DATA, f"{language}.plzma")
         self._forms, self._lemmas, known = kept(f"{packed}-{language}-lines", _read_lines, functools.partial(_unpacked, language),
                                                 _write_lines)
         self.lemmas = SortedStrings(known)
@@ -55,11 +56,8 @@ class LemmaDictionary:
         """simplemma's lookup, lemmatizer and normalization, reading this dictionary (one factory
         for both: simplemma's module functions keep factories of their own, and each would unpack
         the dictionary again)."""
-        import simplemma
-        from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
-        from simplemma.strategies.dictionaries.dictionary_factory import DictionaryFactory, MappingStrToByteString
-        from simplemma.utils import normalize_token
-
+        Lemmatizer, DefaultStrategy, DictionaryLookupStrategy, DictionaryFactory, MappingStrToByteString, normalize_token = (
+            _lemmatizer_parts())
         pairs, language = SortedPairs(self._forms, self._lemmas), self.language
 
         class Kept(DictionaryFactory):
@@ -69,7 +67,7 @@ class LemmaDictionary:
                 return MappingStrToByteString(pairs)
 
         factory = Kept()
-        lemmatizer = simplemma.Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
+        lemmatizer = Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=factory))
         return DictionaryLookupStrategy(dictionary_factory=factory), lemmatizer, normalize_token
 
     def lemma(self, form: str) -> str | None:
@@ -103,6 +101,28 @@ class LemmaDictionary:
             if lemma is not None:
                 out[i] = edit_script(form, lemma)
         return out
+
+
+def _lemmatizer_parts() -> tuple:
+    """simplemma's classes a dictionary's lemmatizer is made of (their import: 18 ms, all of
+    simplemma's languages' rules compiled)."""
+    from simplemma import Lemmatizer
+    from simplemma.strategies import DefaultStrategy, DictionaryLookupStrategy
+    from simplemma.strategies.dictionaries.dictionary_factory import DictionaryFactory, MappingStrToByteString
+    from simplemma.utils import normalize_token
+
+    return Lemmatizer, DefaultStrategy, DictionaryLookupStrategy, DictionaryFactory, MappingStrToByteString, normalize_token
+
+
+def import_lemmatizer(language: str | None) -> None:
+    """Import simplemma where it has a dictionary of ``language``, ahead of the first unseen form's
+    lookup: a neural model's opening does it on its own thread while others read its taggers
+    (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
+    try:
+        packed_file_name("simplemma", *DATA, f"{language}.plzma")
+    except (ImportError, OSError, TypeError):
+        return
+    _lemmatizer_parts()
 
 
 class SortedPairs:

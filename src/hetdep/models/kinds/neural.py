@@ -26,6 +26,7 @@ from hetdep.models.parsing import (
     recorded_treebanks,
 )
 from hetdep.models.tag_mixing import helper
+from hetdep.tagger.dictionary import import_lemmatizer
 from hetdep.threads import ordered_map
 from hetdep.treebank.conllu import Sentence
 from hetdep.treebank.feature_maps import FeatureMap
@@ -77,6 +78,8 @@ class NeuralModels(OpenModels):
         with ThreadPoolExecutor(1, thread_name_prefix="hetdep-open") as pool:
             parts = pool.submit(bundled_parts, config, model_dir, tag_input, choice.threads) if choice.threads > 1 else None
             parser = NeuralParser.load(model_dir, config)
+            if parts is not None and tag_input and "lemma" in ((config.get("pipeline") or {}).get("taggers") or []):
+                import_lemmatizer(config.get("language"))  # while the taggers are read, for the first unseen form
             bundled = parts.result() if parts is not None else bundled_parts(config, model_dir, tag_input)
         parser.threads = choice.threads
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,

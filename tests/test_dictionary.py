@@ -103,3 +103,18 @@ def test_sorted_pairs_answer_as_the_dict_of_their_pairs(pairs, asked):
         key = form.encode("utf-8", "surrogatepass")
         assert (found.get(key) if found else None) == dict(kept).get(key)
     assert found is None or list(found) == [f for f, _ in kept]
+
+
+def test_the_lemmatizer_is_imported_ahead_only_where_the_dictionary_is_kept(tmp_path):
+    """Where the dictionary is not kept yet, a model's opening leaves simplemma's import to the
+    threads that unpack it (two threads importing at once trip CPython 3.11's AST check)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; from hetdep.tagger.dictionary import import_lemmatizer, lemma_dictionary; "
+              "import_lemmatizer('fr'); print('simplemma' in sys.modules); lemma_dictionary('fr')")
+    environment = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True)
+            for _ in range(2)]
+    assert [run.stdout.strip() for run in runs] == ["False", "True"]

@@ -30,7 +30,7 @@ from hetdep.tagger.lemmas import edits
 from hetdep.tagger.lexicon_lemmas import lexicon_lemmas
 from hetdep.treebank.lemma_scripts import edit_script, edits_start
 from hetdep.treebank.tags import lemma_of
-from hetdep.user_cache import kept, packed_file_name
+from hetdep.user_cache import cache_folder, kept, packed_file_name
 
 DATA = ("strategies", "dictionaries", "data")  # where in simplemma its packed dictionaries lie, a file a language
 PROPER_NOUN = "PROPN"  # kept as the tagger makes it: names are not in the dictionary's sense
@@ -45,8 +45,7 @@ class LemmaDictionary:
 
     def __init__(self, language: str):
         self.language = language
-        packed = packed_file_name("simplemma", *DATA, f"{language}.plzma")
-        self._forms, self._lemmas, known = kept(f"{packed}-{language}-lines", _read_lines, functools.partial(_unpacked, language),
+        self._forms, self._lemmas, known = kept(_kept_name(language), _read_lines, functools.partial(_unpacked, language),
                                                 _write_lines)
         self.lemmas = SortedStrings(known)
         self._made = threading.Lock()
@@ -114,15 +113,23 @@ def _lemmatizer_parts() -> tuple:
     return Lemmatizer, DefaultStrategy, DictionaryLookupStrategy, DictionaryFactory, MappingStrToByteString, normalize_token
 
 
+def _kept_name(language: str) -> str:
+    """The user cache's folder of the unpacked dictionary of ``language`` (ImportError or OSError
+    where simplemma has none)."""
+    return f"{packed_file_name('simplemma', *DATA, f'{language}.plzma')}-{language}-lines"
+
+
 def import_lemmatizer(language: str | None) -> None:
-    """Import simplemma where it has a dictionary of ``language``, ahead of the first unseen form's
-    lookup: a neural model's opening does it on its own thread while others read its taggers
-    (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
+    """Import simplemma where its dictionary of ``language`` is kept unpacked, ahead of the first
+    unseen form's lookup: a neural model's opening does it on its own thread while others read its
+    taggers, which then import nothing (:meth:`hetdep.models.kinds.neural.NeuralModels.open`);
+    where the dictionary is not kept yet, they import simplemma to unpack it, and this leaves it to them."""
     try:
-        packed_file_name("simplemma", *DATA, f"{language}.plzma")
-    except (ImportError, OSError, TypeError):
+        kept_already = bool(language) and cache_folder(_kept_name(language)).is_dir()
+    except (ImportError, OSError):
         return
-    _lemmatizer_parts()
+    if kept_already:
+        _lemmatizer_parts()
 
 
 class SortedPairs:

@@ -96,15 +96,15 @@ def test_the_model_s_path_enters_no_module_more_than_twice(which, request, tmp_p
 
 
 @pytest.mark.parametrize("language", ["fr", "en"])
-def test_a_neural_model_s_bundled_parts_are_read_importing_nothing(language, tmp_path):
+def test_a_neural_model_s_taggers_are_read_importing_nothing(language, tmp_path):
     """NeuralModels.open reads them on other threads while it reads the network: two threads
-    compiling modules at once trip CPython 3.11's AST recursion check, so that thread must import
+    compiling modules at once trip CPython 3.11's AST recursion check, so those threads must import
     nothing once import_bundled_modules has run (a fresh process; its first run fills the user cache)."""
     model = SAMPLES.parent / "models" / language
     script = ("import sys; from pathlib import Path; from hetdep.learn.model_files import read_config; "
-              "from hetdep.models.parsing import bundled_parts, import_bundled_modules; "
+              "from hetdep.models.parsing import bundled_taggers, import_bundled_modules; "
               f"model = Path({str(model)!r}); import_bundled_modules(); before = set(sys.modules); "
-              "bundled_parts(read_config(model), model, True, threads=2); print(sorted(set(sys.modules) - before))")
+              "bundled_taggers(read_config(model), model, threads=2); print(sorted(set(sys.modules) - before))")
     environment = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True)
             for _ in range(2)]

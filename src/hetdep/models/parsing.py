@@ -4,6 +4,7 @@ of trees per input sentence), and the parts each kind bundles (tokenizer, tagger
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -250,17 +251,19 @@ class Bundled:
     feats_b: FeatureMap | None = None
 
 
-def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, threads: int = 1) -> Bundled:
-    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers, these
-    read on ``threads``: :func:`hetdep.tagger.tagger.load_taggers`)."""
+def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, taggers: Future | None = None) -> Bundled:
+    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers; the
+    taggers read here, or by ``taggers``, their reading on other threads, once the tokenizer is read)."""
     if not tag_input:
         return Bundled(feats_b=feats_b(config, model_dir))
-    return Bundled(load_tokenizer(model_dir, config), bundled_taggers(config, model_dir, threads), feats_b(config, model_dir))
+    tokenizer = load_tokenizer(model_dir, config)
+    return Bundled(tokenizer, bundled_taggers(config, model_dir) if taggers is None else taggers.result(), feats_b(config, model_dir))
 
 
 def import_bundled_modules() -> None:
-    """Import every module :func:`bundled_parts` reads with, so that it runs on threads beside the
-    network's importing nothing (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
+    """Import every module :func:`bundled_parts` and :func:`bundled_taggers` read with, so that the
+    taggers are read on threads beside the network's importing nothing
+    (:meth:`hetdep.models.kinds.neural.NeuralModels.open`)."""
     import encodings.cp437  # noqa: F401 -- zipfile's, for the names of NumPy's archives (not marked UTF-8)
 
     import hetdep.tagger.tagger  # noqa: F401

@@ -22,6 +22,7 @@ from hetdep.models.parsing import (
     OpenModels,
     ParseChoice,
     bundled_parts,
+    bundled_taggers,
     import_bundled_modules,
     recorded_treebanks,
 )
@@ -68,19 +69,19 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        # With threads, the tokenizer, the taggers and the lexicons they read are read on others while
-        # this one reads the network: most of each is inflating and NumPy, which let go of Python's
-        # lock (a one-sentence parse 0.1 s sooner, of 0.7). Those threads import nothing, their modules
-        # imported first: two threads compiling modules at once trip CPython 3.11's AST recursion
-        # check ("AST constructor recursion depth mismatch"), as the treebanks' taggers read beside
-        # the network once did in a fresh clone.
+        # With threads, the taggers and the lexicons they read are read on others while this one reads
+        # the network, then the tokenizer: most of each is inflating and NumPy, which let go of
+        # Python's lock (a one-sentence parse 0.1 s sooner, of 0.7). Those threads import nothing,
+        # their modules imported first: two threads compiling modules at once trip CPython 3.11's AST
+        # recursion check ("AST constructor recursion depth mismatch"), as the treebanks' taggers
+        # read beside the network once did in a fresh clone.
         import_bundled_modules()
         with ThreadPoolExecutor(1, thread_name_prefix="hetdep-open") as pool:
-            parts = pool.submit(bundled_parts, config, model_dir, tag_input, choice.threads) if choice.threads > 1 else None
+            taggers = pool.submit(bundled_taggers, config, model_dir, choice.threads) if choice.threads > 1 and tag_input else None
             parser = NeuralParser.load(model_dir, config)
-            if parts is not None and tag_input and "lemma" in ((config.get("pipeline") or {}).get("taggers") or []):
+            if taggers is not None and "lemma" in ((config.get("pipeline") or {}).get("taggers") or []):
                 import_lemmatizer(config.get("language"))  # while the taggers are read, for the first unseen form
-            bundled = parts.result() if parts is not None else bundled_parts(config, model_dir, tag_input)
+            bundled = bundled_parts(config, model_dir, tag_input, taggers)
         parser.threads = choice.threads
         opened = cls(model_dir, str(config["kind"]), parser, choice, config=config, tokenizer=bundled.tokenizer,
                      feats_b=bundled.feats_b)

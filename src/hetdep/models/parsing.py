@@ -252,12 +252,14 @@ class Bundled:
 
 
 def bundled_parts(config: dict, model_dir: str | Path, tag_input: bool, taggers: Future | None = None) -> Bundled:
-    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers; the
-    taggers read here, or by ``taggers``, their reading on other threads, once the tokenizer is read)."""
+    """The parts every parsing kind may bundle (``tag_input``: with its tokenizer and taggers, these
+    read here or, given ``taggers``, their reading on other threads, taken from it once the
+    tokenizer is read)."""
     if not tag_input:
         return Bundled(feats_b=feats_b(config, model_dir))
     tokenizer = load_tokenizer(model_dir, config)
-    return Bundled(tokenizer, bundled_taggers(config, model_dir) if taggers is None else taggers.result(), feats_b(config, model_dir))
+    read = bundled_taggers(config, model_dir) if taggers is None else taggers.result()
+    return Bundled(tokenizer, read, feats_b(config, model_dir))
 
 
 def import_bundled_modules() -> None:

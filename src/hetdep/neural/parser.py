@@ -362,7 +362,7 @@ class NeuralParser:
             if tuple(arrays[name].shape) != dims:
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' does not fit the network "
                                      f"(its shape is {arrays[name].shape}, not {dims})")
-            if name not in quantized and not np.isfinite(arrays[name]).all():  # dequantized ones are
+            if name not in quantized and not np.isfinite(arrays[name]).all():  # dequantized: finite by their scales
                 raise ModelFileError(f"{directory / 'weights.npz'}: array '{name}' holds values that are not finite numbers")
         record = {k: v for k, v in config.items()
                   if k not in ("kind", "format_version", "weights_sha256", "network", "vocabularies", "tag_column", "decoder",

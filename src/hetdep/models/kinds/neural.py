@@ -69,15 +69,18 @@ class NeuralModels(OpenModels):
 
         if choice.beam is not None:
             raise HetdepError(f"{model_dir} is a neural model: it finds the best tree exactly, with no beam (drop --beam)")
-        # With threads, the taggers and the lexicons they read are read on others while this one reads
-        # the network, then the tokenizer: most of each is inflating and NumPy, which let go of
-        # Python's lock (a one-sentence parse 0.1 s sooner, of 0.7). Those threads import nothing,
-        # their modules imported first: two threads compiling modules at once trip CPython 3.11's AST
-        # recursion check ("AST constructor recursion depth mismatch"), as the treebanks' taggers
-        # read beside the network once did in a fresh clone.
+        # With threads, the taggers and the lexicons they read are read (and the treebanks' own taggers
+        # checked) on others while this one reads the network, then the tokenizer: most of each is
+        # inflating, hashing and NumPy, which let go of Python's lock (a one-sentence parse 0.1 s
+        # sooner, of 0.7). Those threads import nothing, their modules imported first: two threads
+        # compiling modules at once trip CPython 3.11's AST recursion check ("AST constructor
+        # recursion depth mismatch"), as the treebanks' taggers read beside the network once did in
+        # a fresh clone.
         import_bundled_modules()
-        with ThreadPoolExecutor(1, thread_name_prefix="hetdep-open") as pool:
-            taggers = pool.submit(bundled_taggers, config, model_dir, choice.threads) if choice.threads > 1 and tag_input else None
+        with ThreadPoolExecutor(2, thread_name_prefix="hetdep-open") as pool:
+            beside = choice.threads > 1 and tag_input
+            taggers = pool.submit(bundled_taggers, config, model_dir, choice.threads) if beside else None
+            own_taggers = pool.submit(OwnTaggers, config, model_dir) if beside else None  # their files' digests checked
             parser = NeuralParser.load(model_dir, config)
             if taggers is not None and "lemma" in ((config.get("pipeline") or {}).get("taggers") or []):
                 import_lemmatizer(config.get("language"))  # while the taggers are read, for the first unseen form
@@ -95,7 +98,7 @@ class NeuralModels(OpenModels):
             opened.table = load_table(choice.to_dependency)
         if tag_input:
             opened.taggers = _with_tag_helpers(parser, bundled.taggers, config, model_dir)
-            opened.own_taggers = OwnTaggers(config, model_dir)
+            opened.own_taggers = own_taggers.result() if own_taggers is not None else OwnTaggers(config, model_dir)
             unknown = sorted(set(opened.own_taggers) - set(parser.treebank_names))
             if unknown:
                 raise ModelFileError(f"{model_dir / TREEBANK_TAGGERS / unknown[0]}: taggers of a treebank the model "
@@ -273,12 +276,12 @@ def _with_tag_helpers(parser, taggers: list, config: dict, model_dir: Path) -> l
 
 def _precision(parser, model_dir: Path, precision: str) -> str | None:
     """Run the parser's network in ``precision`` where this machine can; else what it runs in and why."""
+    if precision == "float32":  # NumPy's, as the network is: the runtime's module not even imported
+        return None
     from hetdep.neural import int8
 
     if precision not in int8.PRECISIONS:
         raise HetdepError(f"precision {precision!r}: choose {' or '.join(int8.PRECISIONS)}")
-    if precision == "float32":
-        return None
     if (reason := int8.unavailable()) is not None:
         return f"{model_dir} parses in float32, not int8: {reason}"
     int8.run_in_int8(parser, model_dir)

@@ -46,6 +46,24 @@ def test_the_small_form_gives_the_same_weights_back(weights):
     assert back.dense_rows(weights.dense.shape[1]).keys() == weights.dense_rows(weights.dense.shape[1]).keys()
 
 
+@settings(max_examples=60, deadline=None)
+@given(trained_weights(), st.integers(0, 3))
+def test_the_small_form_read_where_it_lies_scores_as_the_reading_layout(weights, first):
+    """A short run's plain search reads a small form's features where they lie: each feature, and
+    a key of none, adds the same scores as the reading layout's (a dense row's zeros add nothing)."""
+    from hetdep.learn.small_weights import SmallPlainWeights, checked_small
+
+    small = checked_small(to_small(**weights.stored()))
+    plain, where_it_lies = weights.plain, SmallPlainWeights(small)
+    width = weights.dense.shape[1]
+    for key in weights.used[:, 0].tolist() + [0x5EED]:
+        expected = plain.add_scores([key], np.zeros(width, dtype=np.float32), first)
+        assert np.array_equal(where_it_lies.add_scores([key], np.zeros(width, dtype=np.float32), first), expected)
+    loaded = TrainedWeights.from_small(small)
+    assert loaded.finite() and loaded.widest_action() == weights.widest_action() and loaded.width == width
+    assert entries(loaded) == entries(TrainedWeights.from_stored(*from_small(small)))  # laid out when asked: the same
+
+
 def test_a_tagger_s_weights_are_a_quarter_smaller_stored_small(tmp_path):
     rng = np.random.default_rng(3)
     keys = np.repeat(rng.integers(1, 2**63, size=20_000, dtype=np.uint64), 3)

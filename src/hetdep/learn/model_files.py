@@ -16,7 +16,7 @@ import numpy as np
 
 from hetdep.errors import HetdepError
 from hetdep.learn.model_config import ModelFileError, check_fields
-from hetdep.learn.small_weights import SMALL_FIELDS, from_small, to_small
+from hetdep.learn.small_weights import SMALL_FIELDS, checked_small, to_small
 from hetdep.learn.weight_layout import packed_up_to
 from hetdep.learn.weights import TrainedWeights
 
@@ -81,7 +81,7 @@ class Misfit(ValueError):
 
 def check_width(weights: TrainedWeights, width: int, what: str) -> None:
     """Refuse weights whose action columns do not fit the model's labels or tags (``what``)."""
-    if weights.widest_action() >= width or weights.dense.shape[1] != width:
+    if weights.widest_action() >= width or weights.width != width:
         raise Misfit(f"weights do not match {what}")
 
 
@@ -282,8 +282,8 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
                 shapes = config.get(ARCHIVED)
                 archived = {name: arrays[name] for name in map(ARCHIVED_MEMBER.format, shapes if isinstance(shapes, dict) else ())}
-                if version in SMALL_VERSIONS:
-                    loaded = from_small({name: arrays[name] for name in SMALL_FIELDS})
+                if version in SMALL_VERSIONS:  # kept as it is: a short run's plain search reads it where it lies
+                    loaded = checked_small({name: arrays[name] for name in SMALL_FIELDS})
                 else:
                     loaded = tuple(arrays[name] for name in (CHAINED_FIELDS if version == 1 else STORED_FIELDS))
                 damage = None
@@ -296,9 +296,12 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
         raise ModelFileError(f"{path}: damaged weights file ({damage})")
     if ARCHIVED in config:
         config = _restored(config, path, archived.__getitem__)
-    if not (_consistent_chains(loaded) if version == 1 else _consistent(loaded)):
+    if version in SMALL_VERSIONS:
+        weights = TrainedWeights.from_small(loaded)
+    elif not (_consistent_chains(loaded) if version == 1 else _consistent(loaded)):
         raise ModelFileError(f"{path}: weight arrays do not fit together")
-    weights = TrainedWeights.from_chains(*loaded) if version == 1 else TrainedWeights.from_stored(*loaded)
+    else:
+        weights = TrainedWeights.from_chains(*loaded) if version == 1 else TrainedWeights.from_stored(*loaded)
     if not weights.finite():
         raise ModelFileError(f"{path}: weights that are not finite numbers (NaN or infinity)")
     return config, weights

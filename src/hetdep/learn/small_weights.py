@@ -15,7 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from hetdep.learn.weight_layout import COUNT_SHIFT, DENSE, INDEX, INLINE, START, THIRTY_TWO, entry_actions
+from hetdep.learn.weight_layout import (
+    COUNT_SHIFT,
+    DENSE,
+    INDEX,
+    INLINE,
+    START,
+    THIRTY_TWO,
+    PlainWeights,
+    entry_actions,
+    entry_spans,
+    packed_up_to,
+    sliced_entries,
+)
 
 SMALL_FIELDS = ("key_planes", "counts", "actions", "values", "value_index", "dense")
 DENSE_ROW = np.uint32(0xFFFFFFFF)  # a feature's count when its weights are a dense row
@@ -53,9 +65,9 @@ def to_small(features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> dic
             "value_index": _narrow(value_index.reshape(-1)), "dense": dense[(payloads[is_dense] & INDEX).astype(np.int64)]}
 
 
-def from_small(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The reading layout's (features, packed, dense) of a small form; ValueError when its arrays
-    do not fit together (a damaged file)."""
+def checked_small(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A small form's arrays, found to fit together as a model file's must (so that neither the
+    compiled scorer nor the plain one reads astray); ValueError for a damaged file's."""
     planes, counts, actions = arrays["key_planes"], arrays["counts"], arrays["actions"]
     values, value_index, dense = arrays["values"], arrays["value_index"], arrays["dense"]
     if (planes.dtype != np.uint8 or planes.ndim != 2 or planes.shape[0] != 8 or counts.dtype != np.uint32
@@ -66,9 +78,26 @@ def from_small(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, n
     is_dense = counts == DENSE_ROW
     sparse_counts = np.where(is_dense, 0, counts).astype(np.int64)
     if int(is_dense.sum()) != len(dense) or int(sparse_counts.sum()) != len(actions) \
-            or (len(value_index) and int(value_index.max()) >= len(values)) or (len(actions) and int(actions.max()) >= 1 << 30):
+            or (len(value_index) and int(value_index.max()) >= len(values)) or (len(actions) and int(actions.max()) >= 1 << 30) \
+            or (len(counts) and int(sparse_counts.max()) > packed_up_to(dense.shape[1])):
         raise ValueError("the small form's counts do not fit its weights")
-    keys = np.cumsum(np.ascontiguousarray(planes.T).view("<u8").reshape(-1).astype(np.uint64), dtype=np.uint64)
+    if len(counts) and not small_keys(planes).all():  # key 0 marks an empty slot of the compiled table
+        raise ValueError("the small form holds a feature of key 0")
+    return arrays
+
+
+def small_keys(planes: np.ndarray) -> np.ndarray:
+    """The features' keys, in order, from the byte planes of their differences."""
+    return np.cumsum(np.ascontiguousarray(planes.T).view("<u8").reshape(-1).astype(np.uint64), dtype=np.uint64)
+
+
+def from_small(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reading layout's (features, packed, dense) of a small form (:func:`checked_small`'s)."""
+    counts, actions = arrays["counts"], arrays["actions"]
+    values, value_index, dense = arrays["values"], arrays["value_index"], arrays["dense"]
+    is_dense = counts == DENSE_ROW
+    sparse_counts = np.where(is_dense, 0, counts).astype(np.int64)
+    keys = small_keys(arrays["key_planes"])
     words = (actions.astype(np.uint64) << THIRTY_TWO) | values[value_index.astype(np.int64)].view(np.uint32).astype(np.uint64)
     ends = np.cumsum(sparse_counts)
     payloads = np.zeros(len(keys), dtype=np.uint64)
@@ -82,3 +111,30 @@ def from_small(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, n
     in_spans = np.repeat(spans, sparse_counts)
     packed = words[in_spans].view(np.int64)
     return np.stack([keys, payloads], axis=1), packed, dense
+
+
+class SmallPlainWeights(PlainWeights):
+    """:class:`PlainWeights` reading a small form where it lies: a short run's plain search asks
+    for a few hundred features, where the reading layout of them all (:func:`from_small`) took the
+    shipped fr's four taggers 45 ms to make (its dense rows stay dense: they add zeros where the
+    reading layout's narrowed ones add nothing, the same sums)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        counts = arrays["counts"]
+        is_dense = counts == DENSE_ROW
+        self._counts = np.where(is_dense, 0, counts).astype(np.int64)
+        self._starts = np.cumsum(self._counts) - self._counts
+        self._dense_rows = np.where(is_dense, np.cumsum(is_dense) - 1, -1)
+        self._actions, self._values, self._value_index = arrays["actions"], arrays["values"], arrays["value_index"]
+        features = np.stack([small_keys(arrays["key_planes"]), np.arange(1, len(counts) + 1, dtype=np.uint64)], axis=1)
+        super().__init__(features, np.zeros(0, dtype=np.int64), arrays["dense"])  # a key's payload: its feature's number, 0 none
+
+    def _entries(self, keys: list[int], first: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        index = np.array(self.payloads.get_all(keys), dtype=np.int64) - 1  # -1: no such feature
+        found = index >= 0
+        index = np.where(found, index, 0)
+        counts = np.where(found, self._counts[index], 0)
+        at = entry_spans(self._starts[index], counts)
+        rows = np.where(found, self._dense_rows[index], -1).tolist()
+        return sliced_entries(self._actions[at].astype(np.int64), self._values[self._value_index[at].astype(np.int64)], counts,
+                              [self.dense[row] if row >= 0 else None for row in rows], first)

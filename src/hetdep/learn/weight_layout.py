@@ -73,24 +73,21 @@ class PlainWeights:
         search asks for a sentence's static features first (one feature at a time, the shipped fr's
         four taggers took 40 ms to decode one sentence's 5,000)."""
         unread = [key for key in dict.fromkeys(keys) if (key, first) not in self._decoded]
-        if not unread:
-            return
-        payloads = np.array(self.payloads.get_all(unread), dtype=np.uint64)
+        if unread:
+            self._decoded.update(zip(((key, first) for key in unread), self._entries(unread, first)))
+
+    def _entries(self, keys: list[int], first: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The (actions, weights) of each of ``keys``, from the packed layout."""
+        payloads = np.array(self.payloads.get_all(keys), dtype=np.uint64)
         dense = (payloads & DENSE) != 0
         inline = ~dense & ((payloads & INLINE) != 0)
         counts = np.where(dense, 0, np.where(inline, 1, payloads >> COUNT_SHIFT)).astype(np.int64)
         starts = np.where(inline, len(self.packed) + np.arange(len(payloads)), (payloads & START).astype(np.int64))
-        ends = np.cumsum(counts)
-        at = np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]))  # each entry's word in ``words``
+        at = entry_spans(starts, counts)  # each entry's word in ``words``
         words = np.concatenate((self.packed.view(np.uint64), payloads))[at]
-        actions, weights = entry_actions(words), entry_weights(words)
-        for key, payload, dense_row, begin, end in zip(unread, payloads.tolist(), dense.tolist(), (ends - counts).tolist(),
-                                                         ends.tolist()):
-            if dense_row:
-                row = self.dense[payload & int(INDEX)]
-                self._decoded[key, first] = np.arange(first, len(row)), row[first:]
-            else:
-                self._decoded[key, first] = actions[begin:end], weights[begin:end]
+        return sliced_entries(entry_actions(words), entry_weights(words), counts,
+                       [self.dense[payload & int(INDEX)] if is_dense else None for payload, is_dense
+                        in zip(payloads.tolist(), dense.tolist())], first)
 
     def add_scores(self, keys: list[int], acc: np.ndarray, first: int = 0) -> np.ndarray:
         """``acc`` (float32) with the features' weights added, one at a time in the scorer's order."""
@@ -99,3 +96,17 @@ class PlainWeights:
         pairs = [decoded[key, first] for key in keys]
         np.add.at(acc, np.concatenate([actions for actions, _ in pairs]), np.concatenate([weights for _, weights in pairs]))
         return acc
+
+
+def entry_spans(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The positions of ``counts[k]`` entries from ``starts[k]``, for each k in turn."""
+    ends = np.cumsum(counts)
+    return np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]) if len(ends) else 0)
+
+
+def sliced_entries(actions: np.ndarray, weights: np.ndarray, counts: np.ndarray, dense_rows: list, first: int) -> list[tuple]:
+    """Each feature's (actions, weights): its dense row from column ``first`` on where it has one,
+    else its ``counts[k]`` entries of ``actions`` and ``weights``, which hold them in turn."""
+    ends = np.cumsum(counts).tolist()
+    return [(np.arange(first, len(row)), row[first:]) if row is not None else (actions[end - count:end], weights[end - count:end])
+            for row, count, end in zip(dense_rows, counts.tolist(), ends)]

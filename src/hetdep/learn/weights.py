@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hetdep.learn.small_weights import SmallPlainWeights, from_small
 from hetdep.learn.weight_layout import DENSE, PlainWeights, packed_up_to, sparse_summary
 
 
@@ -28,15 +29,19 @@ class TrainedWeights:
     """Averaged weights laid out for reading: the features' (key, payload) rows, the packed sparse
     entries and the dense rows (:mod:`hetdep.learn.weight_layout`). The compiled scorer's hash
     table of the rows is built when it is first read; a short run reads the rows through
-    :class:`PlainWeights` instead and never builds it (:mod:`hetdep.short_runs`)."""
+    :class:`PlainWeights` instead and never builds it (:mod:`hetdep.short_runs`). Weights read from
+    a small form (a shipped model's) keep it until something asks for the reading layout: a short
+    run's plain search reads the small form where it lies."""
 
-    def __init__(self, used: np.ndarray | None, packed: np.ndarray, dense: np.ndarray, table: np.ndarray | None = None):
+    def __init__(self, used: np.ndarray | None, packed: np.ndarray | None, dense: np.ndarray, table: np.ndarray | None = None,
+                 small: dict[str, np.ndarray] | None = None):
         self._used = used  # uint64 (features, 2): key, payload; None where the table holds them
-        self.packed = packed  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
-        self.dense = dense  # float32 (dense rows, actions)
+        self._packed = packed  # int64 entries of features with 2..packed_up_to(actions) weights: action << 32 | float bits
+        self._dense = dense  # float32 (dense rows, actions)
         self._table = table
+        self._small = small  # the small form (hetdep.learn.small_weights) until the reading layout is made of it
         self._plain: PlainWeights | None = None
-        self._building = threading.Lock()  # parsing threads may ask for the table at once
+        self._building = threading.RLock()  # parsing threads may ask for the table at once
 
     @classmethod
     def from_table(cls, table: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
@@ -53,6 +58,35 @@ class TrainedWeights:
                                                    packed_up_to(n_actions)))
 
     @classmethod
+    def from_small(cls, small: dict[str, np.ndarray]) -> "TrainedWeights":
+        """The weights of a small form (:func:`hetdep.learn.small_weights.checked_small`'s), their
+        reading layout made when first asked for."""
+        return cls(None, None, small["dense"], small=small)
+
+    def _laid_out(self) -> None:
+        """The reading layout made of the small form, if it is not yet."""
+        if self._small is not None:
+            with self._building:
+                if self._small is not None:
+                    self._used, self._packed, self._dense = packed_narrow_rows(*from_small(self._small))
+                    self._small = None
+
+    @property
+    def packed(self) -> np.ndarray:
+        self._laid_out()
+        return self._packed
+
+    @property
+    def dense(self) -> np.ndarray:
+        self._laid_out()
+        return self._dense
+
+    @property
+    def width(self) -> int:
+        """The action columns of the dense rows (labels or tags)."""
+        return self._dense.shape[1]
+
+    @classmethod
     def from_stored(cls, features: np.ndarray, packed: np.ndarray, dense: np.ndarray) -> "TrainedWeights":
         """The weights from a model file: its features' (key, payload) rows, in today's layout
         (:func:`packed_narrow_rows`); the hash table comes back when first read."""
@@ -64,6 +98,7 @@ class TrainedWeights:
         if self._table is None:
             with self._building:
                 if self._table is None:
+                    self._laid_out()
                     self._table = _compiled().spread(self._used)
                     self._used = None  # the table holds them: not twice in memory
         return self._table
@@ -71,6 +106,7 @@ class TrainedWeights:
     @property
     def used(self) -> np.ndarray:
         """The features' (key, payload) rows."""
+        self._laid_out()
         used = self._used
         return used if used is not None else self._table[self._table[:, 0] != 0]
 
@@ -80,7 +116,8 @@ class TrainedWeights:
         if self._plain is None:
             with self._building:
                 if self._plain is None:
-                    self._plain = PlainWeights(self.used, self.packed, self.dense)
+                    small = self._small
+                    self._plain = SmallPlainWeights(small) if small is not None else PlainWeights(self.used, self.packed, self.dense)
         return self._plain
 
     def stored(self) -> dict[str, np.ndarray]:
@@ -95,6 +132,7 @@ class TrainedWeights:
 
     @property
     def features(self) -> int:
+        self._laid_out()
         return len(self._used) if self._used is not None else int(np.count_nonzero(self._table[:, 0]))
 
     @functools.cached_property
@@ -104,10 +142,16 @@ class TrainedWeights:
 
     def widest_action(self) -> int:
         """The highest action id of a sparse weight (-1: none): a model file's check against its labels."""
+        small = self._small
+        if small is not None:
+            return int(small["actions"].max()) if len(small["actions"]) else -1
         return self._sparse_summary[0]
 
     def finite(self) -> bool:
         """No weight is NaN or infinite."""
+        small = self._small
+        if small is not None:  # every value of its table is some weight's
+            return bool(np.isfinite(small["values"]).all() and np.isfinite(small["dense"]).all())
         return self._sparse_summary[1] and bool(np.isfinite(self.dense).all())
 
     def dense_rows(self, n_actions: int) -> dict[int, np.ndarray]:

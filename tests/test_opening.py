@@ -105,7 +105,7 @@ def test_a_neural_model_s_taggers_are_read_importing_nothing(language, tmp_path)
               "from hetdep.models.parsing import bundled_taggers, import_bundled_modules; "
               "from hetdep.models.own_taggers import OwnTaggers; "
               f"model = Path({str(model)!r}); import_bundled_modules(); before = set(sys.modules); "
-              "bundled_taggers(read_config(model), model, threads=2); OwnTaggers(read_config(model), model); "
+              "bundled_taggers(read_config(model), model, threads=2, plain=True); OwnTaggers(read_config(model), model); "
               "print(sorted(set(sys.modules) - before))")
     environment = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True)

@@ -215,22 +215,22 @@ def load_tokenizer(model_dir: str | Path, config: dict | None = None):
     return None
 
 
-def bundled_taggers(config: dict, model_dir: str | Path, threads: int = 1) -> list:
+def bundled_taggers(config: dict, model_dir: str | Path, threads: int = 1, plain: bool = False) -> list:
     """The taggers bundled in ``tagger/``, refused unless they are those the training kept (its record
     ``pipeline.taggers``; a model from before it: at least the tag columns it was jackknifed on), so
     a model missing one of its taggers is not taken for a model that has none."""
     pipeline = config.get("pipeline") or {}
     kept = pipeline.get("taggers")
     return recorded_taggers(Path(model_dir) / "tagger", set(kept if kept is not None else pipeline.get("columns") or []),
-                             exactly=kept is not None, threads=threads)
+                             exactly=kept is not None, threads=threads, plain=plain)
 
 
-def recorded_taggers(folder: Path, wanted: set[str], exactly: bool, threads: int = 1) -> list:
-    """The taggers of ``folder`` (read on ``threads``: :func:`hetdep.tagger.tagger.load_taggers`),
+def recorded_taggers(folder: Path, wanted: set[str], exactly: bool, threads: int = 1, plain: bool = False) -> list:
+    """The taggers of ``folder`` (read on ``threads``, ``plain``: :func:`hetdep.tagger.tagger.load_taggers`),
     refused unless they tag the ``wanted`` columns (``exactly``: those and no other)."""
     from hetdep.tagger.tagger import load_taggers
 
-    taggers = load_taggers(folder, threads) if folder.exists() else []
+    taggers = load_taggers(folder, threads, plain) if folder.exists() else []
     found = {tagger.column for tagger in taggers}
     missing, extra = wanted - found, (found - wanted if exactly else set())
     if missing or extra:

@@ -260,14 +260,18 @@ class Tagger(SavedModel):
                                                    for misc, row in zip(tagged.column(MISC), scores)])
             yield tagged
 
-    def read_lexicons(self) -> None:
-        """Read the lexicons this tagger consults (each once per process), so that tagging finds them
-        read: on a thread of their own while a neural model's network is read (:func:`load_taggers`)."""
+    def ready(self, plain: bool) -> None:
+        """Read what tagging reads first, so that it finds it read: the lexicons this tagger consults
+        (each once per process) and, with ``plain``, its plain search's weights, its right-to-left
+        companion's too (on a thread of its own while a neural model's network is read: :func:`load_taggers`)."""
         if self.inflections:
             inflection_lexicon(self.inflections)
         dictionary = lemma_dictionary(self.dictionary)
         if dictionary is not None and self.reads == "upos":  # the lexicon of lemmas by UPOS (fill_unseen)
             lexicon_lemmas(dictionary.language)
+        for tagger in (self, self.backward) if plain else ():
+            if tagger is not None:
+                tagger.weights.plain  # noqa: B018 -- made once, kept
 
     def _known_with(self, dictionary) -> Container[str]:
         """The lemmas this tagger prefers: its treebank's, and its dictionary's."""
@@ -362,12 +366,13 @@ def _with_misc(misc: str, key: str, value: str) -> str:
     return "|".join(kept + [f"{key}={value}"])
 
 
-def load_taggers(model_dir: str | Path, threads: int = 1) -> list[Tagger]:
+def load_taggers(model_dir: str | Path, threads: int = 1, plain: bool = False) -> list[Tagger]:
     """The taggers of a model directory: the directory itself, or its upos/, xpos/, feats/ and lemma/
     subdirectories, each of which must load (a column's folder without its tagger, or anything
     else in the folder, is a damaged model rather than a column left untagged). With ``threads``
-    above one, each is read on a thread of its own, with the lexicons it reads (most of it is
-    inflating and NumPy, which let go of Python's lock)."""
+    above one, each is read on a thread of its own, made :meth:`Tagger.ready` there (``plain``:
+    for the plain search, a short input's); most of it is inflating and NumPy, which let go of
+    Python's lock."""
     directory = Path(model_dir)
     if (directory / "config.json").exists():
         return [Tagger.load(directory)]
@@ -382,7 +387,7 @@ def load_taggers(model_dir: str | Path, threads: int = 1) -> list[Tagger]:
         if tagger.column != column:
             raise ModelFileError(f"{directory / column}: a tagger of {tagger.column}, not of {column}")
         if threads > 1:
-            tagger.read_lexicons()
+            tagger.ready(plain)
         return tagger
 
     return list(ordered_map(read, [column for column in COLUMNS if column in entries], threads))

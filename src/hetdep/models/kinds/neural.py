@@ -79,7 +79,7 @@ class NeuralModels(OpenModels):
         import_bundled_modules()
         with ThreadPoolExecutor(2, thread_name_prefix="hetdep-open") as pool:
             beside = choice.threads > 1 and tag_input
-            taggers = pool.submit(bundled_taggers, config, model_dir, choice.threads) if beside else None
+            taggers = pool.submit(bundled_taggers, config, model_dir, choice.threads, choice.short) if beside else None
             own_taggers = pool.submit(OwnTaggers, config, model_dir) if beside else None  # their files' digests checked
             parser = NeuralParser.load(model_dir, config)
             if taggers is not None and "lemma" in ((config.get("pipeline") or {}).get("taggers") or []):

@@ -85,9 +85,8 @@ class PlainWeights:
         starts = np.where(inline, len(self.packed) + np.arange(len(payloads)), (payloads & START).astype(np.int64))
         at = entry_spans(starts, counts)  # each entry's word in ``words``
         words = np.concatenate((self.packed.view(np.uint64), payloads))[at]
-        return sliced_entries(entry_actions(words), entry_weights(words), counts,
-                       [self.dense[payload & int(INDEX)] if is_dense else None for payload, is_dense
-                        in zip(payloads.tolist(), dense.tolist())], first)
+        rows = [self.dense[payload & int(INDEX)] if is_dense else None for payload, is_dense in zip(payloads.tolist(), dense.tolist())]
+        return sliced_entries(entry_actions(words), entry_weights(words), counts, rows, first)
 
     def add_scores(self, keys: list[int], acc: np.ndarray, first: int = 0) -> np.ndarray:
         """``acc`` (float32) with the features' weights added, one at a time in the scorer's order."""

@@ -75,8 +75,7 @@ def checked_small(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             or actions.ndim != 1 or actions.shape != value_index.shape or values.dtype != np.float32 or values.ndim != 1
             or dense.dtype != np.float32 or dense.ndim != 2):
         raise ValueError("the small form's arrays have the wrong types or shapes")
-    is_dense = counts == DENSE_ROW
-    sparse_counts = np.where(is_dense, 0, counts).astype(np.int64)
+    is_dense, sparse_counts = _split_counts(counts)
     if int(is_dense.sum()) != len(dense) or int(sparse_counts.sum()) != len(actions) \
             or (len(value_index) and int(value_index.max()) >= len(values)) or (len(actions) and int(actions.max()) >= 1 << 30) \
             or (len(counts) and int(sparse_counts.max()) > packed_up_to(dense.shape[1])):
@@ -84,6 +83,12 @@ def checked_small(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     if len(counts) and not small_keys(planes).all():  # key 0 marks an empty slot of the compiled table
         raise ValueError("the small form holds a feature of key 0")
     return arrays
+
+
+def _split_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which features' weights are a dense row, and each feature's count of sparse weights (0 for those)."""
+    is_dense = counts == DENSE_ROW
+    return is_dense, np.where(is_dense, 0, counts).astype(np.int64)
 
 
 def small_keys(planes: np.ndarray) -> np.ndarray:
@@ -95,8 +100,7 @@ def from_small(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, n
     """The reading layout's (features, packed, dense) of a small form (:func:`checked_small`'s)."""
     counts, actions = arrays["counts"], arrays["actions"]
     values, value_index, dense = arrays["values"], arrays["value_index"], arrays["dense"]
-    is_dense = counts == DENSE_ROW
-    sparse_counts = np.where(is_dense, 0, counts).astype(np.int64)
+    is_dense, sparse_counts = _split_counts(counts)
     keys = small_keys(arrays["key_planes"])
     words = (actions.astype(np.uint64) << THIRTY_TWO) | values[value_index.astype(np.int64)].view(np.uint32).astype(np.uint64)
     ends = np.cumsum(sparse_counts)
@@ -121,8 +125,7 @@ class SmallPlainWeights(PlainWeights):
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         counts = arrays["counts"]
-        is_dense = counts == DENSE_ROW
-        self._counts = np.where(is_dense, 0, counts).astype(np.int64)
+        is_dense, self._counts = _split_counts(counts)
         self._starts = np.cumsum(self._counts) - self._counts
         self._dense_rows = np.where(is_dense, np.cumsum(is_dense) - 1, -1)
         self._actions, self._values, self._value_index = arrays["actions"], arrays["values"], arrays["value_index"]

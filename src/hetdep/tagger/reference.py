@@ -37,7 +37,7 @@ def static_keys(atoms: np.ndarray, templates: np.ndarray) -> np.ndarray:
         used = offsets[:, pair] != UNUSED
         at = words + offsets[:, pair]  # (words, templates): the word each template reads
         inside = (at >= 0) & (at < n)
-        values = np.where(inside, atoms[np.clip(at, 0, max(n - 1, 0)), columns[:, pair]], 0) if n else at
+        values = np.where(inside, atoms[np.clip(at, 0, max(n - 1, 0)), columns[:, pair]], 0)  # (no word: empty, read nowhere)
         mixed = _mixed(_mixed(keys, (offsets[:, pair] + 3).astype(np.uint64)), values.astype(np.uint64))
         keys = np.where(used, mixed, keys)
     return np.where(keys == 0, np.uint64(1), keys)

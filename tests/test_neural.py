@@ -495,6 +495,28 @@ def test_batches_on_two_threads_give_the_same_trees_and_counts(joint_result, mon
         (len(sentences), sum(len(s) for s in sentences), one.stats.unknown_words)
 
 
+def test_finish_runs_on_the_thread_that_parsed_the_batch_and_its_results_come_in_order(joint_result, monkeypatch):
+    """``parse(finish=...)``: each sentence's parse finished where its batch was parsed, on the
+    parse's own threads (a model's taggers then work beside the other batches' products)."""
+    import threading
+
+    import hetdep.neural.parser as module
+
+    sentences = _pair("dev")[0]
+    monkeypatch.setattr(module, "SENTENCES_AT_ONCE", 4)
+    two = copy.copy(joint_result.parser)
+    two.threads, two.stats = 2, ParseStats()
+    where = set()
+
+    def finish(pair):
+        where.add(threading.current_thread().name)
+        return tuple(t.to_text() for t in pair)
+
+    expected = [tuple(t.to_text() for t in pair) for pair in two.parse(sentences)]
+    assert list(two.parse(sentences, finish=finish)) == expected
+    assert where and all(name.startswith("hetdep") for name in where)
+
+
 def test_tagging_alone_keeps_the_trees_of_the_input(joint_result):
     gold = _pair("dev", 5)[1]
     tagged = list(joint_result.parser.tag(iter(gold)))

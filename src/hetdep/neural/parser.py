@@ -145,20 +145,23 @@ class NeuralParser:
 
     # parsing
 
-    def parse(self, sentences: Iterable[Sentence], beam: int | None = None) -> Iterator:
+    def parse(self, sentences: Iterable[Sentence], beam: int | None = None,
+              finish: Callable | None = None) -> Iterator:
         """Per input sentence, in order: its tree (one scheme) or the tuple of its trees (several),
-        with the predicted tags written in; ``beam`` is for the beam parsers and is ignored here."""
+        with the predicted tags written in; ``beam`` is for the beam parsers and is ignored here.
+        ``finish``: applied to each sentence's parse on the thread that parsed its batch (a model's
+        bundled taggers: their work, mostly Python's, then overlaps the other threads' products)."""
         pending: list[Sentence] = []
         whole = True  # the input read whole so far: a small one may be decoded without numba
         for sentence in sentences:
             pending.append(sentence)
             if len(pending) == SENTENCES_READ_AHEAD:
-                yield from self._parse_by_length(pending, small=False)
+                yield from self._parse_by_length(pending, finish, small=False)
                 pending, whole = [], False
         if pending:
-            yield from self._parse_by_length(pending, small=whole and len(pending) <= ARRAY_DECODING)
+            yield from self._parse_by_length(pending, finish, small=whole and len(pending) <= ARRAY_DECODING)
 
-    def _parse_by_length(self, sentences: list[Sentence], small: bool = False) -> list:
+    def _parse_by_length(self, sentences: list[Sentence], finish: Callable | None = None, small: bool = False) -> list:
         """The sentences parsed in batches of similar lengths (a batch computes every position up to
         its longest sentence: on fr-sequoia test 1.6x faster than batches in input order), returned
         in input order; ``small``: a whole input of few sentences (:func:`_decoder`)."""
@@ -166,7 +169,7 @@ class NeuralParser:
         parsed: list = [None] * len(sentences)
         batches = list(_batches(order, [len(sentences[k]) + 1 for k in order]))
         decode = _decoder(self.decoder, small) if self.heads else None  # a phrase-structure model alone: none
-        done = ordered_map(lambda chosen: self._parse_batch(decode, [sentences[k] for k in chosen]), batches, self.threads)
+        done = ordered_map(lambda chosen: self._parse_batch(decode, [sentences[k] for k in chosen], finish), batches, self.threads)
         for chosen, results in zip(batches, done):
             for k, (result, unknown_words) in zip(chosen, results):
                 parsed[k] = result
@@ -184,9 +187,9 @@ class NeuralParser:
                 sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
 
-    def _parse_batch(self, decode: Callable | None, sentences: list[Sentence]) -> list[tuple]:
-        """Each sentence's tree or trees (``decode``: the dependency heads' tree decoder) and its count
-        of unknown words (counted by the caller, in one thread)."""
+    def _parse_batch(self, decode: Callable | None, sentences: list[Sentence], finish: Callable | None = None) -> list[tuple]:
+        """Each sentence's tree or trees (``decode``: the dependency heads' tree decoder; ``finish``,
+        if given, applied to them) and its count of unknown words (counted by the caller, in one thread)."""
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
@@ -232,7 +235,7 @@ class NeuralParser:
                 root = tree_from_spans(tagged.forms, _leaf_tags(tagged), *phrases[row], self.vocabularies.phrases)
                 trees = (PhraseTree(tagged, root), *trees)
             out.append((trees[0] if self.schemes == 1 else trees, unknown_words))
-        return out
+        return out if finish is None else [(finish(parsed), unknown_words) for parsed, unknown_words in out]
 
     @cached_property
     def _root_labels(self) -> list[int | None]:

@@ -9,6 +9,7 @@ from conftest import SAMPLES, SHARED_DATA, needs_shared
 
 import hetdep
 from hetdep.cli import main
+from hetdep.models.kinds.neural import AUTO_SENTENCES
 from hetdep.treebank.conllu import read_conllu
 
 
@@ -44,29 +45,47 @@ def test_the_command_says_which_treebank_it_chose_and_a_given_one_wins(tmp_path)
 def test_the_treebanks_fits_read_at_once_are_those_read_one_by_one():
     """fits() encodes each batch's rows once per treebank in one encoding: each treebank's fit
     is what reading the sentences as that treebank alone gives (float32, within rounding)."""
+    from hetdep.neural.fitting import fits
+
     parser = hetdep.load("fr", precision="float32")._models.parser
     sentences = list(read_conllu(SAMPLES / "dev.ud.conllu"))[:30]
-    together = parser.fits(sentences, parser.treebank_names)
+    together = fits(parser, sentences, parser.treebank_names)
     assert len(set(together.values())) == len(together)  # the treebanks' conventions differ
     for name in parser.treebank_names:
-        assert abs(parser.fits(sentences, [name])[name] - together[name]) < 1e-5, name
+        assert abs(fits(parser, sentences, [name])[name] - together[name]) < 1e-5, name
 
 
-def test_text_the_default_treebank_fits_is_parsed_as_when_it_is_named(tmp_path):
-    """The chosen default reads on from the sentences it was judged on: the output is byte for
-    byte that of --treebank sequoia."""
+def test_text_the_default_treebank_fits_is_parsed_as_when_it_is_named(tmp_path, monkeypatch):
+    """The chosen default reads on from the sentences it was judged on, and from their encodings
+    as it (hetdep.neural.fitting): those sentences are not encoded again, and in float32 the output
+    is byte for byte that of --treebank sequoia (in int8 a batch's 8-bit scale is its own, so a
+    judged batch's rounding may differ)."""
+    from hetdep.neural.inference import NumpyNetwork
     from hetdep.tokenizer.text import document_text
 
+    encode = NumpyNetwork.encode
+    rows: list[int] = []
+
+    def counted(network, batch):
+        rows.append(len(batch.words))
+        return encode(network, batch)
+
+    monkeypatch.setattr(NumpyNetwork, "encode", counted)
     source = tmp_path / "t.txt"
     source.write_text(document_text(list(read_conllu(SAMPLES / "dev.ud.conllu"))[:80]) + "\n", encoding="utf-8")
-    outputs = []
+    outputs, encoded = [], []
     for extra in ([], ["--treebank", "sequoia"]):
         out = tmp_path / f"o{len(outputs)}.conllu"
-        result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(out), "--threads", "2", *extra])
+        rows.clear()
+        result = CliRunner().invoke(main, ["parse", "--input", str(source), "--output", str(out), "--threads", "2",
+                                           "--precision", "float32", *extra])
         assert result.exit_code == 0, result.output
         assert ("parsing as sequoia" in result.output) == (not extra)
         outputs.append(out.read_bytes())
-    assert outputs[0] == outputs[1] and outputs[0].count(b"# sent_id") >= 70
+        encoded.append(sum(rows))
+    sentences = outputs[0].count(b"# sent_id")
+    assert outputs[0] == outputs[1] and sentences >= 70
+    assert encoded == [3 * AUTO_SENTENCES + sentences - AUTO_SENTENCES, sentences]  # judged as three treebanks, then the rest
 
 
 @needs_shared

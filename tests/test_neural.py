@@ -700,10 +700,10 @@ def test_the_command_line_trains_a_feats_head_beside_its_feats_tagger(tmp_path):
 
 @given(st.lists(st.integers(1, 300), max_size=200))
 def test_batches_keep_the_order_and_bound_sentences_and_padded_positions(lengths):
-    from hetdep.neural.parser import POSITIONS_AT_ONCE, SENTENCES_AT_ONCE, _batches
+    from hetdep.neural.parser import POSITIONS_AT_ONCE, SENTENCES_AT_ONCE, batches_by_positions
 
     order = sorted(range(len(lengths)), key=lambda k: lengths[k])
-    batches = list(_batches(order, [lengths[k] for k in order]))
+    batches = list(batches_by_positions(order, [lengths[k] for k in order]))
     assert [k for batch in batches for k in batch] == order
     for batch in batches:
         assert 1 <= len(batch) <= SENTENCES_AT_ONCE

@@ -74,6 +74,7 @@ class NeuralParser:
         treebanks = vocabularies.treebanks
         self.heads = tuple(treebanks[0]["heads"]) if treebanks else tuple(range(len(vocabularies.labels)))
         self.treebank_index = 0
+        self.ahead: tuple = (None, 0, {})  # the input's first sentences encoded already (hetdep.neural.fitting)
 
     @property
     def treebank_names(self) -> list[str]:
@@ -92,31 +93,6 @@ class NeuralParser:
         chosen.stats = ParseStats()
         chosen.tag_helpers = dict(self.tag_helpers)
         return chosen
-
-    def fits(self, sentences: list[Sentence], names: list[str]) -> dict[str, float]:
-        """How well the conventions of each treebank ``names`` names fit ``sentences``: the mean over
-        their words of the log-probability of each word's likeliest head in the treebank's first
-        scheme. The sentences are read once: each batch's spellings (and a transformer's states)
-        computed once, its rows repeated as each treebank in one encoding; batches on ``threads``."""
-        nonempty = sorted((sentence for sentence in sentences if len(sentence)), key=len)
-        treebanks = [self.treebank_names.index(name) for name in names]
-
-        def batch_total(chosen: list[int]) -> np.ndarray:
-            batch = self.encoder.batch([[nonempty[k] for k in chosen]])
-            encoded = self.network.encode(batch.read_as(treebanks))
-            total = np.zeros(len(names))
-            for k, treebank in enumerate(treebanks):
-                scores = self.network.arc_scores(encoded[k * len(chosen):(k + 1) * len(chosen)],
-                                                 self.vocabularies.treebanks[treebank]["heads"][0])
-                for row, length in enumerate(batch.lengths):  # over the sentence's own heads, not the batch's padding
-                    words = scores[row, 1:length, :length]
-                    top = words.max(-1)
-                    total[k] -= float(np.log(np.exp(words - top[:, None]).sum(-1)).sum())
-            return total
-
-        batches = _batches(list(range(len(nonempty))), [len(sentence) + 1 for sentence in nonempty])  # like lengths
-        total = sum(ordered_map(batch_total, batches, self.threads), np.zeros(len(names)))  # summed in batch order
-        return dict(zip(names, (total / max(1, sum(map(len, nonempty)))).tolist()))
 
     @classmethod
     def from_network(cls, network, vocabularies: Vocabularies, record: dict | None = None,
@@ -167,9 +143,15 @@ class NeuralParser:
         in input order; ``small``: a whole input of few sentences (:func:`_decoder`)."""
         order = sorted(range(len(sentences)), key=lambda k: len(sentences[k]))
         parsed: list = [None] * len(sentences)
-        batches = list(_batches(order, [len(sentences[k]) + 1 for k in order]))
+        treebank, judged, kept = self.ahead  # the first sentences fits read as this treebank: in its batches
+        self.ahead, kept = (None, 0, {}), kept if treebank == self.treebank_index else {}
+        first = [k for k in order if k < judged and len(sentences[k])] if kept else []
+        rest = [k for k in order if k >= judged or not len(sentences[k])] if kept else order
+        batches = [*batches_by_positions(first, [len(sentences[k]) + 1 for k in first]),
+                   *batches_by_positions(rest, [len(sentences[k]) + 1 for k in rest])]
         decode = _decoder(self.decoder, small) if self.heads else None  # a phrase-structure model alone: none
-        done = ordered_map(lambda chosen: self._parse_batch(decode, [sentences[k] for k in chosen], finish), batches, self.threads)
+        done = ordered_map(lambda chosen: self._parse_batch(decode, [sentences[k] for k in chosen], finish, kept.get(
+            tuple(tuple(sentences[k].forms) for k in chosen)) if kept else None), batches, self.threads)
         for chosen, results in zip(batches, done):
             for k, (result, unknown_words) in zip(chosen, results):
                 parsed[k] = result
@@ -187,16 +169,18 @@ class NeuralParser:
                 sentence = sentence.with_column(WORD_COLUMNS[column], tagged.column(WORD_COLUMNS[column]))
             yield sentence
 
-    def _parse_batch(self, decode: Callable | None, sentences: list[Sentence], finish: Callable | None = None) -> list[tuple]:
+    def _parse_batch(self, decode: Callable | None, sentences: list[Sentence], finish: Callable | None = None,
+                     encoded: np.ndarray | None = None) -> list[tuple]:
         """Each sentence's tree or trees (``decode``: the dependency heads' tree decoder; ``finish``,
-        if given, applied to them) and its count of unknown words (counted by the caller, in one thread)."""
+        if given, applied to them; ``encoded``: the batch's encodings, if made already) and its count
+        of unknown words (counted by the caller, in one thread)."""
         network = self.network
         nonempty = [s for s in sentences if len(s)]
         outputs: dict[int, tuple] = {}
         graphs = graph_slot = None
         if nonempty:
             batch = self.encoder.batch([nonempty], treebank=self.treebank_index)
-            encoded = network.encode(batch)
+            encoded = network.encode(batch) if encoded is None else encoded
             tags = self._tags(network.tags(encoded), nonempty)
             heads = [np.zeros(batch.words.shape, dtype=np.int64) for _ in self.heads]
             for slot, head in enumerate(self.heads):
@@ -398,7 +382,7 @@ def _with_tags(sentence: Sentence, column: str, names: list[str], ids: np.ndarra
     return sentence.with_column(WORD_COLUMNS[column], [names[k] for k in ids[1:len(sentence) + 1]])
 
 
-def _batches(order: list[int], lengths: list[int]) -> Iterator[list[int]]:
+def batches_by_positions(order: list[int], lengths: list[int]) -> Iterator[list[int]]:
     """``order`` (sentences by increasing length, ``lengths`` theirs with the root) cut into batches
     of at most SENTENCES_AT_ONCE sentences and POSITIONS_AT_ONCE padded positions (one sentence at least)."""
     batch: list[int] = []

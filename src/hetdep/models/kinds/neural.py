@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from hetdep.models.training import TrainingRun
 
 
-# --treebank auto: the lead (mean log-probability of a word's likeliest head, NeuralParser.fits) another
+# --treebank auto: the lead (mean log-probability of a word's likeliest head, hetdep.neural.fitting.fits) another
 # treebank needs over the default, and how many sentences of the input it is judged on. The shipped
 # fr on the first 50 sentences of each dev file from raw text: fr-gsd's conventions led fr-sequoia's on
 # both written treebanks' text (by 0.0064 on fr-gsd's, by 0.0030 on fr-sequoia's: the measure does not
@@ -128,13 +128,17 @@ class NeuralModels(OpenModels):
     def fitting(self, sentences: list[Sentence]) -> "NeuralModels":
         """The same model parsing as the treebank whose conventions fit ``sentences`` best (``--treebank
         auto``; ``choice.treebank`` names it): the one under which the network is surest of the heads
-        (:meth:`NeuralParser.fits`), among those of the default's schemes; the default unless another
-        leads it by AUTO_MARGIN."""
+        (:func:`hetdep.neural.fitting.fits`), among those of the default's schemes; the default unless
+        another leads it by AUTO_MARGIN. Parsing as the default, it reads on from their encodings."""
+        from hetdep.neural.fitting import fits as judged
+
         default = self.treebanks[0]
         same = [name for name in self.treebanks if sorted(self._schemes_as(name)) == sorted(self.schemes)]
-        fits = self.parser.fits(sentences, same)
+        fits = judged(self.parser, sentences, same)
         best = max(fits, key=fits.get)
-        return self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
+        chosen = self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
+        chosen.parser.ahead, self.parser.ahead = self.parser.ahead, (None, 0, {})  # theirs alone
+        return chosen
 
     @property
     def pairs(self) -> bool:

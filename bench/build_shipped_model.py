@@ -187,9 +187,14 @@ def main() -> None:
                         help="the compact model's arithmetic (hetdep compact --precision; int8: docs/speed.md)")
     parser.add_argument("--int8-first-layer", action="store_true",
                         help="with int8: the encoder's first LSTM layer in 8 bits too (hetdep compact --int8-first-layer)")
+    parser.add_argument("--int8-pretrained-scale", type=float, default=1.0,
+                        help="with --int8-first-layer: the pretrained vectors' factor in that layer's 8-bit input "
+                             "(hetdep compact --int8-pretrained-scale; the shipped fr: 0.33)")
     args = parser.parse_args()
     if args.int8_first_layer and args.precision != "int8":
         parser.error("--int8-first-layer is a choice of int8 arithmetic: drop --precision float32")
+    if args.int8_pretrained_scale != 1.0 and not args.int8_first_layer:
+        parser.error("--int8-pretrained-scale is for --int8-first-layer")
     args.out.mkdir(parents=True, exist_ok=True)
 
     name = args.language
@@ -208,7 +213,7 @@ def main() -> None:
     if compact.exists():
         shutil.rmtree(compact)
     compact_model(full, compact, prune=args.prune, unpruned=args.unpruned, precision=args.precision,
-                  int8_first_layer=args.int8_first_layer)
+                  int8_first_layer=args.int8_first_layer, int8_pretrained_scale=args.int8_pretrained_scale)
     without_tag_helpers(compact)
     for copied, source in licenses:
         for suffix in ("LICENSE.txt", "README.md"):
@@ -223,7 +228,8 @@ def main() -> None:
     write_card(compact, name, scored, f"python bench/build_shipped_model.py --language {name} --prune {args.prune:g}"
                + "".join(f" --unpruned {part}" for part in args.unpruned) + (f" --recipe {recipe}" if args.recipe else "")
                + (f" --encoder {args.encoder.name}" if args.encoder else "") + (" --enhanced" if args.enhanced else "")
-               + f" --precision {args.precision}" + (" --int8-first-layer" if args.int8_first_layer else ""))
+               + f" --precision {args.precision}" + (" --int8-first-layer" if args.int8_first_layer else "")
+               + (f" --int8-pretrained-scale {args.int8_pretrained_scale:g}" if args.int8_pretrained_scale != 1.0 else ""))
     lost = max(las["full"][key] - las["compact"][key] for key in las["full"])
     if args.encoder:
         packaged(compact, f"{name}-{args.encoder.name}".lower().replace("_", "-"), lost, args.out)

@@ -198,6 +198,40 @@ def test_int8_first_layer_runs_the_encoder_s_first_layer_in_8_bits_too(compacted
     assert "(the encoder's first layer in float32;" in runner.invoke(main, ["info", str(again)]).output
 
 
+@needs_int8
+def test_the_pretrained_scale_leaves_the_first_layer_as_it_is_and_is_kept_by_compact(compacted, tmp_path):
+    """compact --int8-pretrained-scale: the pretrained vectors' share of the 8-bit first layer's
+    input multiplied by it and that layer's weights of them divided by it (in float32 the same layer,
+    within rounding); recorded in the model and read when it parses in int8; refused without
+    --int8-first-layer."""
+    from hetdep.neural.parser import NeuralParser
+
+    runner = CliRunner()
+    refused = runner.invoke(main, ["compact", str(compacted), "--output", str(tmp_path / "no"), "--precision", "int8",
+                                   "--int8-pretrained-scale", "0.5"])
+    assert refused.exit_code == 2 and "--int8-pretrained-scale is for --int8-first-layer" in refused.output
+    scaled = tmp_path / "scaled"
+    result = runner.invoke(main, ["compact", str(compacted), "--output", str(scaled), "--precision", "int8",
+                                  "--int8-first-layer", "--int8-pretrained-scale", "0.33"])
+    assert result.exit_code == 0, result.output
+    parser = NeuralParser.load(scaled)
+    assert parser.record[int8.INT8_PRETRAINED_SCALE] == 0.33
+    arrays = parser.network.arrays
+    start = arrays["words.weight"].shape[1] + arrays["chars.out.weight"].shape[0]
+    scale = int8.first_layer_scale(arrays, 0.33)
+    assert np.flatnonzero(scale != 1).tolist() == list(range(start, start + arrays["pretrained.weight"].shape[1]))
+    assert int8.first_layer_scale(arrays, 1.0) is None
+    _, lstm = parser.network.lstm_arrays()
+    [session] = int8.sessions(scaled, {"lstm32-400"}).values()
+    batch = parser.encoder.batch([SENTENCES])
+    x = np.random.default_rng(3).standard_normal(batch.words.shape + (parser.shape.input_dim,)).astype(np.float32)
+    (out, last), (want, want_last) = (int8.RuntimeLSTM(session, lstm, 0, False, given)(x, batch.lengths) for given in (scale, None))
+    np.testing.assert_allclose(out, want, atol=1e-4)
+    np.testing.assert_allclose(last, want_last, atol=1e-4)
+    layers = hetdep.load(str(scaled), precision="int8")._models.parser.network._encoder
+    assert [layer.input_scale is not None for layer in layers] == [True, False]
+
+
 def test_precision_is_refused_for_a_model_that_is_not_neural(saved, tmp_path):
     refused = CliRunner().invoke(main, ["compact", str(saved / "arc"), "--output", str(tmp_path / "c"), "--precision", "int8"])
     assert refused.exit_code == 2 and f"{saved / 'arc'} has no neural network: --precision is for neural models" in refused.output

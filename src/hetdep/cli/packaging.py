@@ -18,7 +18,9 @@ from hetdep.cli.app import MODEL, FiniteFloat
               help="A neural model's arithmetic when parsing: int8 runs its LSTMs' and linear layers' products in 8-bit integers through onnxruntime (faster where the CPU has dense 8-bit products; the model carries the runtime's graphs, written with onnx: pip install 'hetdep[int8]'; 'hetdep parse --precision' still chooses), float32 in NumPy  [default: as MODEL has it; float32 for a model never compacted so]")
 @click.option("--int8-first-layer", is_flag=True,
               help="With --precision int8: the encoder's first LSTM layer in 8 bits too (faster; by default float32, as its input joins vectors of unlike scales under one 8-bit scale: measure before shipping: against the first layer in float32, en-ewt test lost 0.01 UD LAS from gold tokens, fr-gsd 0.12 SUD LAS)")
-def compact_command(model_dir, output_dir, prune, unpruned, precision, int8_first_layer):
+@click.option("--int8-pretrained-scale", type=FiniteFloat(0, min_open=True), default=1.0, show_default=True,
+              help="With --int8-first-layer: multiply the pretrained vectors by this in that layer's 8-bit input (and its weights of them by the inverse: the same layer, exactly): a table whose few largest values dwarf the rest sets one coarse 8-bit step for every input otherwise (the shipped fr: 0.33, docs/speed.md)")
+def compact_command(model_dir, output_dir, prune, unpruned, precision, int8_first_layer, int8_pretrained_scale):
     """Make a small copy of a model to ship: a neural network's large arrays as 8-bit integers
     (per-row scales), the taggers' weights stored small and their feature strings deflated, every
     other part's compressed: about a third of the size, the same trees within a few hundredths of
@@ -27,8 +29,10 @@ def compact_command(model_dir, output_dir, prune, unpruned, precision, int8_firs
 
     if int8_first_layer and precision != "int8":
         raise click.UsageError("--int8-first-layer is for --precision int8")
+    if int8_pretrained_scale != 1.0 and not int8_first_layer:
+        raise click.UsageError("--int8-pretrained-scale is for --int8-first-layer")
     compact_model(model_dir, output_dir, prune=prune, unpruned=unpruned, precision=precision,
-                  int8_first_layer=int8_first_layer)
+                  int8_first_layer=int8_first_layer, int8_pretrained_scale=int8_pretrained_scale)
     size = folder_bytes(output_dir)
     click.echo(f"wrote {output_dir} ({size / 1e6:.1f} MB)", err=True)
 

@@ -19,14 +19,15 @@ TAGGER = "tagger"  # the perceptron taggers' kind: the parts ``prune`` applies t
 
 
 def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, unpruned: Sequence[str] = (),
-                  precision: str | None = None, int8_first_layer: bool = False) -> Path:
+                  precision: str | None = None, int8_first_layer: bool = False, int8_pretrained_scale: float = 1.0) -> Path:
     """Write the compact copy of the model directory ``source`` to ``target`` (a new folder,
     written whole or not at all); returns ``target``. ``prune``: the share of each perceptron
     tagger's weights, the smallest, left out, but of the taggers under the model's folders named in
     ``unpruned`` (``tagger/feats``: a tagger whose scores matter more than its megabytes);
     ``precision``: a neural network's arithmetic when parsing (int8: with the runtime's graphs,
     :mod:`hetdep.neural.int8`; None: as the source has it); ``int8_first_layer``: with int8, the
-    encoder's first LSTM layer in 8 bits too (else float32)."""
+    encoder's first LSTM layer in 8 bits too (else float32), its pretrained vectors' share of the
+    input multiplied by ``int8_pretrained_scale`` (:func:`hetdep.neural.int8.first_layer_scale`)."""
     if precision == "int8":
         from hetdep.extras import require
 
@@ -51,7 +52,7 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                 if part.name == "transformer":  # a pretrained transformer's own files (neural.parser.TRANSFORMER), as they are
                     continue
                 if read_kind(part) in (NEURAL, NEURAL_CONSTITUENCY):
-                    from hetdep.neural.int8 import INT8_FIRST_LAYER
+                    from hetdep.neural.int8 import INT8_FIRST_LAYER, INT8_PRETRAINED_SCALE
                     from hetdep.neural.parser import NeuralParser
 
                     parser = NeuralParser.load(part)
@@ -59,8 +60,11 @@ def compact_model(source: str | Path, target: str | Path, prune: float = 0.0, un
                     if precision is not None:  # else as the source has it, its graphs copied with it
                         parser.record["precision"] = precision
                         parser.record.pop(INT8_FIRST_LAYER, None)
+                        parser.record.pop(INT8_PRETRAINED_SCALE, None)
                         if int8_first_layer:
                             parser.record[INT8_FIRST_LAYER] = True
+                            if int8_pretrained_scale != 1.0:
+                                parser.record[INT8_PRETRAINED_SCALE] = int8_pretrained_scale
                         _runtime_graphs(part, parser)
                     parser.save(part, quantize=True)
                 elif read_kind(part) == TAGGER:

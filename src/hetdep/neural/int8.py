@@ -4,10 +4,11 @@ CPU has it): NumPy has no such product. Its DynamicQuantizeLSTM runs the charact
 encoder's layers after the first; its DynamicQuantizeMatMul every linear layer (the heads' first
 layers, the taggers', a pretrained transformer's); its Gelu a transformer's activation (in
 float32: NumPy's took as long as the 8-bit products). The encoder's first layer runs in the runtime's
-float32 LSTM (one fused loop, faster than NumPy's steps): its input joins vectors of unlike scales
+float32 LSTM (one fused loop, faster than NumPy's steps) unless the model's record asks for 8 bits
+(``compact --int8-first-layer``, as the shipped models do): its input joins vectors of unlike scales
 (embeddings, spellings, pretrained vectors), which one 8-bit scale for the whole input blurs
 (fr-gsd test, gold tokens: SUD / UD LAS 0.12 / 0.08 below float32 with it in int8, within 0.02
-without).
+without), less so with the pretrained vectors scaled down in it (:func:`first_layer_scale`).
 
 The weights are the compact model's own 8-bit rows (:mod:`hetdep.neural.quantized`: one scale
 per output row, zero at zero), given to the runtime as inputs of graphs that hold none: a graph
@@ -28,6 +29,9 @@ from hetdep.neural.quantized import quantizable, quantized
 
 GRAPHS = "int8"  # in a model's folder: the runtime's graphs
 INT8_FIRST_LAYER = "int8_first_layer"  # a model's record: its encoder's first LSTM layer in 8 bits too (compact --int8-first-layer)
+# A model's record: the factor its pretrained vectors are multiplied by in the 8-bit first layer's input
+# (and that layer's weights of them divided by), compact --int8-pretrained-scale.
+INT8_PRETRAINED_SCALE = "int8_pretrained_scale"
 PRECISIONS = ("int8", "float32")
 # The CPU features of 8-bit products four times as dense as float32's (LLVM's names for them).
 EIGHT_BIT_FEATURES = ("avx512vnni", "avxvnni", "i8mm", "dotprod")
@@ -92,14 +96,21 @@ def _gates(array: np.ndarray) -> np.ndarray:
 
 class RuntimeLSTM:
     """A bidirectional LSTM layer in onnxruntime, in 8 bits or float32, from PyTorch's arrays of it
-    (``weight_ih_l0``, ``weight_hh_l0_reverse``, ...): called as :class:`hetdep.neural.inference.BiLSTMLayer` is."""
+    (``weight_ih_l0``, ``weight_hh_l0_reverse``, ...): called as :class:`hetdep.neural.inference.BiLSTMLayer` is.
+    ``input_scale`` (one factor an input column): the input multiplied by it and the input weights
+    divided by it, the same layer in exact arithmetic, so that the runtime's one 8-bit scale for the
+    whole input fits parts of unlike ranges (:func:`first_layer_scale`)."""
 
-    def __init__(self, session, arrays: dict[str, np.ndarray], layer: int, eight_bit: bool):
+    def __init__(self, session, arrays: dict[str, np.ndarray], layer: int, eight_bit: bool,
+                 input_scale: np.ndarray | None = None):
         self.session = session
+        self.input_scale = input_scale
         feeds: dict[str, list] = {key: [] for key in ("W", "W_scale", "R", "R_scale", "B")}
         for name in (f"l{layer}", f"l{layer}_reverse"):
             for kind, key in (("ih", "W"), ("hh", "R")):
                 weight = _gates(arrays[f"weight_{kind}_{name}"])  # rows: the output units
+                if kind == "ih" and input_scale is not None:
+                    weight = weight / input_scale[None, :]
                 if eight_bit:
                     values, scale = quantized(weight)
                     feeds[key].append(np.ascontiguousarray(values.T))  # (inputs, 4 hidden), as DynamicQuantizeLSTM takes it
@@ -117,6 +128,8 @@ class RuntimeLSTM:
         """Both directions' outputs side by side (batch, position, 2 hidden; 0 past each row's
         length) and their last states (batch, 2 hidden)."""
         batch, steps, _ = x.shape
+        if self.input_scale is not None:
+            x = x * self.input_scale
         y, y_h = self.session.run(None, {**self.feeds, "X": np.ascontiguousarray(x.transpose(1, 0, 2), dtype=np.float32),
                                          "lengths": lengths.astype(np.int32)})
         out = y.transpose(2, 0, 1, 3).reshape(batch, steps, 2 * self.hidden)  # (steps, 2, batch, hidden) -> side by side
@@ -190,6 +203,22 @@ def sessions(folder: Path, names: set[str]) -> dict[str, object]:
     return opened
 
 
+def first_layer_scale(arrays: dict[str, np.ndarray], factor: float) -> np.ndarray | None:
+    """The encoder's first layer's input scale (:class:`RuntimeLSTM`) that multiplies the pretrained
+    vectors by ``factor`` (None for 1): a few of a table's vectors reach large values (the shipped
+    fr's 33, its own embeddings' 5), and the batch's 8-bit step, set by the largest, blurred the
+    rest (fr-gsd test from raw text, the first layer in 8 bits: UPOS 0.08 and UD LAS 0.06 below
+    float32 unscaled, 0.05 and 0.05 at 0.33). The input is laid out as
+    :meth:`hetdep.neural.inference.NumpyNetwork.encode` joins it: words, spellings, pretrained vectors, then the rest."""
+    if factor == 1.0 or "pretrained.weight" not in arrays:
+        return None
+    start = arrays["words.weight"].shape[1] + arrays["chars.out.weight"].shape[0]
+    width = arrays["pretrained.weight"].shape[1]
+    scale = np.ones(arrays["encoder.weight_ih_l0"].shape[1], dtype=np.float32)
+    scale[start:start + width] = factor
+    return scale
+
+
 def runs_gelu(parser) -> bool:
     """Whether the parser's network reads a transformer whose activation is BERT's exact GELU."""
     transformer = parser.encoder.transformer
@@ -209,7 +238,9 @@ def run_in_int8(parser, folder: Path) -> None:
     eight_bit = [number > 0 or bool(parser.record.get(INT8_FIRST_LAYER)) for number in range(network.layers)]
     kinds = [graph_name("lstm8" if eight else "lstm32", size) for eight in eight_bit]
     opened = sessions(folder, {graph_name("lstm8", chars_size), "matmul", *kinds} | ({"gelu"} if gelu else set()))
-    layers = [RuntimeLSTM(opened[kind], encoder, number, eight) for number, (kind, eight) in enumerate(zip(kinds, eight_bit))]
+    scale = first_layer_scale(network.arrays, float(parser.record.get(INT8_PRETRAINED_SCALE, 1.0))) if eight_bit[0] else None
+    layers = [RuntimeLSTM(opened[kind], encoder, number, eight, scale if number == 0 else None)
+              for number, (kind, eight) in enumerate(zip(kinds, eight_bit))]
     linears = sorted(name.removesuffix(".weight") for name, array in network.arrays.items()  # not the biaffine scorers' 3-d ones
                      if name.endswith(".weight") and array.ndim == 2 and quantizable(array) and not name.startswith(LINEARS_SKIPPED))
     products = {name: Int8Linear(opened["matmul"], network.arrays[f"{name}.weight"], network.arrays.get(f"{name}.bias"))

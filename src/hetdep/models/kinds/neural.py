@@ -134,11 +134,10 @@ class NeuralModels(OpenModels):
 
         default = self.treebanks[0]
         same = [name for name in self.treebanks if sorted(self._schemes_as(name)) == sorted(self.schemes)]
-        fits = judged(self.parser, sentences, same)
+        as_default = self.for_treebank(default)
+        fits = judged(as_default.parser, sentences, same)  # its parser keeps their encodings as the default
         best = max(fits, key=fits.get)
-        chosen = self.for_treebank(best if fits[best] > fits[default] + AUTO_MARGIN else default)
-        chosen.parser.ahead, self.parser.ahead = self.parser.ahead, (None, 0, {})  # theirs alone
-        return chosen
+        return self.for_treebank(best) if fits[best] > fits[default] + AUTO_MARGIN else as_default
 
     @property
     def pairs(self) -> bool:

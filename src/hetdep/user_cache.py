@@ -1,7 +1,8 @@
-"""What hetdep unpacks from its dependencies' packed data, kept in the user's cache.
+"""What hetdep unpacks from packed data, its dependencies' and its models', kept in the user's cache.
 
 py3langid's model and simplemma's dictionaries are shipped packed (LZMA): unpacking them takes
-0.3-0.6 s each, much of a short parse. Their unpacked form is kept once per user
+0.3-0.6 s each, much of a short parse; the shipped models' weights are deflated
+(:mod:`hetdep.learn.inflated_weights`). Their unpacked form is kept once per user
 (``XDG_CACHE_HOME``, else ~/.cache, then ``hetdep/NAME``, NAME naming the dependency's version or
 its packed file as installed),
 written whole or not at all; a folder that cannot be read is made again, and where the cache
@@ -48,14 +49,21 @@ def kept(name: str, read: Callable[[Path], Value], make: Callable[[], Value],
     except (OSError, ValueError, KeyError):
         shutil.rmtree(folder, ignore_errors=True)
     value = make()
+    keep(name, lambda staging: write(value, staging))
+    return value
+
+
+def keep(name: str, write: Callable[[Path], None]) -> None:
+    """Keep the folder ``name`` as ``write(folder)`` makes it, whole or not at all; nothing where
+    the cache cannot be written."""
+    folder = cache_folder(name)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.")
         try:
-            write(value, Path(staging))
+            write(Path(staging))
             os.replace(staging, folder)  # whole or not at all (another process may have been first)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     except OSError:
         pass
-    return value

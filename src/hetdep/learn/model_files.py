@@ -5,16 +5,15 @@ and ``weights.npz`` (the arrays of :class:`TrainedWeights`); no pickle anywhere.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import zipfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from hetdep.errors import HetdepError
+from hetdep.learn.inflated_weights import UnlikeWeights, weight_arrays
 from hetdep.learn.model_config import ModelFileError, check_fields
 from hetdep.learn.small_weights import SMALL_FIELDS, checked_small, to_small
 from hetdep.learn.weight_layout import packed_up_to
@@ -275,25 +274,19 @@ def load_model(directory: Path, kind: str) -> tuple[dict, TrainedWeights]:
     directory = Path(directory)
     config, path = _model_files(directory, kind)
     version = config["format_version"]
-    data = path.read_bytes()
-    with ThreadPoolExecutor(1) as pool:  # hashing releases the GIL: the digest is made while the arrays are read
-        digest = pool.submit(sha256_hex, data)
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-                shapes = config.get(ARCHIVED)
-                archived = {name: arrays[name] for name in map(ARCHIVED_MEMBER.format, shapes if isinstance(shapes, dict) else ())}
-                if version in SMALL_VERSIONS:  # kept as it is: a short run's plain search reads it where it lies
-                    loaded = checked_small({name: arrays[name] for name in SMALL_FIELDS})
-                else:
-                    loaded = tuple(arrays[name] for name in (CHAINED_FIELDS if version == 1 else STORED_FIELDS))
-                damage = None
-        except (zipfile.BadZipFile, zlib.error, KeyError, IndexError, ValueError, OSError, EOFError) as error:
-            loaded, damage = None, error
-        if "weights_sha256" in config and config["weights_sha256"] != digest.result():
-            raise _unlike_weights(path)
-    del data  # before the table is spread: the file's bytes would add to the peak
-    if damage is not None:
-        raise ModelFileError(f"{path}: damaged weights file ({damage})")
+    try:
+        arrays = weight_arrays(path, config.get("weights_sha256"))
+        shapes = config.get(ARCHIVED)
+        archived = {name: arrays[name] for name in map(ARCHIVED_MEMBER.format, shapes if isinstance(shapes, dict) else ())}
+        if version in SMALL_VERSIONS:  # kept as it is: a short run's plain search reads it where it lies
+            loaded = checked_small({name: arrays[name] for name in SMALL_FIELDS})
+        else:
+            loaded = tuple(arrays[name] for name in (CHAINED_FIELDS if version == 1 else STORED_FIELDS))
+        del arrays  # before the table is spread: the others would add to the peak
+    except UnlikeWeights:
+        raise _unlike_weights(path) from None
+    except (zipfile.BadZipFile, zlib.error, KeyError, IndexError, ValueError, OSError, EOFError) as error:
+        raise ModelFileError(f"{path}: damaged weights file ({error})") from None
     if ARCHIVED in config:
         config = _restored(config, path, archived.__getitem__)
     if version in SMALL_VERSIONS:
@@ -314,12 +307,13 @@ def read_arrays(directory: Path, config: dict, expected: dict[str, tuple[str, in
     path = Path(directory) / "weights.npz"
     if not path.is_file():
         raise ModelFileError(f"{Path(directory)}: weights.npz is missing")
-    data = path.read_bytes()
-    if config.get("weights_sha256") != sha256_hex(data):
-        raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs or is missing)")
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in expected}
+        if config.get("weights_sha256") is None:
+            raise UnlikeWeights(None)
+        archive = weight_arrays(path, config["weights_sha256"])
+        arrays = {name: archive[name] for name in expected}
+    except UnlikeWeights:
+        raise ModelFileError(f"{path}: these are not the weights config.json was saved with (sha256 differs or is missing)") from None
     except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, EOFError) as error:
         raise ModelFileError(f"{path}: damaged weights file ({error})") from None
     for name, (kind, ndim) in expected.items():

@@ -23,8 +23,7 @@ DEV = list(read_conllu(SAMPLES / "dev.ud.conllu"))
 
 def test_a_lexicon_file_gives_each_form_its_readings_whatever_its_case(tmp_path):
     entries = {"troupes": ("NOM:f:p", ""), "dort": ("", "ind:pre:3s"), "mangée": ("VER:f:s", "par:pas")}
-    (tmp_path / "l.gz").write_bytes(gzip.compress(inflections_blob(entries)))
-    lexicon = InflectionLexicon(tmp_path / "l.gz")
+    lexicon = InflectionLexicon(inflections_blob(entries), "l")
     assert len(lexicon) == 3
     assert lexicon.strings("Troupes") == ("in:NOM:f:p", "iv:")
     assert lexicon.strings("MANGÉE") == ("in:VER:f:s", "iv:par:pas")
@@ -115,3 +114,18 @@ def test_a_full_memo_starts_afresh_and_encodes_the_same(lexicon_feats, monkeypat
     for sentence in DEV[60:70]:
         assert encode(strings, lexicon, sentence.forms, memo=memo).tolist() == encode(strings, lexicon, sentence.forms).tolist()
         assert len(memo) <= 5
+
+
+def test_a_shipped_lexicon_is_inflated_once_per_user_and_again_when_its_file_changes(tmp_path, monkeypatch):
+    from hetdep.tagger.inflections import FILE, LEXICONS
+    from hetdep.user_cache import gunzipped
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    shipped = LEXICONS / "fr" / FILE
+    assert gunzipped(shipped) == gunzipped(shipped) == gzip.decompress(shipped.read_bytes())
+    assert len(list((tmp_path / "cache" / "hetdep").iterdir())) == 1
+    copy = tmp_path / "fr" / FILE
+    copy.parent.mkdir()
+    copy.write_bytes(gzip.compress(inflections_blob({"troupes": ("NOM:f:p", "")})))
+    assert InflectionLexicon(gunzipped(copy), str(copy)).strings("troupes") == ("in:NOM:f:p", "iv:")
+    assert len(list((tmp_path / "cache" / "hetdep").iterdir())) == 2

@@ -3,8 +3,6 @@ word whose lemma is another part of speech's takes the lexicon's, seen words kee
 
 from __future__ import annotations
 
-import gzip
-
 import pytest
 
 from hetdep.tagger.dictionary import lemma_dictionary
@@ -17,7 +15,7 @@ from hetdep.treebank.tags import lemma_of
 def test_a_lexicon_file_gives_a_form_s_lemmas_as_each_part_of_speech_whatever_its_case():
     entries = {"suis": {"AUX": ["être"], "VERB": ["être", "suivre"]}, "pourrait": {"VERB": ["pouvoir"]},
                "arrêtées": {"ADJ": ["arrêté"], "VERB": ["arrêter"]}}
-    lexicon = LexiconLemmas(gzip.compress(lemmas_blob(entries)), "l.gz")
+    lexicon = LexiconLemmas(lemmas_blob(entries), "l")
     assert len(lexicon) == 3
     assert lexicon.lemmas("Suis", "VERB") == ("être", "suivre") and lexicon.lemmas("ARRÊTÉES", "ADJ") == ("arrêté",)
     assert lexicon.lemmas("pourrait", "AUX") == ("pouvoir",)  # an auxiliary the lexicon has as a verb only

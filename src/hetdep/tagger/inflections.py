@@ -16,10 +16,10 @@ The file is a gzip of the sorted forms, a line each, a blank line, and each form
 from __future__ import annotations
 
 import functools
-import gzip
 from pathlib import Path
 
 from hetdep.sorted_lines import Table, table_blob
+from hetdep.user_cache import gunzipped
 
 LEXICONS = Path(__file__).resolve().parents[1] / "samples" / "lexicons"
 FILE = "inflections.gz"
@@ -34,10 +34,10 @@ def inflections_blob(entries: dict[str, tuple[str, str]]) -> bytes:
 
 
 class InflectionLexicon:
-    """One language's forms and their readings, read from ``path``."""
+    """One language's forms and their readings, from the file's content (inflated) ``blob``."""
 
-    def __init__(self, path: Path):
-        self._table = Table(gzip.decompress(path.read_bytes()), str(path))
+    def __init__(self, blob: bytes, name: str):
+        self._table = Table(blob, name)
 
     def __len__(self) -> int:
         return len(self._table)
@@ -58,5 +58,6 @@ def has_inflections(language: str | None) -> bool:
 
 @functools.cache
 def inflection_lexicon(language: str) -> InflectionLexicon:
-    """The shipped lexicon of ``language`` (read once per process)."""
-    return InflectionLexicon(LEXICONS / language / FILE)
+    """The shipped lexicon of ``language`` (read once per process, inflated once per user)."""
+    path = LEXICONS / language / FILE
+    return InflectionLexicon(gunzipped(path), str(path))

@@ -18,10 +18,10 @@ the tagger knows its treebank's conventions better than the lexicon.
 from __future__ import annotations
 
 import functools
-import gzip
 
 from hetdep.sorted_lines import Table, table_blob
 from hetdep.tagger.inflections import LEXICONS
+from hetdep.user_cache import gunzipped
 
 FILE = "lemmas.gz"
 ASKED = {"VERB": ("VERB",), "AUX": ("AUX", "VERB"), "NOUN": ("NOUN",), "ADJ": ("ADJ",), "ADV": ("ADV",)}
@@ -39,10 +39,10 @@ def lemmas_blob(entries: dict[str, dict[str, list[str]]]) -> bytes:
 
 
 class LexiconLemmas:
-    """One language's forms and their lemmas by part of speech, read from a gzipped lemmas_blob."""
+    """One language's forms and their lemmas by part of speech, from a lemmas_blob."""
 
     def __init__(self, blob: bytes, name: str):
-        self._table = Table(gzip.decompress(blob), name)
+        self._table = Table(blob, name)
 
     def __len__(self) -> int:
         return len(self._table)
@@ -69,7 +69,8 @@ class LexiconLemmas:
 
 @functools.cache
 def lexicon_lemmas(language: str | None) -> LexiconLemmas | None:
-    """The shipped lemmas of ``language`` (a two-letter code; read once per process), or None."""
+    """The shipped lemmas of ``language`` (a two-letter code; read once per process, inflated once
+    per user), or None."""
     if not language or not (path := LEXICONS / language / FILE).is_file():
         return None
-    return LexiconLemmas(path.read_bytes(), str(path))
+    return LexiconLemmas(gunzipped(path), str(path))

@@ -14,6 +14,9 @@ import numpy as np
 
 from hetdep.sorted_lines import Lines, find
 
+MEMO_FORMS = 50_000  # forms whose rows a model keeps, started afresh past it
+_UNASKED = object()
+
 
 def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
     """Form -> row, from the stored lines and rows; ValueError if they do not decode or do not pair up."""
@@ -27,16 +30,28 @@ def pretrained_forms(blob: bytes, rows: np.ndarray) -> Mapping[str, int]:
 
 
 class SortedForms(Mapping):
-    """Sorted UTF-8 forms and their rows, read by binary search."""
+    """Sorted UTF-8 forms and their rows, read by binary search, each form's answer kept (a text
+    repeats its forms: fr-sequoia test's 10,000 words asked 11,479 times, 3,500 forms)."""
 
     def __init__(self, lines: Sequence[bytes], rows: np.ndarray):
         self.lines, self.rows = lines, rows
+        self._memo: dict[str, int | None] = {}  # form -> row, None: not a pretrained form
+
+    def get(self, form: str, default=None):
+        row = self._memo.get(form, _UNASKED)
+        if row is _UNASKED:
+            k = find(self.lines, form.encode("utf-8", "surrogatepass"))
+            row = None if k is None else int(self.rows[k])
+            if len(self._memo) >= MEMO_FORMS:
+                self._memo.clear()
+            self._memo[form] = row  # threads may find a form twice: the same row
+        return default if row is None else row
 
     def __getitem__(self, form: str) -> int:
-        k = find(self.lines, form.encode("utf-8", "surrogatepass"))
-        if k is None:
+        row = self.get(form)
+        if row is None:
             raise KeyError(form)
-        return int(self.rows[k])
+        return row
 
     def __iter__(self) -> Iterator[str]:
         return (line.decode("utf-8") for line in self.lines)

@@ -718,3 +718,14 @@ def test_smaller_batches_give_the_same_trees(joint_result, monkeypatch):
     trees = [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)]
     monkeypatch.setattr(parser_module, "POSITIONS_AT_ONCE", 64)
     assert [tuple(t.to_text() for t in pair) for pair in joint_result.parser.parse(sentences)] == trees
+
+
+@given(st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=64))
+def test_the_leaky_relu_is_bit_for_bit_pytorch_s_rule(values):
+    """The larger of x and 0.1 x is, for every float32 (zeros of either sign, subnormals,
+    infinities, NaN), what ``x if x > 0 else 0.1 x`` gives: the rule PyTorch's LeakyReLU follows."""
+    from hetdep.neural.inference import _leaky_relu
+
+    x = np.array(values, dtype=np.float32)
+    expected = np.where(x > 0, x, np.float32(0.1) * x)
+    assert np.array_equal(_leaky_relu(x).view(np.uint32), expected.view(np.uint32))

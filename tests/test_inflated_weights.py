@@ -121,3 +121,25 @@ def test_an_archive_of_objects_is_refused_as_numpy_refuses_it(tmp_path, monkeypa
     path.write_bytes(stream.getvalue())
     with pytest.raises(ValueError, match="pickle"):
         weight_arrays(path, hashlib.sha256(stream.getvalue()).hexdigest())
+
+
+def test_past_its_bound_the_cache_forgets_the_archives_read_longest_ago(tmp_path, monkeypatch):
+    import os
+
+    import hetdep.learn.inflated_weights as inflated
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(inflated, "KEPT_ARCHIVES", 2)
+    made = []
+    for k in range(3):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        made.append(archive(folder, {"w": np.full(10, k, dtype=np.int32)}))
+        weight_arrays(*made[-1])
+        kept = cache_folder(KEPT_NAME.format(made[-1][1]))
+        os.utime(kept / INDEX, ns=(k, k))  # read in this order, whatever the clock's grain
+        if k == 1:
+            weight_arrays(*made[0])  # the first read again: read last
+    folders = {path.name for path in (tmp_path / "cache" / "hetdep").iterdir()}
+    assert folders == {KEPT_NAME.format(made[0][1]), KEPT_NAME.format(made[2][1])}
+    assert same(weight_arrays(*made[1]), {"w": np.full(10, 1, dtype=np.int32)})  # inflated again

@@ -1,7 +1,7 @@
 """A deflated weights archive's arrays, kept inflated in the user's cache and mapped from there.
 
 The shipped models' weights.npz files are deflated so that the box stays small (the two models'
-27 MB and 20 MB would be 40 MB and 30 MB stored), and inflating them, zipfile's CRC of every
+26 MB and 20 MB would be 37 MB and 26 MB stored), and inflating them, zipfile's CRC of every
 member and the copies took about 0.08 s of a one-sentence parse's 0.6. An archive read for the
 first time is inflated as before and its arrays written, one file, to the user's cache
 (:mod:`hetdep.user_cache`, ``weights-SHA256``: named by the archive's own digest, which its
@@ -9,7 +9,8 @@ config.json holds); later reads map that file (copy on write: the arrays stay wr
 the pages read are read). The archive itself is still hashed on every read, on a thread of its
 own beside the mapping, and refused unless its digest is the one config.json holds: a damaged
 model is refused whatever the cache keeps, and an archive is kept only once its digest is found
-right. An archive stored undeflated (a model trained here) is read as it is, not kept.
+right. An archive stored undeflated (a model trained here) is read as it is, not kept; past
+KEPT_ARCHIVES, those read longest ago are removed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import json
 import math
 import mmap
 import os
+import shutil
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +32,7 @@ from hetdep.user_cache import cache_folder, keep
 
 KEPT_NAME = "weights-{}"
 INDEX, BLOB = "arrays.json", "arrays.bin"
+KEPT_ARCHIVES = 40  # archives kept (the two shipped models have 16 parts), those read last
 ALIGNMENT = 64  # each array's offset in the kept file: aligned for the compiled loops and the runtime
 
 
@@ -60,6 +63,7 @@ def weight_arrays(path: Path, digest: str | None) -> dict[str, np.ndarray]:
     arrays = _inflated(data)
     if _is_deflated(data):
         keep(folder.name, lambda staging: _write(arrays, staging))
+        _forget_oldest(folder.parent)
     return arrays
 
 
@@ -88,10 +92,33 @@ def _write(arrays: dict[str, np.ndarray], folder: Path) -> None:
     (folder / INDEX).write_text(json.dumps(index), encoding="utf-8")
 
 
+def _forget_oldest(cache: Path) -> None:
+    """Remove the kept archives past the KEPT_ARCHIVES read last (each read touches its index),
+    so that the cache does not grow with every model compacted; a process mapping one removed
+    keeps its mapping, and one about to map it inflates the archive again."""
+    try:
+        kept = sorted(((_touched(path), path) for path in cache.glob(KEPT_NAME.format("*"))), reverse=True)
+    except OSError:
+        return
+    for _, path in kept[KEPT_ARCHIVES:]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _touched(folder: Path) -> int:
+    try:
+        return (folder / INDEX).stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _mapped(folder: Path) -> dict[str, np.ndarray]:
     """The kept arrays, each mapped on its own (an array let go is unmapped, whatever the others
-    do); ValueError where the index does not fit the file."""
+    do); ValueError where the index does not fit the file. Its index is touched: read last."""
     index = json.loads((folder / INDEX).read_text(encoding="utf-8"))
+    try:
+        os.utime(folder / INDEX)
+    except OSError:  # a cache that cannot be written is still read
+        pass
     arrays = {}
     with open(folder / BLOB, "rb") as blob:
         length = os.fstat(blob.fileno()).st_size

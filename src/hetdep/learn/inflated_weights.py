@@ -9,8 +9,10 @@ config.json holds); later reads map that file (copy on write: the arrays stay wr
 the pages read are read). The archive itself is still hashed on every read, on a thread of its
 own beside the mapping, and refused unless its digest is the one config.json holds: a damaged
 model is refused whatever the cache keeps, and an archive is kept only once its digest is found
-right. An archive stored undeflated (a model trained here) is read as it is, not kept; past
-KEPT_ARCHIVES, those read longest ago are removed.
+right. The kept file is trusted as the user's other caches are (numba's compiled loops among
+them): one whose index does not fit it, or that cannot be read, is made again. An archive stored
+undeflated (a model trained here) is read as it is, not kept; past KEPT_ARCHIVES, those read
+longest ago are removed.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 py3langid's model and simplemma's dictionaries are shipped packed (LZMA): unpacking them takes
 0.3-0.6 s each, much of a short parse; the shipped models' weights are deflated
-(:mod:`hetdep.learn.inflated_weights`), and their lexicons gzipped. Their unpacked form is kept once per user
-(``XDG_CACHE_HOME``, else ~/.cache, then ``hetdep/NAME``, NAME naming the dependency's version or
-its packed file as installed),
-written whole or not at all; a folder that cannot be read is made again, and where the cache
-cannot be written, each process unpacks for itself.
+(:mod:`hetdep.learn.inflated_weights`) and their lexicons gzipped. Their unpacked form is kept
+once per user (``XDG_CACHE_HOME``, else ~/.cache, then ``hetdep/NAME``, NAME naming the
+dependency's version, its packed file as installed, or a weights archive's digest), written whole
+or not at all; a folder that cannot be read is made again, and where the cache cannot be written,
+each process unpacks for itself.
 """
 
 from __future__ import annotations

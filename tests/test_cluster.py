@@ -348,3 +348,27 @@ def test_training_on_a_cluster_refuses_what_it_cannot_do(tmp_path, args, message
     result = run("train", "--train", SAMPLES / "train.ud.conllu", "--dev", DEV, "--model", tmp_path / "m", "--gold-tags",
                  "--no-tokenizer", "--iterations", "1", *args)
     assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_workers_parse_with_the_shipped_model_in_its_own_arithmetic(tmp_path):
+    """A worker opens the shipped model as one process does: in float32 the workers' trees are one
+    process's, byte for byte; in int8 (where this machine can), each worker parses in 8 bits too
+    (its trees are not float32's), and as the runtime quantizes each batch with a scale of its own
+    and the chunks make other batches, a few sentences may differ from one process's."""
+    from hetdep.neural import int8
+    from hetdep.tokenizer.text import document_text
+
+    source = tmp_path / "t.txt"
+    source.write_text(document_text(list(read_conllu(DEV))[:120]) + "\n", encoding="utf-8")
+    outputs = {}
+    for precision in ("int8", "float32"):
+        for where, extra in (("one", ()), ("workers", ("--workers", "2"))):
+            out, out_b = tmp_path / f"{precision}.{where}.sud", tmp_path / f"{precision}.{where}.ud"
+            result = run("parse", "--input", source, "--output", out, "--output-b", out_b, "--precision", precision, *extra)
+            assert result.exit_code == 0, result.output
+            outputs[precision, where] = [sentence.to_text() for path in (out, out_b) for sentence in read_conllu(path)]
+    assert outputs["float32", "workers"] == outputs["float32", "one"]
+    if int8.unavailable() is None:
+        workers, one, float32 = (outputs[key] for key in (("int8", "workers"), ("int8", "one"), ("float32", "one")))
+        assert len(workers) == len(one) == len(float32) and workers != float32
+        assert sum(a != b for a, b in zip(workers, one)) < len(one) // 5

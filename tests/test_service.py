@@ -15,10 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import uvicorn
-from conftest import SHARED_DATA
+from conftest import SAMPLES, SHARED_DATA
 
 import hetdep
 from hetdep.service.app import Limits, create_app
+from hetdep.treebank.conllu import read_conllu
 
 TEXT = "Le ministre parle du budget au public. Les élèves visitent le musée."
 
@@ -515,3 +516,29 @@ def test_ctrl_c_stops_the_service_quietly(pipeline_model):
     stderr = process.communicate(timeout=30)[1]
     assert process.returncode == 0 and stderr.splitlines()[-1] == "hetdep: the service stopped", stderr
     assert "interrupted" not in stderr and "Traceback" not in stderr
+
+
+def test_in_float32_a_sentence_gets_the_same_tree_whatever_is_parsed_beside_it():
+    """``hetdep serve --precision float32``: a sentence's tree does not depend on the text around it
+    nor on the requests parsed with it (in int8 each batch's rounding is its own: of the sample's
+    first 8 sentences, 2 got another head for a word alone than among 30)."""
+    pytest.importorskip("torch", reason="the shipped model is a neural one: it needs PyTorch ('hetdep[neural]')")
+    from hetdep.models.names import shipped_model_path
+    from hetdep.tokenizer.text import sentence_text
+
+    texts = [sentence_text(sentence) for sentence in read_conllu(SAMPLES / "dev.ud.conllu")][:30]
+
+    def trees(url, text):
+        status, answer = _request(f"{url}/process", {"data": text, "tokenizer": "", "tagger": "", "parser": ""})
+        assert status == 200, answer
+        return [block for block in json.loads(answer)["result"].split("\n\n") if block.strip()]
+
+    app = create_app({"fr": str(shipped_model_path())}, Limits(max_bytes=50_000, max_words=100, timeout=60), "float32")
+    for url in _serving(app):
+        together = trees(url, "\n\n".join(texts))
+        alone = [trees(url, text) for text in texts[:8]]
+    def columns(block):  # all but MISC, whose last SpaceAfter follows the text around
+        return [line.split("\t")[:9] for line in block.splitlines() if not line.startswith("#")]
+
+    assert len(together) == len(texts)
+    assert [columns(block[0]) for block in alone] == [columns(block) for block in together[:8]]

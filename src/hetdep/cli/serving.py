@@ -18,7 +18,8 @@ from hetdep.errors import HetdepError
 @click.option("--max-words", type=click.IntRange(1), default=250, show_default=True, help="Longest sentence accepted, in words (longer: 413).")
 @click.option("--timeout", type=FiniteFloat(min=0, min_open=True), default=60.0, show_default=True, help="Seconds one batch of a request's work (about 2,000 words) may take (longer: 503).")
 @click.option("--max-queued", type=click.IntRange(1), default=1024, show_default=True, help="Units of work (a request's reading, each of its batches) that may wait for a thread (more: 503, the server is busy).")
-def serve_command(models, host, port, workers, max_bytes, max_words, timeout, max_queued):
+@click.option("--precision", type=click.Choice(["int8", "float32"]), default=None, help="A neural model's arithmetic, as 'hetdep parse --precision' chooses it. In int8 the runtime quantizes each batch with a scale of its own, and the service parses small concurrent requests as one batch, so a sentence's tree may differ in a few words from request to request; float32 answers each sentence the same whatever is parsed beside it  [default: each model's own]")
+def serve_command(models, host, port, workers, max_bytes, max_words, timeout, max_queued, precision):
     """Serve models over HTTP: UDPipe 2's REST interface (GET /models, GET or POST /process), POST
     /render for pictures of the trees, and a web page at / to type text and see both trees."""
     from hetdep.extras import require
@@ -40,7 +41,7 @@ def serve_command(models, host, port, workers, max_bytes, max_words, timeout, ma
             raise HetdepError(f"--model: the name {name!r} is given twice")
         named[name] = path
     app = create_app(named, Limits(max_bytes=max_bytes, max_words=max_words, timeout=timeout, workers=workers,
-                                   max_queued=max_queued))
+                                   max_queued=max_queued), precision)
     click.echo(f"serving {', '.join(named)} at http://{host}:{port}/ (Ctrl-C stops)", err=True)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")

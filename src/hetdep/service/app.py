@@ -132,12 +132,12 @@ def batches(sentences: list[Sentence], words: int | None = None) -> list[list[Se
     return cut + ([current] if current else [])
 
 
-def create_app(models: dict[str, str], limits: Limits = Limits()) -> FastAPI:
+def create_app(models: dict[str, str], limits: Limits = Limits(), precision: str | None = None) -> FastAPI:
     """The service for ``models`` (name -> model directory or installed model's name), loaded now;
-    the first is the default."""
+    the first is the default; ``precision``: a neural model's arithmetic (by default its own)."""
     if not models:
         raise HetdepError("give at least one model: --model NAME=DIR")
-    loaded = {name: Model(path, quiet=True) for name, path in models.items()}  # warnings go into the answers
+    loaded = {name: Model(path, quiet=True, precision=precision) for name, path in models.items()}  # warnings go into the answers
     limit_blas_threads(usable_cores() // limits.workers)  # each worker's products on its share of the cores
     served = served_names(loaded)
     default = next(iter(loaded))

@@ -10,7 +10,7 @@ peak memory (VmHWM). ``--large-every N`` makes every Nth request a large one (``
 its time and the server's memory. A connection dropped without an answer counts as an error.
 
     python bench/load_service.py --model MODEL --gold test.ud.conllu [--requests 1000] [--clients 50]
-        [--large-every 20] [--huge 4194304]
+        [--large-every 20] [--huge 4194304] [--precision int8|float32]
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--sentences", type=int, default=3, help="sentences per request")
     parser.add_argument("--workers", type=int, default=2, help="the server's --workers")
+    parser.add_argument("--precision", choices=["int8", "float32"], help="a neural model's arithmetic (default: its own)")
     parser.add_argument("--large-every", type=int, help="every Nth request is a large one")
     parser.add_argument("--large-bytes", type=int, default=50_000, help="size of the large requests' text")
     parser.add_argument("--huge", type=int, help="afterwards, one request of this many bytes of text")
@@ -95,7 +96,8 @@ def main() -> None:
         requests[i] = text_of(args.large_bytes)
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "hetdep", "serve", "--model", f"m={args.model}", "--port", str(port),
-                               "--workers", str(args.workers)], stderr=subprocess.DEVNULL)
+                               "--workers", str(args.workers), *(["--precision", args.precision] if args.precision else [])],
+                              stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -120,7 +122,7 @@ def main() -> None:
         server.terminate()
         server.wait(30)
 
-    nlp = hetdep.load(args.model, quiet=True)  # the texts hold English sentences: their warnings are not the measure
+    nlp = hetdep.load(args.model, quiet=True, precision=args.precision)  # the texts hold English sentences: their warnings are not the measure
     nlp(requests[0])  # warm up, as the server was
     started = time.perf_counter()
     words_in_process = sum(len(nlp(text).words) for text in requests)
@@ -131,7 +133,8 @@ def main() -> None:
     small = sorted(seconds for i, (_, seconds, _) in enumerate(answers) if i not in large)
     words = sum(w for _, _, w in answers)
     served_rate, in_process_rate = words / served_seconds, words_in_process / in_process_seconds
-    print(f"{args.requests} requests from {args.clients} clients, {k} sentences each ({words:,} words), server --workers {args.workers}")
+    print(f"{args.requests} requests from {args.clients} clients, {k} sentences each ({words:,} words), server --workers {args.workers}"
+          f"{f', --precision {args.precision}' if args.precision else ''}")
     print(f"errors {errors}; latency p50 {statistics.median(latencies) * 1000:.0f} ms, "
           f"p99 {latencies[int(0.99 * (len(latencies) - 1))] * 1000:.0f} ms")
     print(f"served {served_rate:,.0f} words/s; in process {in_process_rate:,.0f} words/s; ratio {served_rate / in_process_rate:.2f}")

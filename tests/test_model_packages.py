@@ -254,10 +254,12 @@ def test_serve_serves_every_shipped_model_by_default(monkeypatch):
 
     import hetdep.service.app as service
 
-    served = {}
-    monkeypatch.setattr(service, "create_app", lambda models, limits: served.update(models))
+    served, precisions = {}, []
+    monkeypatch.setattr(service, "create_app", lambda models, limits, precision: served.update(models) or precisions.append(precision))
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
     result = CliRunner().invoke(main, ["serve"])
     assert result.exit_code == 0, result.output
     assert list(served) == [model.name for model in names.shipped_models()] and list(served)[0] == names.SHIPPED_NAME
     assert all(served[model.name] == str(model.path) for model in names.shipped_models())
+    assert CliRunner().invoke(main, ["serve", "--precision", "float32"]).exit_code == 0
+    assert precisions == [None, "float32"]  # each model's own by default, else the one asked for

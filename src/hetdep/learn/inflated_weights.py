@@ -6,10 +6,10 @@ member and the copies took about 0.08 s of a one-sentence parse's 0.6. An archiv
 first time is inflated as before and its arrays written, one file, to the user's cache
 (:mod:`hetdep.user_cache`, ``weights-SHA256``: named by the archive's own digest, which its
 config.json holds); later reads map that file (copy on write: the arrays stay writable, and only
-the pages read are read). The archive itself is still hashed on every read, on a thread of its
-own beside the mapping, and refused unless its digest is the one config.json holds: a damaged
-model is refused whatever the cache keeps, and an archive is kept only once its digest is found
-right. The kept file is trusted as the user's other caches are (numba's compiled loops among
+the pages read are read). The archive itself is still hashed on every read (the hash lets go of
+Python's lock: other threads read other parts meanwhile), and refused unless its digest is the one
+config.json holds: a damaged model is refused whatever the cache keeps, and an archive is kept
+only once its digest is found right. The kept file is trusted as the user's other caches are (numba's compiled loops among
 them): one whose index does not fit it, or that cannot be read, is made again. An archive stored
 undeflated (a model trained here) is read as it is, not kept; past KEPT_ARCHIVES, those read
 longest ago are removed.
@@ -25,7 +25,6 @@ import mmap
 import os
 import shutil
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -49,18 +48,16 @@ def weight_arrays(path: Path, digest: str | None) -> dict[str, np.ndarray]:
     if digest is None:
         return _inflated(path.read_bytes())
     folder = cache_folder(KEPT_NAME.format(digest))
-    with ThreadPoolExecutor(1) as pool:  # hashing and reading let go of Python's lock
-        hashed = pool.submit(_file_sha256, path)
-        try:
-            arrays = _mapped(folder)
-        except (OSError, ValueError, KeyError, TypeError):
-            arrays = None
-        if hashed.result() != digest:
-            raise UnlikeWeights(digest)
+    try:
+        arrays = _mapped(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        arrays = None
     if arrays is not None:
+        if file_sha256(path) != digest:
+            raise UnlikeWeights(digest)
         return arrays
     data = path.read_bytes()
-    if _sha256(data) != digest:  # changed since it was hashed: never keep what was not checked
+    if sha256_hex(data) != digest:  # the bytes inflated are the bytes checked: never keep what was not
         raise UnlikeWeights(digest)
     arrays = _inflated(data)
     if _is_deflated(data):
@@ -141,10 +138,11 @@ def _mapped_array(blob, dtype: np.dtype, shape: tuple, offset: int) -> np.ndarra
     return np.frombuffer(mapped, dtype, math.prod(shape), offset - start).reshape(shape)
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in pieces (not held whole)."""
     with open(path, "rb") as stream:
         return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
-def _sha256(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -4,7 +4,6 @@ and ``weights.npz`` (the arrays of :class:`TrainedWeights`); no pickle anywhere.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 import zlib
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from hetdep.errors import HetdepError
-from hetdep.learn.inflated_weights import UnlikeWeights, weight_arrays
+from hetdep.learn.inflated_weights import UnlikeWeights, file_sha256, weight_arrays
 from hetdep.learn.model_config import ModelFileError, check_fields
 from hetdep.learn.small_weights import SMALL_FIELDS, checked_small, to_small
 from hetdep.learn.weight_layout import packed_up_to
@@ -182,14 +181,6 @@ def _barely_shrinks(array: np.ndarray) -> bool:
 def write_config(directory: Path, config: dict) -> None:
     """A model part's config.json (written after its weights.npz, whose sha256 it holds)."""
     (Path(directory) / "config.json").write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-def file_sha256(path: Path) -> str:
-    return sha256_hex(path.read_bytes())
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def label_id(config: dict, key: str, labels: list) -> int:
